@@ -1,0 +1,1 @@
+"""The table daemon: rules engine (guandan/), table controller and adapters."""
