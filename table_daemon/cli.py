@@ -1,0 +1,57 @@
+"""The ``guandan-table`` console script: one parser, subcommands contributed by one module per area.
+
+Each module in ``COMMAND_MODULES`` defines ``register(subparsers) -> None``, adding its subcommand(s) with
+``set_defaults(handler=fn)`` where ``fn(args) -> int`` returns the exit status. Modules are imported only if
+present, so an area can land on its own. Contract: ``../shared/spec/cli.md`` (bad arguments exit 2 with a
+one-line error on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "table_daemon.cli_rules",
+    "table_daemon.cli_dealer",
+    "table_daemon.cli_vision",
+    "table_daemon.cli_table",
+    "table_daemon.cli_desk",
+)
+
+
+class UsageError(Exception):
+    """A bad argument or input file: reported on one line of stderr, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="guandan-table",
+        description="Automatic Guandan (掼蛋) table: rules engine, dealer, card reader, table daemon, desk.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        if importlib.util.find_spec(name) is None:
+            continue
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except UsageError as exc:
+        print(f"guandan-table: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
