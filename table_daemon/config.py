@@ -1,0 +1,306 @@
+"""The table's TOML config: every device real or simulated, strictly checked.
+
+One file describes one table: its id and event, the rule profile, the MQTT broker (URL with TLS and
+credentials), the journal, the dealer link, the camera, the seat panels' pin map and the timers. Any device
+may be simulated (``port = "sim://"``, ``source = "sim://"``, ``pin_factory = "mock"``). Unknown keys and
+wrong types are rejected with an error that names the key, the file and the line (:class:`ConfigError`), so
+a typo on a Pi is found by ``guandan-table check-config`` before the event, not at the first deal.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints
+from urllib.parse import urlparse
+
+from table_daemon.guandan.cards import SEATS
+
+
+class ConfigError(ValueError):
+    """A bad config file: the message names the file, line and key."""
+
+
+@dataclass
+class TableSection:
+    id: str = "T01"
+    event: str = "demo"
+    profile: str = "national"
+    #: start the next deal on its own when one ends (a real table waits for ``start_deal`` or a button).
+    auto_deal: bool = False
+    #: the ``role`` a referee command must carry for this table to obey it (the broker's ACL is the gate).
+    referee_role: str = "referee"
+    #: seats played by software (bots, screens): they take 001's automatic action on a time-out.
+    software_seats: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MqttSection:
+    url: str = "mqtt://127.0.0.1:1883"
+    prefix: str = "guandan/v1"
+    username: str = ""
+    password: str = ""
+    password_file: str = ""
+    ca_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+    insecure: bool = False
+    keepalive: int = 10
+    client_id: str = ""
+    protocol: int = 5
+
+
+@dataclass
+class JournalSection:
+    path: str = "journal.sqlite"
+
+
+@dataclass
+class DealerSection:
+    port: str = "sim://?speed=0"
+    baud: int = 115200
+    deal_file: str = ""
+
+
+@dataclass
+class CameraSection:
+    source: str = "sim://"
+    fps: float = 15.0
+    deck: str = ""
+    width: int = 1280
+    height: int = 720
+    #: frames a laid-out set must stay unchanged before it counts as played
+    stable_frames: int = 2
+    min_confidence: float = 0.6
+
+
+@dataclass
+class SeatPins:
+    pass_button: int = 0
+    confirm_button: int = 0
+    referee_button: int = 0
+    turn_light: int = 0
+    report_light: int = 0
+
+
+@dataclass
+class PanelsSection:
+    #: "lgpio" (Raspberry Pi 5), "rpigpio", "native", "mock" (simulation, tests), "" (gpiozero's default)
+    pin_factory: str = "mock"
+    debounce_ms: int = 40
+    status_light: int = 0
+    buzzer: int = 0
+    seats: dict[str, SeatPins] = field(default_factory=dict)
+
+
+@dataclass
+class TimingSection:
+    play_seconds: float = 25.0
+    first_lead_seconds: float = 40.0
+    return_seconds: float = 40.0
+    declare_seconds: float = 10.0
+    tick_seconds: float = 0.5
+
+
+@dataclass
+class HealthSection:
+    interval_seconds: float = 10.0
+    watchdog: bool = True
+
+
+@dataclass
+class TableConfig:
+    table: TableSection = field(default_factory=TableSection)
+    mqtt: MqttSection = field(default_factory=MqttSection)
+    journal: JournalSection = field(default_factory=JournalSection)
+    dealer: DealerSection = field(default_factory=DealerSection)
+    camera: CameraSection = field(default_factory=CameraSection)
+    panels: PanelsSection = field(default_factory=PanelsSection)
+    timing: TimingSection = field(default_factory=TimingSection)
+    health: HealthSection = field(default_factory=HealthSection)
+    source: str = "<defaults>"
+
+    @property
+    def root(self) -> str:
+        """The topic root ``{prefix}/{event}/{table}/``."""
+        return f"{self.mqtt.prefix.rstrip('/')}/{self.table.event}/{self.table.id}/"
+
+    def mqtt_password(self) -> str:
+        if self.mqtt.password_file:
+            return Path(self.mqtt.password_file).read_text().strip()
+        return self.mqtt.password
+
+
+#: Default Raspberry Pi pin map (BCM numbers) used by config/table.example.toml.
+DEFAULT_PINS: dict[str, SeatPins] = {
+    "S": SeatPins(5, 6, 13, 19, 26),
+    "E": SeatPins(12, 16, 20, 21, 25),
+    "N": SeatPins(17, 27, 22, 23, 24),
+    "W": SeatPins(4, 14, 15, 18, 7),
+}
+
+_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+
+
+class _Locator:
+    """Finds the line of ``a.b.key`` in a TOML text, for error messages (headers and ``key =`` lines)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def line_of(self, path: tuple[str, ...]) -> int:
+        header: tuple[str, ...] = ()
+        best = 0
+        for number, raw in enumerate(self.lines, 1):
+            line = raw.split("#", 1)[0].strip()
+            m = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?$", line)
+            if m:
+                header = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+                if header == path:
+                    return number
+                if header == path[: len(header)] and not best and len(header) == len(path) - 1:
+                    best = 0
+                continue
+            k = re.match(r'^("?)([A-Za-z0-9_.-]+)\1\s*=', line)
+            if k:
+                full = header + tuple(p.strip('"') for p in k.group(2).split("."))
+                if full == path or full[: len(path)] == path:
+                    return number
+        return best
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", str(tp))
+
+
+def _convert(value: Any, tp: Any, path: tuple[str, ...], err: Any) -> Any:
+    origin = get_origin(tp)
+    if is_dataclass(tp):
+        if not isinstance(value, dict):
+            err(path, f"must be a table, got {type(value).__name__}")
+        return _build(tp, value, path, err)
+    if origin is dict:
+        _, vtp = get_args(tp)
+        if not isinstance(value, dict):
+            err(path, "must be a table")
+        return {k: _convert(v, vtp, (*path, k), err) for k, v in value.items()}
+    if origin is list:
+        (itp,) = get_args(tp)
+        if not isinstance(value, list):
+            err(path, "must be a list")
+        return [_convert(v, itp, (*path, str(i)), err) for i, v in enumerate(value)]
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            err(path, f"must be a number, got {value!r}")
+        return float(value)
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            err(path, f"must be an integer, got {value!r}")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            err(path, f"must be true or false, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            err(path, f"must be a string, got {value!r}")
+        return value
+    err(path, f"unsupported type {_type_name(tp)}")
+    return None
+
+
+def _build(cls: Any, data: dict[str, Any], path: tuple[str, ...], err: Any) -> Any:
+    hints = get_type_hints(cls)
+    names = {f.name for f in fields(cls) if f.name != "source"}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in names:
+            allowed = ", ".join(sorted(names))
+            err((*path, key), f"unknown key (allowed here: {allowed})")
+        kwargs[key] = _convert(value, hints[key], (*path, key), err)
+    return cls(**kwargs)
+
+
+def _validate(cfg: TableConfig, err: Any) -> None:
+    if not _ID_RE.match(cfg.table.id):
+        err(("table", "id"), f"bad table id {cfg.table.id!r} (letters, digits, _ . -)")
+    if not _ID_RE.match(cfg.table.event):
+        err(("table", "event"), f"bad event id {cfg.table.event!r} (letters, digits, _ . -)")
+    for i, seat in enumerate(cfg.table.software_seats):
+        if seat not in SEATS:
+            err(("table", "software_seats", str(i)), f"unknown seat {seat!r} (S, E, N or W)")
+    url = urlparse(cfg.mqtt.url)
+    if url.scheme not in ("mqtt", "mqtts", "tcp", "ssl", "ws", "wss") or not url.hostname:
+        err(("mqtt", "url"), f"bad broker URL {cfg.mqtt.url!r} (mqtt://HOST:PORT or mqtts://HOST:PORT)")
+    if cfg.mqtt.protocol not in (4, 5):
+        err(("mqtt", "protocol"), "must be 4 (MQTT 3.1.1) or 5")
+    if not 2 <= cfg.mqtt.keepalive <= 120:
+        err(("mqtt", "keepalive"), "must be between 2 and 120 seconds")
+    for seat in cfg.panels.seats:
+        if seat not in SEATS:
+            err(("panels", "seats", seat), f"unknown seat {seat!r} (S, E, N or W)")
+    if cfg.panels.pin_factory not in ("", "mock", "lgpio", "rpigpio", "pigpio", "native"):
+        err(("panels", "pin_factory"), f"unknown pin factory {cfg.panels.pin_factory!r}")
+    used: dict[int, str] = {}
+    pins = [("panels", "status_light"), ("panels", "buzzer")]
+    values = [cfg.panels.status_light, cfg.panels.buzzer]
+    for seat, sp in cfg.panels.seats.items():
+        for f in fields(SeatPins):
+            pins.append(("panels", "seats", seat, f.name))
+            values.append(getattr(sp, f.name))
+    for p, v in zip(pins, values, strict=True):
+        if v == 0:
+            continue
+        if not 1 <= v <= 27:
+            err(p, f"GPIO {v} is not a header GPIO (1..27)")
+        if v in used:
+            err(p, f"GPIO {v} is already used by {used[v]}")
+        used[v] = ".".join(p)
+    if cfg.camera.fps <= 0:
+        err(("camera", "fps"), "must be positive")
+
+
+def parse_config(text: str, source: str = "<string>") -> TableConfig:
+    """Parse and check a config text; raises :class:`ConfigError` naming file, line and key."""
+    locator = _Locator(text)
+
+    def err(path: tuple[str, ...], message: str) -> None:
+        line = locator.line_of(path)
+        where = f"{source}:{line}" if line else source
+        raise ConfigError(f"{where}: {'.'.join(path)}: {message}")
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    cfg: TableConfig = _build(TableConfig, data, (), err)
+    cfg.source = source
+    _validate(cfg, err)
+    return cfg
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and check a config file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not UTF-8 text") from None
+    return parse_config(text, str(p))
+
+
+def simulated_config(table: str = "T01", event: str = "demo", profile: str = "national",
+                     broker: str = "mqtt://127.0.0.1:1883", journal: str = ":memory:") -> TableConfig:
+    """A config with every device simulated (``simulate`` and the tests)."""
+    cfg = TableConfig()
+    cfg.table = TableSection(id=table, event=event, profile=profile, auto_deal=True,
+                             software_seats=list(SEATS))
+    cfg.mqtt = MqttSection(url=broker)
+    cfg.journal = JournalSection(path=journal)
+    cfg.panels = PanelsSection(pin_factory="mock", seats=dict(DEFAULT_PINS), status_light=2, buzzer=3)
+    cfg.source = "<simulated>"
+    return cfg
