@@ -14,6 +14,8 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 
+from table_daemon.cli_support import UsageError
+
 COMMAND_MODULES: tuple[str, ...] = (
     "table_daemon.cli_rules",
     "table_daemon.cli_dealer",
@@ -22,9 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_daemon.cli_desk",
 )
 
-
-class UsageError(Exception):
-    """A bad argument or input file: reported on one line of stderr, exit status 2."""
+__all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,100 @@
+"""``guandan-table rules``: the rules engine on the command line (batch, classify, replay), per cli.md."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from typing import Any, TextIO
+
+from table_daemon.cli import UsageError
+from table_daemon.guandan.cards import parse_cards, parse_level
+from table_daemon.guandan.combinations import classify
+from table_daemon.guandan.errors import GuandanError
+from table_daemon.rules_ops import PLAY_OPS, Op
+
+DEFAULT_PROFILE = "national"
+
+
+def _deal_ops() -> dict[str, Op]:
+    """settle / tribute / return_ok come from the deal-flow module when it is installed."""
+    if importlib.util.find_spec("table_daemon.rules_ops_deal") is None:
+        return {}
+    from table_daemon.rules_ops_deal import DEAL_OPS
+
+    return dict(DEAL_OPS)
+
+
+def answer_line(text: str, ops: dict[str, Op], default_profile: str) -> dict[str, Any]:
+    """The answer to one batch line; never raises for bad input."""
+    try:
+        line = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return {"error": f"not valid JSON: {exc.msg} at column {exc.colno}"}
+    if not isinstance(line, dict):
+        return {"error": "each line must be a JSON object"}
+    op = line.get("op")
+    handler = ops.get(op) if isinstance(op, str) else None
+    if handler is None:
+        return {"error": f"unknown op {op!r} (known: {', '.join(sorted(ops))})"}
+    line.setdefault("profile", default_profile)
+    try:
+        return handler(line)
+    except (GuandanError, ValueError, KeyError, TypeError) as exc:
+        return {"error": str(exc) or exc.__class__.__name__}
+
+
+def run_batch(stdin: TextIO, stdout: TextIO, default_profile: str) -> int:
+    ops = dict(PLAY_OPS) | _deal_ops()
+    for raw in stdin:
+        if not raw.strip():
+            continue
+        stdout.write(json.dumps(answer_line(raw, ops, default_profile), ensure_ascii=False) + "\n")
+        stdout.flush()
+    return 0
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    return run_batch(sys.stdin, sys.stdout, args.profile)
+
+
+def _cmd_classify(args: argparse.Namespace) -> int:
+    try:
+        level = parse_level(args.level)
+        cards = parse_cards(args.cards)
+        readings = classify(cards, level)
+    except GuandanError as exc:
+        raise UsageError(str(exc)) from exc
+    print(json.dumps({"readings": [r.to_json() for r in readings]}))
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("table_daemon.rules_ops_deal") is None:
+        print(json.dumps({"error": "replay is not available in this build"}))
+        return 1
+    from table_daemon.rules_ops_deal import replay_file
+
+    try:
+        answer = replay_file(args.file)
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
+    print(json.dumps(answer, ensure_ascii=False))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    rules = subparsers.add_parser("rules", help="the rules engine: classify plays, batch queries, replay records")
+    sub = rules.add_subparsers(dest="rules_command", metavar="ACTION")
+    sub.required = True
+    batch = sub.add_parser("batch", help="answer JSON lines on stdin (classify, beats, plays, settle, ...)")
+    batch.add_argument("--profile", default=DEFAULT_PROFILE, help="rule profile for lines that name none")
+    batch.set_defaults(handler=_cmd_batch)
+    cls = sub.add_parser("classify", help="every reading of one set of cards")
+    cls.add_argument("--level", required=True, help="level being played: 2..9, T (or 10), J, Q, K, A")
+    cls.add_argument("cards", nargs="+", metavar="CARD", help="card codes such as H2 ST SB HR")
+    cls.set_defaults(handler=_cmd_classify)
+    rep = sub.add_parser("replay", help="check a guandan-deal/1 record action by action")
+    rep.add_argument("file", metavar="FILE")
+    rep.set_defaults(handler=_cmd_replay)
