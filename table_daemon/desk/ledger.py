@@ -1,0 +1,186 @@
+"""From what the desk received to what it counts: reading result messages, applying referees' corrections,
+and building the standings report. Pure functions over plain data (the store hands in its rows).
+
+A result on ``results`` is either a deal record (``guandan-deal/1``, one per deal) or a match result (one per
+match: final ``levels``, ``winner``). A match is found by (table, match number): the desk sends round N's
+pairing with ``"match": N``, so a table's match N at table T is the pairing of round N at T.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import standings as st
+from .points import board_result_ns, level_index, one_to_three_points
+
+MATCH_TYPES = {"match_result", "match_end", "match_over", "match"}
+
+
+class ResultError(ValueError):
+    """A message on ``results`` that cannot be counted (named field missing or wrong)."""
+
+
+def read_result(msg: Any, table: str) -> tuple[str, str, int | None, int | None]:
+    """(id, kind, match, deal) of a result message; kind is ``deal`` or ``match``."""
+    if not isinstance(msg, dict):
+        raise ResultError("a result must be a JSON object")
+    rid = msg.get("id")
+    if not isinstance(rid, str) or not rid:
+        raise ResultError("result has no id")
+    match = _int_or_none(msg.get("match"), "match")
+    deal = _int_or_none(msg.get("deal"), "deal")
+    is_deal = msg.get("format") == "guandan-deal/1" or (deal is not None and isinstance(msg.get("result"), dict))
+    if is_deal:
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            raise ResultError(f"deal record {rid} has no result")
+        return rid, "deal", match, deal
+    if msg.get("type") in MATCH_TYPES or "levels" in msg:
+        levels = msg.get("levels")
+        if not isinstance(levels, dict) or not {"NS", "EW"} <= set(levels):
+            raise ResultError(f"match result {rid} has no levels {{NS, EW}}")
+        for team in ("NS", "EW"):
+            try:
+                level_index(str(levels[team]))
+            except ValueError as exc:
+                raise ResultError(f"match result {rid}: {exc}") from exc
+        if match is None:
+            raise ResultError(f"match result {rid} has no match number")
+        return rid, "match", match, None
+    raise ResultError(f"result {rid} is neither a deal record nor a match result")
+
+
+def _int_or_none(value: Any, name: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ResultError(f"{name} must be an integer")
+    return value
+
+
+def _winner(msg: Mapping[str, Any], names: Mapping[str, str]) -> str | None:
+    win = msg.get("winner", msg.get("match_winner"))
+    if win in ("NS", "EW") or win is None:
+        return win
+    for side, name in names.items():  # a table may name the winning team instead of its side
+        if win == name:
+            return side
+    return None
+
+
+def _seat_side(seat: Any) -> str | None:
+    return {"N": "NS", "S": "NS", "E": "EW", "W": "EW"}.get(str(seat)) if seat else None
+
+
+def tally(
+    teams: Sequence[st.Team],
+    pairings: Sequence[Mapping[str, Any]],
+    results: Sequence[Mapping[str, Any]],
+    corrections: Sequence[Mapping[str, Any]],
+) -> tuple[list[st.Outcome], list[st.Penalty], list[st.BoardPlay], list[dict[str, Any]]]:
+    """Outcomes, penalties, duplicate boards and pending matches, with every correction applied in order."""
+    names = {t.id: t.name for t in teams}
+    by_match = {(p["round"], p["tbl"]): p for p in pairings}
+    matches: dict[tuple[int, str], dict[str, Any]] = {}
+    deals: dict[str, Mapping[str, Any]] = {}
+    for res in results:
+        key = (res["match"], res["tbl"])
+        if res["kind"] == "match" and key in by_match:
+            p = res["payload"]
+            side_names = {"NS": names.get(by_match[key]["ns"], ""), "EW": names.get(by_match[key]["ew"], "")}
+            matches[key] = {"levels": dict(p["levels"]), "winner": _winner(p, side_names),
+                            "finished": p.get("finished"), "walkover": bool(p.get("walkover", False)),
+                            "void": False}
+        elif res["kind"] == "deal" and key in by_match:
+            deals[res["id"]] = res
+    void_deals: set[str] = set()
+    penalties: list[st.Penalty] = []
+    for cor in corrections:
+        target, payload = cor["target"], cor["payload"]
+        if cor["action"] == "penalty":
+            penalties.append(st.Penalty(int(target["team"]), int(payload.get("violations", 0)),
+                                        float(payload.get("match_points", 0)),
+                                        float(payload.get("level_points", 0))))
+        elif "id" in target:
+            if cor["action"] == "void":
+                void_deals.add(target["id"])
+            else:
+                void_deals.discard(target["id"])
+        else:
+            key = (int(target["round"]), str(target["table"]))
+            cur = matches.setdefault(key, {"levels": {"NS": "2", "EW": "2"}, "winner": None, "finished": None,
+                                           "walkover": False, "void": False})
+            if cor["action"] == "void":
+                cur["void"] = True
+            else:
+                cur.update({k: v for k, v in payload.items() if k in ("levels", "winner", "finished", "walkover")})
+                cur["void"] = False
+    outcomes: list[st.Outcome] = []
+    pending: list[dict[str, Any]] = []
+    deal_points: dict[tuple[int, str], dict[str, float]] = {}
+    boards: list[st.BoardPlay] = []
+    for rid, res in deals.items():
+        if rid in void_deals:
+            continue
+        key = (res["match"], res["tbl"])
+        pair = by_match[key]
+        rec = res["payload"]
+        result = rec.get("result") or {}
+        pts = one_to_three_points(result.get("finish") or [])
+        acc = deal_points.setdefault(key, {"NS": 0.0, "EW": 0.0})
+        for side in ("NS", "EW"):
+            acc[side] += pts[side]
+        if rec.get("board") is not None and pair["ew"] is not None:
+            boards.append(st.BoardPlay(int(rec["board"]), res["tbl"], pair["ns"], pair["ew"],
+                                       board_result_ns(result.get("winner"), int(result.get("up") or 0))))
+        for action in rec.get("actions") or []:
+            if isinstance(action, dict) and action.get("referee") == "penalty" and action.get("kind") == "violation":
+                side = action.get("team") or _seat_side(action.get("seat"))
+                team = pair["ns"] if side == "NS" else pair["ew"] if side == "EW" else None
+                if team is not None:
+                    penalties.append(st.Penalty(team, 1))
+    for key, pair in sorted(by_match.items()):
+        if pair["ew"] is None:
+            outcomes.append(st.Outcome(pair["round"], pair["tbl"], pair["ns"], None))
+            continue
+        m = matches.get(key)
+        if m is None:
+            pending.append({"round": pair["round"], "table": pair["tbl"], "ns": pair["ns"], "ew": pair["ew"]})
+            continue
+        outcomes.append(st.Outcome(pair["round"], pair["tbl"], pair["ns"], pair["ew"], m["levels"], m["winner"],
+                                   m["finished"], m["walkover"], deal_points.get(key), m["void"]))
+    return outcomes, penalties, boards, pending
+
+
+def report(
+    teams: Sequence[st.Team],
+    pairings: Sequence[Mapping[str, Any]],
+    results: Sequence[Mapping[str, Any]],
+    corrections: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+    *,
+    lot_seed: str,
+    version: int,
+    event: str | None,
+    computed_at: str,
+) -> dict[str, Any]:
+    """The published standings: version, rows best first, matches still pending, duplicate boards."""
+    outcomes, penalties, boards, pending = tally(teams, pairings, results, corrections)
+    duplicate = bool(settings.get("duplicate"))
+    rows = st.compute(teams, outcomes, variant=settings.get("scoring", "standard"), penalties=penalties,
+                      boards=boards, lot_seed=lot_seed, duplicate=duplicate)
+    out: dict[str, Any] = {
+        "schema": 1, "type": "standings", "event": event, "version": version, "computed_at": computed_at,
+        "scoring": settings.get("scoring", "standard"), "lot_seed": lot_seed,
+        "rounds": max((p["round"] for p in pairings), default=0),
+        "rows": [r.to_json() for r in rows], "pending": pending, "corrections": len(corrections),
+    }
+    if duplicate:
+        out["boards"] = st.duplicate_scores(boards)[1]
+    return out
+
+
+def met_pairs(pairings: Sequence[Mapping[str, Any]]) -> set[frozenset[int]]:
+    """Every pair of teams that has been paired (void matches included: they still met)."""
+    return {frozenset((p["ns"], p["ew"])) for p in pairings if p["ew"] is not None}
