@@ -1,0 +1,410 @@
+"""One deal (一副牌) as a pure state machine (rules spec §6–§7): tribute, return, play, going out, 借风, end.
+
+``start_deal`` builds the state from the four hands; ``apply(state, action, t)`` returns a new state and the
+effects (JSON-ready dicts) of one action, or raises a typed error whose ``reason`` says why the action is
+refused (``not_your_turn``, ``not_held``, ``does_not_beat``, ``not_a_combination``, ``ambiguous``,
+``must_lead``, ``wrong_tribute``, ``wrong_return``, ``wrong_report``, ``deal_over``). The state is never
+changed in place, so a refused action loses nothing. Time is passed in (seconds on any clock); turn timers
+are handled by :mod:`timers`. No I/O, no threads: the daemon, the simulator, the bots and replay share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from .actions import GIVE, PASS, PLAY, REPORT, RETURN, Action
+from .cards import ALL_CARDS, COPIES, SEATS, Card, partner
+from .errors import AmbiguousPlayError, GuandanError, IllegalPlayError, InvalidPlayError
+from .interpret import interpret
+from .profiles import Profile
+from .readings import Reading, beats
+from .tribute import TributePlan, plan_tribute, return_allowed
+
+TRIBUTE = "tribute"
+RETURNING = "return"
+PLAYING = "play"
+OVER = "over"
+REPORT_AT = 10  # 10张报牌
+HAND_SIZE = 27
+
+Effect = dict[str, Any]
+Hands = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+
+
+def _illegal(reason: str, message: str) -> IllegalPlayError:
+    return IllegalPlayError(message, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class DealState:
+    """Everything about a deal in progress. Seats are indices 0..3 into ``SEATS`` (S, E, N, W) internally."""
+
+    profile: Profile
+    level: int
+    dealt: Hands
+    hands: Hands
+    phase: str
+    plan: TributePlan | None
+    leader: str
+    #: (giver, receiver, card) for tribute cards given so far, and (returner, receiver, card) for returns.
+    given: tuple[tuple[str, str, Card], ...] = ()
+    returned: tuple[tuple[str, str, Card], ...] = ()
+    turn: int = -1
+    #: The play to beat: seat index, reading and cards; -1 / None when the turn seat leads.
+    trick_seat: int = -1
+    trick_reading: Reading | None = None
+    trick_cards: tuple[Card, ...] = ()
+    passes: int = 0
+    finished: tuple[str, ...] = ()
+    reported: frozenset[str] = frozenset()
+    report_due: frozenset[str] = frozenset()
+    plays_made: int = 0
+    t0: float = 0.0
+    turn_since: float = 0.0
+    warned: bool = False
+    #: Persistent linked list of (previous, Action, t): the deal's history, newest first.
+    history: tuple[Any, ...] | None = None
+
+    # -- queries ------------------------------------------------------------------------------------------
+    def hand(self, seat: str) -> tuple[Card, ...]:
+        return self.hands[SEATS.index(seat)]
+
+    @property
+    def to_move(self) -> str | None:
+        """The seat whose turn it is in play (None outside play)."""
+        return SEATS[self.turn] if self.phase == PLAYING else None
+
+    @property
+    def over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def leading(self) -> bool:
+        return self.trick_reading is None
+
+    def pending_gives(self) -> list[str]:
+        done = {g for g, _, _ in self.given}
+        return [p.giver for p in (self.plan.payments if self.plan else ()) if p.giver not in done]
+
+    def pending_returns(self) -> list[tuple[str, str]]:
+        """(returner, receiver) pairs still owed."""
+        done = {r for r, _, _ in self.returned}
+        return [(rec, giv) for giv, rec, _ in self.given if rec not in done]
+
+    def finish_order(self) -> list[str]:
+        """Going-out order: 3 out → all four seats; 双下 → the two winners."""
+        order = list(self.finished)
+        if len(order) == 3:
+            order += [s for s in SEATS if s not in order]
+        return order
+
+    def actions(self) -> list[tuple[Action, float]]:
+        """Every accepted action with its time relative to the deal start, oldest first."""
+        out: list[tuple[Action, float]] = []
+        node = self.history
+        while node is not None:
+            node, action, t = node
+            out.append((action, t))
+        out.reverse()
+        return out
+
+    def hands_json(self, dealt: bool = False) -> dict[str, list[str]]:
+        source = self.dealt if dealt else self.hands
+        return {s: [c.code for c in source[i]] for i, s in enumerate(SEATS)}
+
+
+def _count_pack(hands: Sequence[Sequence[Card]]) -> list[int]:
+    counts = [0] * len(ALL_CARDS)
+    for hand in hands:
+        for c in hand:
+            counts[c.id] += 1
+    return counts
+
+
+def check_hands(hands: Sequence[Sequence[Card]], *, full_pack: bool) -> None:
+    """Raise ``IllegalPlayError(reason="bad_deal")`` unless no face appears more than twice and, for a full
+    deal, every seat holds 27 cards and every face appears exactly twice (108 cards)."""
+    counts = _count_pack(hands)
+    for card, n in zip(ALL_CARDS, counts, strict=True):
+        if n > COPIES:
+            raise _illegal("bad_deal", f"card {card.code} appears {n} times; the pack holds {COPIES}")
+    if full_pack:
+        for seat, hand in zip(SEATS, hands, strict=True):
+            if len(hand) != HAND_SIZE:
+                raise _illegal("bad_deal", f"seat {seat} holds {len(hand)} cards, not {HAND_SIZE}")
+        missing = [c.code for c, n in zip(ALL_CARDS, counts, strict=True) if n != COPIES]
+        if missing:
+            raise _illegal("bad_deal", f"cards missing from the deal: {' '.join(missing)}")
+
+
+def start_deal(
+    profile: Profile,
+    level: int,
+    hands: Mapping[str, Sequence[Card]],
+    *,
+    previous_finish: Sequence[str] | None = None,
+    leader: str | None = None,
+    t: float = 0.0,
+    full_pack: bool = True,
+) -> tuple[DealState, list[Effect]]:
+    """A new deal at ``level`` with these hands (as dealt). With ``previous_finish`` the tribute phase comes
+    first (the tribute plan decides the leader); otherwise ``leader`` leads at once (first deal of a match,
+    a board from a deal file, a position set up by hand). ``full_pack=False`` allows any hand sizes."""
+    try:
+        tup: Hands = tuple(tuple(hands[s]) for s in SEATS)  # type: ignore[assignment]
+    except KeyError as exc:
+        raise _illegal("bad_deal", f"no hand for seat {exc.args[0]}") from None
+    check_hands(tup, full_pack=full_pack)
+    if not 2 <= level <= 14:
+        raise _illegal("bad_deal", f"level must be 2..14, got {level}")
+    base = DealState(profile, level, tup, tup, TRIBUTE, None, "S", t0=t, turn_since=t)
+    if previous_finish is not None:
+        plan = plan_tribute(profile, level, previous_finish, hands)
+        state = replace(base, plan=plan, leader=plan.leader)
+        effects: list[Effect] = [{"kind": "tribute", **plan.to_json()}]
+        if plan.resisted or not plan.payments:
+            state = _begin_play(state, plan.leader, t)
+            effects.append({"kind": "turn", "seat": plan.leader, "lead": True})
+        return state, effects
+    if leader not in SEATS:
+        raise _illegal("bad_deal", f"a deal without tribute needs a leader seat, got {leader!r}")
+    return _begin_play(replace(base, leader=leader), leader, t), [{"kind": "turn", "seat": leader, "lead": True}]
+
+
+def _begin_play(state: DealState, leader: str, t: float) -> DealState:
+    idx = SEATS.index(leader)
+    if not state.hands[idx]:  # a position set up by hand may give the leader no cards
+        idx = _next_holding(state.hands, idx)
+    return replace(state, phase=PLAYING, leader=SEATS[idx], turn=idx, turn_since=t, warned=False)
+
+
+def _next_holding(hands: Hands, idx: int) -> int:
+    for step in range(1, 5):
+        j = (idx + step) % 4
+        if hands[j]:
+            return j
+    return idx
+
+
+def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] | None:
+    """``hand`` without ``cards`` (by copies), or None if the hand lacks one of them."""
+    rest = list(hand)
+    for c in cards:
+        try:
+            rest.remove(c)
+        except ValueError:
+            return None
+    return tuple(rest)
+
+
+@lru_cache(maxsize=65536)
+def _reading_of(ids: tuple[int, ...], level: int, wild_reading: str, declared: Reading | None) -> Reading | str:
+    """Memoised :func:`interpret` keyed by card ids; returns the reading or an error reason code."""
+    cards = [ALL_CARDS[i] for i in ids]
+    try:
+        return interpret(cards, level, wild_reading=wild_reading, declared=declared)
+    except AmbiguousPlayError:
+        return "ambiguous"
+    except InvalidPlayError:
+        return "not_a_combination"
+
+
+def read_play(cards: Sequence[Card], level: int, wild_reading: str, declared: Reading | None = None) -> Reading:
+    """The reading of a laid-out play, raising the typed error (not_a_combination / ambiguous) otherwise."""
+    if not cards:
+        raise InvalidPlayError("empty play: a play needs at least one card")
+    got = _reading_of(tuple(c.id for c in cards), level, wild_reading, declared)
+    if isinstance(got, Reading):
+        return got
+    if got == "ambiguous":
+        interpret(cards, level, wild_reading=wild_reading, declared=declared)  # raises with the candidates
+    raise InvalidPlayError("these cards form no combination: " + " ".join(c.code for c in cards))
+
+
+def apply(state: DealState, action: Action, t: float) -> tuple[DealState, list[Effect]]:
+    """Apply one action at time ``t``; return the new state and its effects, or raise a typed error."""
+    if state.phase == OVER:
+        raise _illegal("deal_over", "the deal is over")
+    if action.seat not in SEATS:
+        raise _illegal("not_a_seat", f"unknown seat {action.seat!r}")
+    kind = action.kind
+    if kind == PLAY or kind == PASS:
+        new, effects = _play_or_pass(state, action, t)
+    elif kind == REPORT:
+        new, effects = _report(state, action)
+    elif kind == GIVE:
+        new, effects = _give(state, action, t)
+    elif kind == RETURN:
+        new, effects = _return(state, action, t)
+    else:
+        raise _illegal("bad_action", f"unknown action kind {kind!r}")
+    return replace(new, history=(state.history, action, t - state.t0)), effects
+
+
+def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState, list[Effect]]:
+    if state.phase != PLAYING:
+        raise _illegal("not_your_turn", f"play has not started (phase: {state.phase})")
+    seat = action.seat
+    idx = SEATS.index(seat)
+    if idx != state.turn:
+        raise _illegal("not_your_turn", f"it is {SEATS[state.turn]}'s turn, not {seat}'s")
+    effects: list[Effect] = []
+    if seat in state.report_due:
+        effects.append({"kind": "foul", "what": "missing_report", "seat": seat})
+    hands = state.hands
+    if action.kind == PASS:
+        if state.trick_reading is None:
+            raise _illegal("must_lead", f"{seat} leads and cannot pass")
+        passes = state.passes + 1
+        effects.append({"kind": "pass", "seat": seat})
+        holding = sum(1 for j in range(4) if hands[j] and j != state.trick_seat)
+        if passes < holding:
+            nxt = _next_holding(hands, idx)
+            effects.append({"kind": "turn", "seat": SEATS[nxt], "lead": False})
+            return replace(state, turn=nxt, passes=passes, turn_since=t, warned=False), effects
+        # trick over: the last player leads, or 借风 its partner, or the next seat holding cards
+        last = state.trick_seat
+        if hands[last]:
+            lead = last
+        elif state.profile.jiefeng and hands[(last + 2) % 4]:
+            lead = (last + 2) % 4
+            effects.append({"kind": "jiefeng", "seat": SEATS[lead]})
+        else:
+            lead = _next_holding(hands, last)
+        effects.append({"kind": "trick_end", "winner": SEATS[last], "leader": SEATS[lead]})
+        effects.append({"kind": "turn", "seat": SEATS[lead], "lead": True})
+        new = replace(
+            state, turn=lead, passes=0, trick_seat=-1, trick_reading=None, trick_cards=(),
+            turn_since=t, warned=False,
+        )
+        return new, effects
+    cards = action.cards
+    rest = _remove(hands[idx], cards)
+    if rest is None:
+        missing = sorted({c.code for c in cards if cards.count(c) > hands[idx].count(c)})
+        raise _illegal("not_held", f"{seat} does not hold {' '.join(missing)}")
+    reading = read_play(cards, state.level, state.profile.wild_reading, action.reading)
+    over = state.trick_reading
+    if over is not None and not beats(reading, over, state.level):
+        raise _illegal("does_not_beat", f"{reading} does not beat {over}")
+    new_hands: Hands = hands[:idx] + (rest,) + hands[idx + 1 :]  # type: ignore[assignment]
+    effects.append(
+        {"kind": "play", "seat": seat, "cards": [c.code for c in cards], "reading": reading.to_json()}
+    )
+    reported, due = state.reported, state.report_due
+    left = len(rest)
+    if 0 < left <= REPORT_AT and seat not in reported and seat not in due:
+        if state.profile.report == "auto":
+            reported = reported | {seat}
+            effects.append({"kind": "report", "seat": seat, "count": left, "auto": True})
+        else:
+            due = due | {seat}
+            effects.append({"kind": "report_due", "seat": seat, "count": left})
+    finished = state.finished
+    if not rest:
+        finished = finished + (seat,)
+        effects.append({"kind": "out", "seat": seat, "place": len(finished)})
+        due = due - {seat}
+    new = replace(
+        state, hands=new_hands, trick_seat=idx, trick_reading=reading, trick_cards=cards, passes=0,
+        finished=finished, reported=reported, report_due=due, plays_made=state.plays_made + 1,
+        turn_since=t, warned=False,
+    )
+    if len(finished) >= 3 or (len(finished) == 2 and finished[1] == partner(finished[0])):
+        new = replace(new, phase=OVER, turn=-1)
+        effects.append({"kind": "deal_over", "finish": new.finish_order()})
+        return new, effects
+    nxt = _next_holding(new_hands, idx)
+    effects.append({"kind": "turn", "seat": SEATS[nxt], "lead": False})
+    return replace(new, turn=nxt), effects
+
+
+def _report(state: DealState, action: Action) -> tuple[DealState, list[Effect]]:
+    seat = action.seat
+    count = len(state.hand(seat))
+    if state.phase != PLAYING or count == 0 or count > REPORT_AT:
+        raise _illegal("wrong_report", f"{seat} holds {count} cards: no report is due")
+    if seat in state.reported and not state.profile.report_on_ask:
+        raise _illegal("wrong_report", f"{seat} has already reported and may not report again")
+    effect = {"kind": "report", "seat": seat, "count": count, "auto": False}
+    return replace(state, reported=state.reported | {seat}, report_due=state.report_due - {seat}), [effect]
+
+
+def _give(state: DealState, action: Action, t: float) -> tuple[DealState, list[Effect]]:
+    plan = state.plan
+    seat = action.seat
+    if state.phase != TRIBUTE or plan is None:
+        raise _illegal("not_your_turn", f"no tribute is due now (phase: {state.phase})")
+    payment = next((p for p in plan.payments if p.giver == seat), None)
+    if payment is None or seat not in state.pending_gives():
+        raise _illegal("not_your_turn", f"{seat} owes no tribute")
+    card = action.cards[0] if len(action.cards) == 1 else None
+    if card is None:
+        raise _illegal("wrong_tribute", "a tribute is exactly one card")
+    idx = SEATS.index(seat)
+    if card not in state.hands[idx]:
+        raise _illegal("not_held", f"{seat} does not hold {card.code}")
+    if card not in payment.candidates:
+        allowed = " ".join(c.code for c in payment.candidates)
+        raise _illegal("wrong_tribute", f"{seat} must give its highest card ({allowed}), not {card.code}")
+    receiver = payment.receiver
+    if action.to is not None and action.to != receiver:
+        taken = {r for _, r, _ in state.given}
+        if not plan.winner_chooses or action.to not in plan.winners or action.to in taken:
+            raise _illegal("wrong_tribute", f"{seat}'s tribute goes to {receiver}, not {action.to}")
+        receiver = action.to
+    elif plan.winner_chooses and receiver in {r for _, r, _ in state.given}:
+        receiver = next(w for w in plan.winners if w != receiver)
+    hands = list(state.hands)
+    ridx = SEATS.index(receiver)
+    hands[idx] = _remove(hands[idx], (card,)) or ()
+    hands[ridx] = hands[ridx] + (card,)
+    given = state.given + ((seat, receiver, card),)
+    leader = state.leader
+    if receiver == plan.winners[0]:
+        leader = seat  # the payer of 上游 leads
+    new = replace(state, hands=tuple(hands), given=given, leader=leader)  # type: ignore[arg-type]
+    effects: list[Effect] = [{"kind": "give", "seat": seat, "to": receiver, "card": card.code}]
+    if len(given) == len(plan.payments):
+        new = replace(new, phase=RETURNING, turn_since=t, warned=False)
+        effects.append({"kind": "return_due", "seats": [r for r, _ in new.pending_returns()]})
+    return new, effects
+
+
+def _return(state: DealState, action: Action, t: float) -> tuple[DealState, list[Effect]]:
+    seat = action.seat
+    if state.phase != RETURNING:
+        raise _illegal("not_your_turn", f"no return is due now (phase: {state.phase})")
+    owed = dict(state.pending_returns())
+    if seat not in owed:
+        raise _illegal("not_your_turn", f"{seat} owes no return")
+    if len(action.cards) != 1:
+        raise _illegal("wrong_return", "a return is exactly one card")
+    card, receiver = action.cards[0], owed[seat]
+    idx = SEATS.index(seat)
+    ok, why = return_allowed(state.profile.return_limit, state.level, seat, receiver, card, state.hands[idx])
+    if not ok:
+        raise _illegal("not_held" if why == "not_held" else "wrong_return", f"{seat} may not return {card.code} "
+                       f"to {receiver} ({why}, return limit {state.profile.return_limit})")
+    hands = list(state.hands)
+    ridx = SEATS.index(receiver)
+    hands[idx] = _remove(hands[idx], (card,)) or ()
+    hands[ridx] = hands[ridx] + (card,)
+    new = replace(state, hands=tuple(hands), returned=state.returned + ((seat, receiver, card),))  # type: ignore[arg-type]
+    effects: list[Effect] = [{"kind": "return", "seat": seat, "to": receiver, "card": card.code}]
+    if not new.pending_returns():
+        new = _begin_play(new, new.leader, t)
+        effects.append({"kind": "turn", "seat": new.leader, "lead": True})
+    return new, effects
+
+
+def check_action(state: DealState, action: Action, t: float) -> str | None:
+    """The reason ``action`` would be refused now, or None when it is legal."""
+    try:
+        apply(state, action, t)
+    except GuandanError as exc:
+        return exc.reason
+    return None
