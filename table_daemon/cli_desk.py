@@ -1,0 +1,231 @@
+"""``guandan-table desk``: the scoring desk (记分台) and its sub-actions for scripts and referees.
+
+Run form: ``guandan-table desk --broker URL --event ID --db FILE [--http PORT]`` runs the desk until
+interrupted. Sub-actions: ``init`` (event from a CSV of registered pairs), ``pair`` (pair the next round),
+``standings`` (JSON or CSV), ``correct`` (a referee's change, void or penalty, with who and why), and
+``display`` (a display server on its own, without a desk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from typing import Any
+
+from .cli import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    desk = subparsers.add_parser(
+        "desk", help="scoring desk 记分台: results, pairings, standings, live displays",
+        description="记分台 Scoring desk. Run form: desk --broker URL --event ID --db FILE [--http PORT].")
+    desk.add_argument("--broker", help="MQTT broker, mqtt://HOST:PORT")
+    desk.add_argument("--event", help="event id 赛事编号")
+    desk.add_argument("--db", help="SQLite file of the desk 记分数据库")
+    desk.add_argument("--http", type=int, default=None, help="serve the desk and display pages on this port")
+    desk.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
+    desk.add_argument("--prefix", default="guandan/v1", help="topic prefix (default guandan/v1)")
+    desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
+    desk.set_defaults(handler=run_desk)
+    actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
+
+    init = actions.add_parser("init", help="set up the event from a CSV of registered pairs 报名表")
+    init.add_argument("--db", required=True)
+    init.add_argument("--event", required=True)
+    init.add_argument("--pairs", required=True, help="CSV: team,player1,player2,unit (队名,队员1,队员2,单位)")
+    init.add_argument("--profile", default="national", help="rule profile sent to the tables")
+    init.add_argument("--scoring", default="standard",
+                      choices=("standard", "three_point", "level_value", "one_to_three"))
+    init.add_argument("--match-end", default="pass_a",
+                      help="pass_a | deals:N | time:MINUTES | time_or_deals:MINUTES:N")
+    init.add_argument("--duplicate", action="store_true", help="复式 duplicate event: compare boards")
+    init.add_argument("--units-together", action="store_true", help="不回避: do not keep same-unit pairs apart")
+    init.add_argument("--tables", help="table ids in order, comma separated (default T01, T02, ...)")
+    init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")
+    init.set_defaults(handler=run_init)
+
+    pair = actions.add_parser("pair", help="pair the next round 编排 (sent to the tables by the running desk)")
+    pair.add_argument("--db", required=True)
+    pair.add_argument("--round", type=int, required=True)
+    pair.add_argument("--method", choices=("swiss", "round_robin", "knockout"),
+                      help="积分编排 swiss (default), round_robin 循环, knockout 淘汰 (with play-offs)")
+    pair.set_defaults(handler=run_pair)
+
+    stand = actions.add_parser("standings", help="print the standings 成绩")
+    stand.add_argument("--db", required=True)
+    stand.add_argument("--format", choices=("json", "csv"), default="json")
+    stand.set_defaults(handler=run_standings)
+
+    cor = actions.add_parser("correct", help="referee: change or void a result, or apply a penalty 更正")
+    cor.add_argument("--db", required=True)
+    cor.add_argument("--by", required=True, help="who makes the change 裁判")
+    cor.add_argument("--reason", required=True, help="why 原因")
+    cor.add_argument("--round", type=int)
+    cor.add_argument("--table")
+    cor.add_argument("--result", help="a deal record's result id (to void or restore one deal)")
+    cor.add_argument("--team", help="team name or id (for --penalty)")
+    cor.add_argument("--void", action="store_true")
+    cor.add_argument("--restore", action="store_true", help="count a voided deal again")
+    cor.add_argument("--levels", help="final levels, e.g. NS=A+,EW=5")
+    cor.add_argument("--winner", choices=("NS", "EW", "draw"))
+    cor.add_argument("--walkover", action="store_true")
+    cor.add_argument("--penalty", choices=("violation", "deduct"))
+    cor.add_argument("--match-points", type=float, default=0.0, help="场分 taken off")
+    cor.add_argument("--level-points", type=float, default=0.0, help="级差分 taken off")
+    cor.set_defaults(handler=run_correct)
+
+    disp = actions.add_parser("display", help="display server on its own 现场显示 (no desk)")
+    disp.add_argument("--broker", required=True)
+    disp.add_argument("--event", required=True)
+    disp.add_argument("--http", type=int, required=True)
+    disp.add_argument("--host", default="127.0.0.1")
+    disp.add_argument("--prefix", default="guandan/v1")
+    disp.set_defaults(handler=run_display)
+
+
+def _store(path: str | None, *, create: bool = False) -> Any:
+    from pathlib import Path
+
+    from .desk.store import Store, StoreError
+
+    if not path:
+        raise UsageError("--db FILE is required")
+    if not create and not Path(path).is_file():
+        raise UsageError(f"no desk database at {path} (create one with `guandan-table desk init`)")
+    try:
+        return Store(path)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _wait_for_signal() -> None:
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+
+
+def run_desk(args: argparse.Namespace) -> int:
+    from .desk.mqtt_link import LinkError
+    from .desk.service import Desk
+    from .desk.web import desk_server
+
+    if not args.broker or not args.event:
+        raise UsageError("the desk needs --broker URL --event ID --db FILE (or an action: init, pair, ...)")
+    store = _store(args.db, create=True)
+    try:
+        desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared)
+    except (LinkError, ValueError) as exc:
+        raise UsageError(str(exc)) from exc
+    web = desk_server(store, desk.hub, args.http, args.host) if args.http is not None else None
+    if web:
+        web.start()
+        print(f"desk: pages at http://{args.host}:{web.port}/ (displays at /display/)", file=sys.stderr)
+    desk.start()
+    print(f"desk: event {args.event} on {args.broker}", file=sys.stderr)
+    try:
+        _wait_for_signal()
+    finally:
+        desk.stop()
+        if web:
+            web.stop()
+        store.close()
+    return 0
+
+
+def _match_end(text: str) -> dict[str, Any]:
+    parts = text.split(":")
+    try:
+        if parts[0] == "pass_a" and len(parts) == 1:
+            return {"method": "pass_a"}
+        if parts[0] == "deals" and len(parts) == 2:
+            return {"method": "deals", "deals": int(parts[1])}
+        if parts[0] == "time" and len(parts) == 2:
+            return {"method": "time", "minutes": int(parts[1])}
+        if parts[0] == "time_or_deals" and len(parts) == 3:
+            return {"method": "time_or_deals", "minutes": int(parts[1]), "deals": int(parts[2])}
+    except ValueError:
+        pass
+    raise UsageError(f"--match-end {text!r}: use pass_a, deals:N, time:MINUTES or time_or_deals:MINUTES:N")
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from .desk.event import EventError, read_pairs_csv
+    from .desk.store import StoreError
+
+    try:
+        teams = read_pairs_csv(args.pairs)
+    except EventError as exc:
+        raise UsageError(str(exc)) from exc
+    settings: dict[str, Any] = {"profile": args.profile, "scoring": args.scoring, "duplicate": args.duplicate,
+                                "keep_units_apart": not args.units_together,
+                                "match_end": _match_end(args.match_end)}
+    if args.tables:
+        settings["tables"] = [t.strip() for t in args.tables.split(",") if t.strip()]
+    store = _store(args.db, create=True)
+    try:
+        store.set_up(args.event, teams, settings, args.lot_seed)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+    print(json.dumps({"event": args.event, "teams": len(teams), "lot_seed": store.meta("lot_seed"),
+                      "settings": store.settings()}, ensure_ascii=False))
+    return 0
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    from .desk import export
+    from .desk.event import EventError, pair_round
+
+    store = _store(args.db)
+    try:
+        rows = pair_round(store, args.round, args.method)
+    except EventError as exc:
+        raise UsageError(str(exc)) from exc
+    names = {t.id: t.name for t in store.teams()}
+    for row in export.pairing_rows(rows, names):
+        print(json.dumps(row, ensure_ascii=False))
+    return 0
+
+
+def run_standings(args: argparse.Namespace) -> int:
+    from .desk import export
+    from .desk.event import standings_report
+
+    report = standings_report(_store(args.db))
+    if args.format == "csv":
+        sys.stdout.write(export.standings_csv(report))
+    else:
+        print(json.dumps(report, ensure_ascii=False))
+    return 0
+
+
+def run_correct(args: argparse.Namespace) -> int:
+    from .desk.corrections import CorrectionError, correction_from_args
+
+    store = _store(args.db)
+    try:
+        n = correction_from_args(store, args)
+    except CorrectionError as exc:
+        raise UsageError(str(exc)) from exc
+    print(json.dumps({"correction": n, "version": store.revision}))
+    return 0
+
+
+def run_display(args: argparse.Namespace) -> int:
+    from .desk.mqtt_link import LinkError
+    from .display.service import DisplayService
+
+    try:
+        service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host)
+    except (LinkError, OSError) as exc:
+        raise UsageError(str(exc)) from exc
+    service.start()
+    print(f"display: http://{args.host}:{service.web.port}/display/", file=sys.stderr)
+    try:
+        _wait_for_signal()
+    finally:
+        service.stop()
+    return 0

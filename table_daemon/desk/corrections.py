@@ -1,0 +1,105 @@
+"""Referees' corrections: change or void a match's result, void or restore one deal, apply a penalty.
+
+Each is checked against the stored event and then appended to the store's ``corrections`` log with who,
+when and why; nothing received is ever rewritten, and the standings are recomputed from the log. Every
+correction raises the standings' version.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .points import LEVEL_ORDER, ScoringError, level_index
+from .store import Store, StoreError
+
+
+class CorrectionError(ValueError):
+    """A correction that names something the event does not have, or is missing a part."""
+
+
+def _match(store: Store, round_no: int | None, table: str | None) -> dict[str, Any]:
+    if round_no is None or not table:
+        raise CorrectionError("a match is named by --round N and --table T")
+    for row in store.pairings(round_no):
+        if row["tbl"] == table and row["ew"] is not None:
+            return {"round": round_no, "table": table}
+    raise CorrectionError(f"round {round_no} has no match at table {table}")
+
+
+def _add(store: Store, who: str, why: str, action: str, target: dict[str, Any], payload: dict[str, Any]) -> int:
+    try:
+        return store.add_correction(who, why, action, target, payload)
+    except StoreError as exc:
+        raise CorrectionError(str(exc)) from exc
+
+
+def change_match(store: Store, who: str, why: str, round_no: int, table: str, *, levels: dict[str, str],
+                 winner: str | None, walkover: bool = False) -> int:
+    """Set a match's final levels and winner (None: a draw); also enters a result that never arrived."""
+    target = _match(store, round_no, table)
+    if set(levels) != {"NS", "EW"}:
+        raise CorrectionError("levels need NS and EW, e.g. NS=A+,EW=5")
+    try:
+        levels = {team: LEVEL_ORDER[level_index(value)] for team, value in levels.items()}
+    except ScoringError as exc:
+        raise CorrectionError(str(exc)) from exc
+    if winner not in ("NS", "EW", None):
+        raise CorrectionError("winner must be NS, EW or a draw")
+    return _add(store, who, why, "change", target, {"levels": levels, "winner": winner, "walkover": walkover})
+
+
+def void_match(store: Store, who: str, why: str, round_no: int, table: str) -> int:
+    """The match counts nothing (the teams still count as having met)."""
+    return _add(store, who, why, "void", _match(store, round_no, table), {})
+
+
+def void_deal(store: Store, who: str, why: str, result_id: str, *, restore: bool = False) -> int:
+    """Void one deal record (or count it again): matters for duplicate boards, one_to_three and fouls."""
+    if not any(r["id"] == result_id and r["kind"] == "deal" for r in store.results("deal")):
+        raise CorrectionError(f"no deal record with id {result_id!r}")
+    return _add(store, who, why, "restore" if restore else "void", {"id": result_id}, {})
+
+
+def penalty(store: Store, who: str, why: str, team: str | int, kind: str, *,
+            match_points: float = 0.0, level_points: float = 0.0) -> int:
+    """A confirmed violation (counts as a foul) or points taken off (``deduct``)."""
+    teams = store.teams()
+    found = [t for t in teams if str(t.id) == str(team) or t.name == str(team)]
+    if not found:
+        raise CorrectionError(f"no registered team {team!r}")
+    if kind not in ("violation", "deduct"):
+        raise CorrectionError("penalty kind is violation or deduct")
+    payload = {"kind": kind, "violations": 1 if kind == "violation" else 0,
+               "match_points": match_points, "level_points": level_points}
+    return _add(store, who, why, "penalty", {"team": found[0].id}, payload)
+
+
+def _levels(text: str) -> dict[str, str]:
+    out = {}
+    for part in text.split(","):
+        team, sep, value = part.partition("=")
+        if not sep:
+            raise CorrectionError(f"--levels {text!r}: write NS=A+,EW=5")
+        out[team.strip().upper()] = value.strip()
+    return out
+
+
+def correction_from_args(store: Store, args: argparse.Namespace) -> int:
+    """The ``desk correct`` command line as one correction."""
+    if args.penalty:
+        if not args.team:
+            raise CorrectionError("--penalty needs --team")
+        return penalty(store, args.by, args.reason, args.team, args.penalty,
+                       match_points=args.match_points, level_points=args.level_points)
+    if args.result:
+        if not (args.void or args.restore):
+            raise CorrectionError("--result needs --void or --restore")
+        return void_deal(store, args.by, args.reason, args.result, restore=args.restore)
+    if args.void:
+        return void_match(store, args.by, args.reason, args.round, args.table)
+    if args.levels and args.winner:
+        winner = None if args.winner == "draw" else args.winner
+        return change_match(store, args.by, args.reason, args.round, args.table, levels=_levels(args.levels),
+                            winner=winner, walkover=args.walkover)
+    raise CorrectionError("say what to correct: --void, --levels L --winner W, --result ID --void, or --penalty")

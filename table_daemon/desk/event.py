@@ -1,0 +1,154 @@
+"""Setting up an event and its rounds: the CSV of registered pairs, pairing the next round from the stored
+standings, and the ``start_match`` command each table gets (mqtt-api.md, Command payloads).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from . import ledger, pairing
+from .standings import Team
+from .store import Store, StoreError, now
+
+METHODS = ("swiss", "round_robin", "knockout")
+_HEADERS = {
+    "name": ("team", "name", "队名", "队伍", "组合"),
+    "player1": ("player1", "player 1", "队员1", "选手1"),
+    "player2": ("player2", "player 2", "队员2", "选手2"),
+    "players": ("players", "队员", "选手"),
+    "unit": ("unit", "单位", "club"),
+}
+
+
+class EventError(ValueError):
+    """A bad registration file or a round that cannot be paired now; the message names what is wrong."""
+
+
+def read_pairs_csv(path: str | Path) -> list[Team]:
+    """Registered pairs from a CSV with a header: team name, two players (or ``players`` split by / or 、), unit."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EventError(f"cannot read {path}: {exc}") from exc
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if not header:
+        raise EventError(f"{path}: empty file, expected a header (team,player1,player2,unit)")
+    cols: dict[str, int] = {}
+    for i, cell in enumerate(header):
+        for key, names in _HEADERS.items():
+            if cell.strip().lower() in names:
+                cols[key] = i
+    if "name" not in cols:
+        raise EventError(f"{path}: header has no team column (team / 队名)")
+    teams: list[Team] = []
+    seen: set[str] = set()
+    for line_no, row in enumerate(reader, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+
+        def cell(key: str, row: list[str] = row) -> str:
+            i = cols.get(key)
+            return row[i].strip() if i is not None and i < len(row) else ""
+
+        name = cell("name")
+        if not name:
+            raise EventError(f"{path}:{line_no}: team name is empty")
+        if name in seen:
+            raise EventError(f"{path}:{line_no}: team {name!r} is registered twice")
+        seen.add(name)
+        players = [p for p in (cell("player1"), cell("player2")) if p]
+        if not players and cell("players"):
+            players = [p.strip() for p in cell("players").replace("、", "/").split("/") if p.strip()]
+        teams.append(Team(len(teams) + 1, name, tuple(players), cell("unit")))
+    if len(teams) < 2:
+        raise EventError(f"{path}: an event needs at least 2 registered pairs, found {len(teams)}")
+    return teams
+
+
+def standings_report(store: Store) -> dict[str, Any]:
+    """The current standings of the stored event (see ``ledger.report``)."""
+    with store.lock:
+        return ledger.report(store.teams(), store.pairings(), store.results(), store.corrections(),
+                             store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
+                             event=store.event(), computed_at=now())
+
+
+def pair_round(store: Store, round_no: int, method: str | None = None) -> list[dict[str, Any]]:
+    """Pair round ``round_no`` (the next one) and store it; returns the stored pairings."""
+    if store.event() is None:
+        raise EventError("no event set up in this database (run `guandan-table desk init` first)")
+    last = store.last_round()
+    if round_no != last + 1:
+        raise EventError(f"the next round to pair is {last + 1}, not {round_no}")
+    pairings = store.pairings()
+    method = method or (pairings[-1]["method"] if pairings else "swiss")
+    if method not in METHODS:
+        raise EventError(f"unknown pairing method {method!r} (one of {', '.join(METHODS)})")
+    report = standings_report(store)
+    if report["pending"]:
+        waiting = ", ".join(f"{p['table']}" for p in report["pending"])
+        raise EventError(f"round {last} is not finished: no result yet from {waiting}")
+    teams = store.teams()
+    order = [r["team"] for r in report["rows"]]
+    try:
+        if method == "swiss":
+            scores = {r["team"]: r["match_points"] for r in report["rows"]}
+            had_bye = {p["ns"] for p in pairings if p["ew"] is None}
+            pairs = pairing.swiss(order, scores, ledger.met_pairs(pairings), units={t.id: t.unit for t in teams},
+                                  had_bye=had_bye, keep_units_apart=bool(store.settings()["keep_units_apart"]))
+        elif method == "round_robin":
+            first = min((p["round"] for p in pairings if p["method"] == "round_robin"), default=round_no)
+            pairs = pairing.round_robin([t.id for t in teams], round_no - first + 1)
+        else:
+            pairs = _knockout(store, pairings, order, round_no)
+    except pairing.PairingError as exc:
+        raise EventError(f"round {round_no}: {exc}") from exc
+    tables = store.settings().get("tables") or []
+    rows = []
+    for i, (a, b) in enumerate(pairs):
+        name = tables[i] if i < len(tables) else f"T{i + 1:02d}"
+        rows.append((name if b is not None else f"BYE{i + 1:02d}", a, b))
+    try:
+        store.add_round(round_no, method, rows)
+    except StoreError as exc:
+        raise EventError(str(exc)) from exc
+    return store.pairings(round_no)
+
+
+def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], round_no: int) -> pairing.Pairing:
+    ko_rounds = sorted({p["round"] for p in pairings if p["method"] == "knockout"})
+    seeds = store.meta("knockout_seeds")
+    if not ko_rounds or seeds is None:
+        seeds = order
+        store.set_meta("knockout_seeds", seeds)
+    outcomes, _, _, _ = ledger.tally(store.teams(), pairings, store.results(), store.corrections())
+    winners: list[dict[frozenset[int], int]] = []
+    for r in ko_rounds:
+        got: dict[frozenset[int], int] = {}
+        for out in outcomes:
+            if out.round == r and out.ew is not None and out.winner and not out.void:
+                got[frozenset((out.ns, out.ew))] = out.ns if out.winner == "NS" else out.ew
+        winners.append(got)
+    return pairing.knockout(seeds, winners, len(ko_rounds) + 1)
+
+
+def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:
+    """The ``start_match`` payload for one stored pairing (teams seated NS and EW, profile, match end)."""
+    teams = {t.id: t for t in store.teams()}
+    settings = store.settings()
+
+    def side(team_id: int) -> dict[str, Any]:
+        t = teams[team_id]
+        players = list(t.players) + ["", ""]
+        return {"name": t.name, "unit": t.unit, "id": t.id, "players": {"N": players[0], "S": players[1]}}
+
+    ns, ew = side(row["ns"]), side(row["ew"])
+    ew["players"] = {"E": ew["players"]["N"], "W": ew["players"]["S"]}
+    return {"id": f"{store.event()}/{row['tbl']}/m{row['round']}/start", "teams": {"NS": ns, "EW": ew},
+            "profile": settings["profile"], "match_end": settings["match_end"], "match": row["round"],
+            **({"deal_file": settings["deal_file"]} if settings.get("deal_file") else {}),
+            **({"boards": settings["boards"]} if settings.get("boards") else {})}

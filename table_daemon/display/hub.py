@@ -1,0 +1,152 @@
+"""The live picture of every table for the audience, fed from public MQTT topics and fanned out to screens.
+
+One MQTT subscription feeds any number of screens: the hub keeps each table's latest public ``state`` (the
+retained one arrives first, so a screen that opens mid-deal sees the deal at once), its ``status``, its last
+events and the last deal's result, and pushes each change to every listener's bounded queue. A screen that
+cannot keep up loses its queue (it reconnects and gets a fresh snapshot); it never slows the MQTT thread, and
+so never a table.
+
+Hidden hands never pass through: ``private/*`` topics are ignored, and any field that could hold a hand
+(``hands``, ``hand``, ``deal_line``) is stripped from what reaches a screen; a deal result is reduced to its
+public summary.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections import deque
+from typing import Any
+
+SECRET_FIELDS = frozenset({"hands", "hand", "deal_line", "private"})
+PUBLIC_KINDS = ("status", "state", "events", "results", "health")  # alerts are for referees only
+
+
+def scrub(value: Any) -> Any:
+    """A copy of ``value`` without any field that could reveal a hidden hand."""
+    if isinstance(value, dict):
+        return {k: scrub(v) for k, v in value.items() if k not in SECRET_FIELDS}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+def result_summary(msg: dict[str, Any]) -> dict[str, Any]:
+    """The public summary of a result message (deal or match) for screens."""
+    result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+    keys = ("id", "match", "deal", "board", "levels", "winner", "type", "ts")
+    out = {k: msg[k] for k in keys if k in msg}
+    for k in ("finish", "winner", "up", "levels_after", "match_winner"):
+        if k in result:
+            out[k] = result[k]
+    return scrub(out)
+
+
+class Hub:
+    """Latest public state per table, and listeners that get every change as ``(kind, table, data)``."""
+
+    def __init__(self, event: str, *, history: int = 20, queue_size: int = 500) -> None:
+        self.event = event
+        self._tables: dict[str, dict[str, Any]] = {}
+        self._listeners: set[queue.Queue[tuple[str, str, Any]]] = set()
+        self._lock = threading.Lock()
+        self._history = history
+        self._queue_size = queue_size
+
+    # -- input ----------------------------------------------------------------------------------------------
+    def feed(self, table: str, kind: str, payload: bytes | dict[str, Any]) -> bool:
+        """Take one message of a table's public topic; returns False when it was ignored."""
+        if kind not in PUBLIC_KINDS or table == "desk":
+            return False
+        if isinstance(payload, bytes | bytearray):
+            try:
+                msg = json.loads(payload.decode("utf-8")) if payload else {}
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                return False
+        else:
+            msg = payload
+        if not isinstance(msg, dict):
+            return False
+        with self._lock:
+            tab = self._tables.setdefault(table, {"table": table, "events": deque(maxlen=self._history)})
+            if kind == "state":
+                old = tab.get("state")
+                if old and _newer(old, msg) is False:
+                    return False
+                data: Any = scrub(msg)
+                tab["state"] = data
+            elif kind == "status":
+                data = scrub(msg)
+                tab["status"] = data
+            elif kind == "results":
+                data = result_summary(msg)
+                tab["last_result"] = data
+            elif kind == "health":
+                data = scrub(msg)
+                tab["health"] = data
+            else:
+                data = scrub(msg)
+                key = (msg.get("epoch"), msg.get("seq"))
+                seen = tab.setdefault("seen", deque(maxlen=200))
+                if key[1] is not None and key in seen:
+                    return False
+                seen.append(key)
+                tab["events"].append(data)
+            listeners = list(self._listeners)
+        for q in listeners:
+            try:
+                q.put_nowait((kind, table, data))
+            except queue.Full:
+                self.unsubscribe(q)
+        return True
+
+    # -- output ---------------------------------------------------------------------------------------------
+    def snapshot(self, table: str | None = None) -> dict[str, Any]:
+        """Every table's latest public picture (or one table's), ready for JSON."""
+        with self._lock:
+            tables = {name: _plain(tab) for name, tab in self._tables.items() if table in (None, name)}
+        return {"event": self.event, "tables": tables}
+
+    def tables(self) -> list[str]:
+        with self._lock:
+            return sorted(self._tables)
+
+    def subscribe(self) -> queue.Queue[tuple[str, str, Any]]:
+        q: queue.Queue[tuple[str, str, Any]] = queue.Queue(maxsize=self._queue_size)
+        with self._lock:
+            self._listeners.add(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue[tuple[str, str, Any]]) -> None:
+        with self._lock:
+            self._listeners.discard(q)
+
+    def listening(self, q: queue.Queue[tuple[str, str, Any]]) -> bool:
+        """False once a listener was dropped for falling behind (its screen should reconnect)."""
+        with self._lock:
+            return q in self._listeners
+
+    def broadcast(self, kind: str, data: Any) -> None:
+        """Send something that is not a table's message (e.g. new standings) to every listener."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for q in listeners:
+            try:
+                q.put_nowait((kind, "", data))
+            except queue.Full:
+                self.unsubscribe(q)
+
+
+def _newer(old: dict[str, Any], new: dict[str, Any]) -> bool | None:
+    """False when ``new`` is an older state of the same run (same epoch, lower seq); None when unknown."""
+    if old.get("epoch") is None or old.get("epoch") != new.get("epoch"):
+        return None
+    try:
+        return int(new.get("seq", 0)) >= int(old.get("seq", 0))
+    except (TypeError, ValueError):
+        return None
+
+
+def _plain(tab: dict[str, Any]) -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, deque) else v) for k, v in tab.items() if k != "seen"}

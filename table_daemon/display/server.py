@@ -1,0 +1,147 @@
+"""The HTTP server for screens (standard library ``http.server`` in a thread): the display pages, their assets,
+a JSON snapshot and a Server-Sent Events stream of every change the hub sees.
+
+Routes: ``/display/`` (event overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
+this package), ``/api/live[?table=T]`` (snapshot), ``/events[?table=T]`` (SSE: ``snapshot`` first, then
+``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages). The desk adds its own routes
+through ``extra``. Every screen reads from the hub's memory, never from a table.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+from .hub import Hub
+
+Response = tuple[int, str, bytes]
+Route = Callable[[str, dict[str, str]], Response]
+TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
+         ".css": "text/css; charset=utf-8", ".png": "image/png"}
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return status, "application/json; charset=utf-8", json.dumps(data, ensure_ascii=False).encode()
+
+
+def asset(name: str) -> Response:
+    """A file shipped in this package (display pages and assets)."""
+    if "/" in name or name.startswith(".") or not any(name.endswith(ext) for ext in TYPES):
+        return 404, "text/plain; charset=utf-8", b"not found"
+    ref = resources.files("table_daemon.display").joinpath(name)
+    if not ref.is_file():
+        return 404, "text/plain; charset=utf-8", b"not found"
+    return 200, TYPES[name[name.rfind("."):]], ref.read_bytes()
+
+
+class WebServer:
+    """Serves the display routes plus ``extra`` ones (exact path -> route, or prefix ending in ``/``)."""
+
+    def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
+                 extra: dict[str, Route] | None = None, keepalive_s: float = 15.0) -> None:
+        self.hub = hub
+        self.routes: dict[str, Route] = {
+            "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),
+            "/static/": lambda rest, q: asset(rest),
+            "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"))),
+            **(extra or {}),
+        }
+        self.keepalive_s = keepalive_s
+        self._stop = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet: screens poll a lot
+                return
+
+            def do_GET(self) -> None:
+                server._get(self)
+
+        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="desk-http", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # -- dispatch -------------------------------------------------------------------------------------------
+    def _get(self, req: BaseHTTPRequestHandler) -> None:
+        url = urlparse(req.path)
+        path = unquote(url.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        if path == "/events":
+            self._sse(req, query.get("table"))
+            return
+        route, rest = self._find(path)
+        if route is None:
+            status, ctype, body = 404, "text/plain; charset=utf-8", "not found 未找到".encode()
+        else:
+            try:
+                status, ctype, body = route(rest, query)
+            except Exception as exc:  # a bad request must not take the server down
+                status, ctype, body = 500, "text/plain; charset=utf-8", f"error 错误: {exc}".encode()
+        req.send_response(status)
+        req.send_header("Content-Type", ctype)
+        req.send_header("Content-Length", str(len(body)))
+        req.send_header("Cache-Control", "no-store")
+        req.end_headers()
+        req.wfile.write(body)
+
+    def _find(self, path: str) -> tuple[Route | None, str]:
+        if path in self.routes:
+            return self.routes[path], ""
+        if path == "/display":
+            return self.routes["/display/"], ""
+        best = max((p for p in self.routes if p.endswith("/") and path.startswith(p)), key=len, default=None)
+        return (self.routes[best], path[len(best):]) if best else (None, "")
+
+    def _sse(self, req: BaseHTTPRequestHandler, table: str | None) -> None:
+        q = self.hub.subscribe()
+        try:
+            req.send_response(200)
+            req.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            req.send_header("Cache-Control", "no-store")
+            req.send_header("Connection", "close")
+            req.end_headers()
+            req.close_connection = True
+            self._send(req, "snapshot", self.hub.snapshot(table))
+            while not self._stop.is_set():
+                try:
+                    kind, name, data = q.get(timeout=self.keepalive_s)
+                except queue.Empty:
+                    if not self.hub.listening(q):
+                        break  # dropped for falling behind: the browser reconnects and gets a snapshot
+                    req.wfile.write(b": keepalive\n\n")
+                    req.wfile.flush()
+                    continue
+                if table and name and name != table:
+                    continue
+                self._send(req, kind, {"table": name, "data": data})
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        finally:
+            self.hub.unsubscribe(q)
+
+    @staticmethod
+    def _send(req: BaseHTTPRequestHandler, kind: str, data: Any) -> None:
+        body = json.dumps(data, ensure_ascii=False)
+        req.wfile.write(f"event: {kind}\ndata: {body}\n\n".encode())
+        req.wfile.flush()
