@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import SEATS, Card, parse_cards
+from .cards import ALL_CARDS, SEATS, Card, parse_cards
 from .errors import GuandanError
 from .readings import Reading
 
@@ -21,6 +21,7 @@ PLAY = "play"
 PASS = "pass"
 REPORT = "report"
 KINDS = (GIVE, RETURN, PLAY, PASS, REPORT)
+_PLAIN_CODES: dict[str, Card] = {c.code: c for c in ALL_CARDS}
 
 
 class BadActionError(GuandanError):
@@ -90,7 +91,11 @@ def action_from_json(entry: Any) -> Action:
             raise BadActionError(f"'play' must be a non-empty list of card codes, got {cards!r}")
         declared = entry.get("reading")
         reading = Reading.from_json(declared) if declared is not None else None
-        return Action(seat, PLAY, tuple(parse_cards(cards)), reading)
+        try:  # fast path: plain codes as the table writes them
+            parsed = tuple(_PLAIN_CODES[code] for code in cards)
+        except (KeyError, TypeError):
+            parsed = tuple(parse_cards(cards))
+        return Action(seat, PLAY, parsed, reading)
     if entry.get("pass") is True:
         return Action(seat, PASS)
     if "report" in entry:

@@ -1,0 +1,226 @@
+"""Replaying a deal record action by action (deal-record.md, cli.md ``rules replay``): pure, no I/O.
+
+``replay(record)`` rebuilds the deal from the hands as dealt, checks the pack (108 cards, each code twice,
+27 a seat), the tribute and return cards against the profile, the leader, then every action through the same
+state machine the table runs (turn order, cards held, combinations, beating, 借风, going out), and finally the
+``result`` if present. The answer is ``{"ok", "first_error": {"index", "reason", "message"[, "field"]} |
+None, "finish", "levels_after"}``. ``index`` is the position in ``actions`` of the first refused action;
+errors found before the actions (header, hands, tribute, returns, leader) have index -1 and name the
+``field``; errors found after them (deal not finished, wrong result) have index ``len(actions)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .actions import action_from_json, give, return_card
+from .cards import SEATS, parse_card, parse_cards, partner
+from .deal import PLAYING, DealState, apply, start_deal
+from .errors import GuandanError
+from .levels import format_team_level, parse_team, parse_team_level, settle
+from .profiles import PROFILES, Profile, profile_with
+from .record import FORMAT, REQUIRED
+
+
+class ReplayError(Exception):
+    """Internal: the first error found, with where it was found."""
+
+    def __init__(self, index: int, reason: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.index, self.reason, self.message, self.field = index, reason, message, field
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"index": self.index, "reason": self.reason, "message": self.message}
+        if self.field is not None:
+            out["field"] = self.field
+        return out
+
+
+def _profile_of(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Profile:
+    name = record["profile"]
+    settings = record.get("profile_settings")
+    if isinstance(settings, dict):
+        try:
+            return profile_with(profiles.get(name, PROFILES["national"]), settings, source="profile_settings")
+        except GuandanError as exc:
+            raise ReplayError(-1, "bad_profile", str(exc), "profile_settings") from None
+    if not isinstance(name, str) or name not in profiles:
+        raise ReplayError(-1, "bad_profile", f"unknown profile {name!r}", "profile")
+    return profiles[name]
+
+
+def _header(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> tuple[Profile, int, dict[str, Any]]:
+    if not isinstance(record, Mapping):
+        raise ReplayError(-1, "bad_record", "a deal record must be a JSON object")
+    for key in REQUIRED:
+        if key not in record:
+            raise ReplayError(-1, "missing_field", f"required field {key!r} is missing", key)
+    if record["format"] != FORMAT:
+        raise ReplayError(-1, "bad_record", f"format must be {FORMAT!r}, got {record['format']!r}", "format")
+    profile = _profile_of(record, profiles)
+    try:
+        level = parse_team_level(record["level"])
+        if level > 14:
+            raise GuandanError("a deal cannot be played at A+")
+    except GuandanError as exc:
+        raise ReplayError(-1, "bad_record", str(exc), "level") from None
+    hands = record["hands"]
+    if not isinstance(hands, Mapping) or any(s not in hands for s in SEATS):
+        raise ReplayError(-1, "bad_deal", "hands must give the cards of S, E, N and W", "hands")
+    parsed: dict[str, Any] = {}
+    physical: set[str] = set()
+    for s in SEATS:
+        try:
+            if not isinstance(hands[s], list):
+                raise GuandanError(f"hand of {s} must be a list of card codes")
+            parsed[s] = parse_cards(hands[s], max_copies=None)
+        except GuandanError as exc:
+            raise ReplayError(-1, "bad_deal", str(exc), f"hands.{s}") from None
+        for code in hands[s]:
+            if "#" in code:
+                if code.upper() in physical:
+                    raise ReplayError(-1, "bad_deal", f"physical card {code} dealt twice", f"hands.{s}")
+                physical.add(code.upper())
+    return profile, level, parsed
+
+
+def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[dict[str, int] | None, str | None]:
+    before, played = record.get("levels_before"), record.get("played")
+    if before is None or played is None:
+        return None, None
+    try:
+        levels = {parse_team(t): parse_team_level(v) for t, v in dict(before).items()}
+        team = parse_team(played)
+        if set(levels) != {"NS", "EW"}:
+            raise GuandanError("levels_before must give NS and EW")
+    except (GuandanError, TypeError, ValueError) as exc:
+        raise ReplayError(-1, "bad_record", str(exc), "levels_before") from None
+    if profile.fixed_level is None and levels[team] != level:
+        raise ReplayError(
+            -1, "wrong_level", f"deal played at {format_team_level(level)} but {team} is at "
+            f"{format_team_level(levels[team])}", "level",
+        )
+    return levels, team
+
+
+def _entries(record: Mapping[str, Any], key: str) -> list[tuple[str, str, Any]]:
+    items = record.get(key) or []
+    out = []
+    for i, e in enumerate(items):
+        if not isinstance(e, Mapping) or e.get("from") not in SEATS or e.get("to") not in SEATS or "card" not in e:
+            raise ReplayError(-1, "bad_record", f"{key}[{i}] needs from, to (seats) and card", f"{key}[{i}]")
+        try:
+            out.append((e["from"], e["to"], parse_card(e["card"])))
+        except GuandanError as exc:
+            raise ReplayError(-1, "bad_record", str(exc), f"{key}[{i}]") from None
+    return out
+
+
+def _finishes_to_try(record: Mapping[str, Any], tribute: list[tuple[str, str, Any]]) -> list[list[str] | None]:
+    prev = record.get("previous_finish")
+    if isinstance(prev, list):
+        return [prev]
+    if len(tribute) == 1:
+        giver, receiver, _ = tribute[0]
+        middle = [s for s in SEATS if s not in (giver, receiver)]
+        return [[receiver, *middle, giver]]
+    if len(tribute) == 2:
+        (_, r1, _), (_, r2, _) = tribute
+        if partner(r1) == r2:
+            return [[r1, r2], [r2, r1]]
+        return [[r1, partner(r1)]]
+    return [None]
+
+
+def _start(record: Mapping[str, Any], profile: Profile, level: int, hands: dict[str, Any]) -> DealState:
+    tribute = _entries(record, "tribute")
+    returns = _entries(record, "returns")
+    leader = record["leader"]
+    if leader not in SEATS:
+        raise ReplayError(-1, "bad_record", f"leader must be a seat, got {leader!r}", "leader")
+    first_error: ReplayError | None = None
+    for finish in _finishes_to_try(record, tribute):
+        try:
+            state, _ = start_deal(profile, level, hands, previous_finish=finish, leader=leader)
+        except GuandanError as exc:
+            raise ReplayError(-1, exc.reason, str(exc), "hands") from None
+        try:
+            for i, (g, r, card) in enumerate(tribute):
+                try:
+                    state, _ = apply(state, give(g, card, r), 0.0)
+                except GuandanError as exc:
+                    raise ReplayError(-1, "wrong_tribute" if exc.reason != "not_held" else "not_held",
+                                      str(exc), f"tribute[{i}]") from None
+            for i, (g, r, card) in enumerate(returns):
+                owed = dict(state.pending_returns())
+                if owed.get(g) not in (None, r):
+                    raise ReplayError(-1, "wrong_return", f"{g} returns to {owed[g]}, not {r}", f"returns[{i}]")
+                try:
+                    state, _ = apply(state, return_card(g, card), 0.0)
+                except GuandanError as exc:
+                    raise ReplayError(-1, "wrong_return" if exc.reason != "not_held" else "not_held",
+                                      str(exc), f"returns[{i}]") from None
+            if state.phase != PLAYING:
+                missing = "tribute" if state.pending_gives() else "returns"
+                raise ReplayError(-1, "wrong_tribute" if missing == "tribute" else "wrong_return",
+                                  f"the record's {missing} are incomplete", missing)
+            if state.leader != leader:
+                raise ReplayError(-1, "wrong_leader", f"{state.leader} leads, not {leader}", "leader")
+            return state
+        except ReplayError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    raise first_error
+
+
+def _check_result(record: Mapping[str, Any], finish: list[str], levels_after: dict[str, str] | None,
+                  match_winner: str | None, n: int) -> None:
+    result = record.get("result")
+    if not isinstance(result, Mapping):
+        return
+    if "finish" in result and list(result["finish"]) != finish[: len(result["finish"])]:
+        raise ReplayError(n, "wrong_result", f"finish is {finish}, not {result['finish']}", "result.finish")
+    if "finish" in result and len(result["finish"]) < min(len(finish), 3):
+        raise ReplayError(n, "wrong_result", f"finish is {finish}, not {result['finish']}", "result.finish")
+    if levels_after is not None and isinstance(result.get("levels_after"), Mapping):
+        given = {t: str(v).upper().replace("10", "T") for t, v in result["levels_after"].items()}
+        if given != levels_after:
+            raise ReplayError(n, "wrong_result", f"levels after are {levels_after}, not {given}",
+                              "result.levels_after")
+    if levels_after is not None and "match_winner" in result and result["match_winner"] != match_winner:
+        raise ReplayError(n, "wrong_result", f"match winner is {match_winner}, not {result['match_winner']}",
+                          "result.match_winner")
+
+
+def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str, Any]:
+    """Check a deal record; see the module docstring for the answer's shape."""
+    finish: list[str] = []
+    levels_after: dict[str, str] | None = None
+    try:
+        profile, level, hands = _header(record, profiles)
+        levels, played = _context(record, level, profile)
+        state = _start(record, profile, level, hands)
+        actions = record["actions"]
+        if not isinstance(actions, list):
+            raise ReplayError(-1, "bad_record", "actions must be a list", "actions")
+        for i, entry in enumerate(actions):
+            try:
+                action = action_from_json(entry)
+                t = entry.get("t", 0.0)
+                state, _ = apply(state, action, float(t) if isinstance(t, int | float) else 0.0)
+            except GuandanError as exc:
+                raise ReplayError(i, exc.reason, str(exc), f"actions[{i}]") from None
+        finish = state.finish_order()
+        if not state.over:
+            raise ReplayError(len(actions), "deal_not_finished", f"the deal is not over after {len(actions)} "
+                              f"actions ({len(state.finished)} seat(s) out)")
+        match_winner = None
+        if levels is not None and played is not None:
+            failed = record.get("failed_a_before") if isinstance(record.get("failed_a_before"), dict) else None
+            s = settle(profile, levels, played, finish, failed)
+            levels_after, match_winner = s.levels_json(), s.match_winner
+        _check_result(record, finish, levels_after, match_winner, len(actions))
+    except ReplayError as exc:
+        return {"ok": False, "first_error": exc.to_json(), "finish": finish, "levels_after": levels_after}
+    return {"ok": True, "first_error": None, "finish": finish, "levels_after": levels_after}
