@@ -1,0 +1,30 @@
+"""The pure table controller: :class:`TableController` (events in, new state and effects out)."""
+
+from .model import (
+    Beep,
+    CardsSeen,
+    Command,
+    DealerCard,
+    DealerDo,
+    DealerDone,
+    DealerFault,
+    DealerStarted,
+    Effect,
+    Input,
+    Light,
+    Press,
+    Publish,
+    Reply,
+    StatusLight,
+    Tick,
+    TurnChanged,
+    ZoneCleared,
+    input_from_dict,
+)
+from .table import TableController, Timing
+
+__all__ = [
+    "Beep", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
+    "Effect", "Input", "Light", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
+    "TurnChanged", "ZoneCleared", "input_from_dict",
+]

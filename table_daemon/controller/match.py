@@ -1,0 +1,141 @@
+"""A match at the table: starting it, settling each deal (levels, 上游's team), the deal record on ``results``,
+the end of the match (pass A, N deals, time) and its result (levels, winner, 场分, 级差分).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from table_daemon.guandan.cards import SEATS
+from table_daemon.guandan.levels import PASSED, format_team_level, settle
+
+from .model import Light
+
+if TYPE_CHECKING:
+    from .table import TableController
+
+MATCH_END_METHODS = ("pass_a", "deals", "time", "time_or_deals")
+
+
+def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
+    """Begin a match (command ``start_match``); returns an error text or None."""
+    if c.phase in ("dealing", "tribute", "playing", "paused"):
+        return f"a deal is in progress ({c.phase}): finish or void it first"
+    end = payload.get("match_end") or {}
+    if not isinstance(end, dict):
+        return "match_end must be an object"
+    method = end.get("method", c.profile.match_end)
+    if method not in MATCH_END_METHODS:
+        return f"unknown match_end method {method!r} (one of {', '.join(MATCH_END_METHODS)})"
+    deals, minutes = end.get("deals", c.profile.match_deals), end.get("minutes", c.profile.match_minutes)
+    if method in ("deals", "time_or_deals") and not (isinstance(deals, int) and deals > 0):
+        return "match_end.deals must be a positive integer"
+    if method in ("time", "time_or_deals") and not (isinstance(minutes, int | float) and minutes > 0):
+        return "match_end.minutes must be a positive number"
+    number = payload.get("match", c.match_no + 1)
+    if not isinstance(number, int) or number < 1:
+        return "match must be a positive integer"
+    boards = payload.get("boards") or []
+    if not isinstance(boards, list) or not all(isinstance(b, int) for b in boards):
+        return "boards must be a list of board numbers"
+    teams = payload.get("teams") or {}
+    if not isinstance(teams, dict):
+        return "teams must be an object {NS: {...}, EW: {...}}"
+    c.match_no = number
+    c.match_active = True
+    c.match_started = c.now
+    c.match_end = {"method": method, "deals": deals, "minutes": minutes}
+    c.teams = teams
+    c.boards = list(boards)
+    c.deal_file = payload.get("deal_file")
+    c.levels = {"NS": 2, "EW": 2}
+    c.failed_a = {"NS": 0, "EW": 0}
+    c.deals_done = 0
+    c.last_finish = None
+    c.last_winner = None
+    c.last_result = None
+    c.match_winner = None
+    c.match_result = None
+    c.deal = None
+    c.phase = "idle"
+    c.penalties = {"NS": c.penalties["NS"].__class__(), "EW": c.penalties["EW"].__class__()}
+    c.emit("match_started", match=number, teams=teams, match_end=c.match_end, profile=c.profile.name)
+    c.publish_state()
+    if c.auto_deal:
+        from .flow import start_deal
+
+        start_deal(c)
+    return None
+
+
+def end_deal(c: TableController) -> None:
+    """Settle the finished deal: levels, the deal record on ``results``, then the match end or the next deal."""
+    from .flow import start_deal
+    from .views import deal_record
+
+    d = c.deal
+    assert d is not None and d.state is not None
+    finish = d.state.finish_order()
+    s = settle(c.profile, d.levels_before, d.played, finish, c.failed_a)
+    c.levels, c.failed_a = dict(s.levels), dict(s.failed_a)
+    c.deals_done += 1
+    c.last_finish = finish
+    c.last_winner = s.winner
+    record = deal_record(c, s)
+    c.last_result = {"deal": d.number, "finish": finish, "winner": s.winner, "up": s.up,
+                     "levels_after": s.levels_json()}
+    c.phase = "deal_over"
+    c.set_turn(None, "wait")
+    for seat in SEATS:
+        c.effect(Light(seat, "report", False))
+    c.emit("deal_over", deal=d.number, finish=finish, winner=s.winner, up=s.up, levels=s.levels_json())
+    if s.levels != d.levels_before:
+        c.emit("level_change", before={t: format_team_level(v) for t, v in d.levels_before.items()},
+               after=s.levels_json())
+    c.emit("deal_result", topic="results", id=f"{c.event}/{c.table}/m{c.match_no}/d{d.number}", **record)
+    c.publish_hands()
+    if s.match_winner:
+        c.match_winner = s.match_winner
+    if check_match_over(c):
+        return
+    c.publish_state()
+    if c.auto_deal:
+        start_deal(c)
+
+
+def check_match_over(c: TableController, *, force_winner: str | None = None, reason: str = "") -> bool:
+    """End the match when its end condition holds (or a forfeit forces it); returns True when it ended."""
+    end = c.match_end
+    method = end.get("method", "pass_a")
+    over = force_winner is not None or c.match_winner is not None
+    if not over and method in ("deals", "time_or_deals") and end.get("deals"):
+        over = c.deals_done >= int(end["deals"])
+    if not over and method in ("time", "time_or_deals") and end.get("minutes"):
+        over = c.now - c.match_started >= float(end["minutes"]) * 60.0
+    if not over:
+        return False
+    winner = force_winner or c.match_winner
+    if winner is None and c.levels["NS"] != c.levels["EW"]:
+        winner = "NS" if c.levels["NS"] > c.levels["EW"] else "EW"
+    if winner is None and c.profile.knockout and force_winner is None:
+        return False  # 加赛一局: one more deal until there is a winner
+    finish_match(c, winner, reason or ("pass_a" if c.match_winner else method))
+    return True
+
+
+def finish_match(c: TableController, winner: str | None, reason: str) -> None:
+    from .views import match_result
+
+    c.match_active = False
+    c.phase = "match_over"
+    c.deal = None
+    c.set_turn(None, "wait")
+    result = match_result(c, winner, reason)
+    c.match_result = result
+    c.emit("match_over", match=c.match_no, winner=winner, levels=result["levels"], reason=reason)
+    c.emit("match_result", topic="results", **result)
+    c.publish_state()
+
+
+def passed_a(levels: dict[str, int]) -> bool:
+    return PASSED in levels.values()

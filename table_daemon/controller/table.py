@@ -1,0 +1,225 @@
+"""The table controller: a pure state machine for one table (events in, effects out, time passed in).
+
+Inputs (:mod:`.model`): dealer events, card readings of the seats' play zones, seat buttons, timer ticks and
+commands. Effects: messages to publish, lights, beeps, dealer commands and command replies. No I/O and no
+clock of its own: the same inputs at the same times give the same state and effects, which is what lets the
+app rebuild a table after a power cut by replaying its journal.
+
+A laid-out set is accepted only when the seat is on turn, holds those cards (the dealer reported what each
+seat received) and the play is legal; the laid-out order picks the wild's reading, and a play that is still
+ambiguous asks the seat for a declaration (its confirm button or the ``declare`` command). Everything else
+becomes an alert with its evidence (rules §11 foul codes). Match flow, commands and the JSON views live in
+:mod:`.flow`, :mod:`.commands` and :mod:`.views`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards
+from table_daemon.guandan.deal import DealState
+from table_daemon.guandan.profiles import Profile
+from table_daemon.guandan.readings import Reading
+
+from .model import (
+    Beep,
+    CardsSeen,
+    Command,
+    DealerCard,
+    DealerDone,
+    DealerFault,
+    DealerStarted,
+    Effect,
+    Input,
+    Light,
+    Press,
+    Publish,
+    Tick,
+    TurnChanged,
+    ZoneCleared,
+)
+
+PHASES = ("idle", "dealing", "tribute", "playing", "deal_over", "match_over", "paused")
+
+
+@dataclass
+class Timing:
+    play_seconds: float | None = 25.0
+    first_lead_seconds: float | None = 40.0
+    return_seconds: float | None = 40.0
+    warn_before: float = 5.0
+    min_confidence: float = 0.6
+
+
+@dataclass
+class TableDeal:
+    """The table's side of the deal in progress: dealing, evidence, zones, timers; ``state`` is the rules
+    engine's immutable deal (:mod:`table_daemon.guandan.deal`), ``undo`` the states before each action."""
+
+    number: int
+    level: int
+    played: str
+    levels_before: dict[str, int]
+    started: float
+    board: int | None = None
+    commitment: str | None = None
+    deal_line: str | None = None
+    dealt: Counter[str] = field(default_factory=Counter)
+    dealt_order: list[tuple[int, str | None, str]] = field(default_factory=list)
+    hands: dict[str, list[Card]] = field(default_factory=dict)
+    first_lead: str | None = None
+    state: DealState | None = None
+    undo: list[tuple[DealState, int]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    referee: list[dict[str, Any]] = field(default_factory=list)
+    pending_declare: dict[str, Any] | None = None
+    zone: dict[str, list[Card]] = field(default_factory=lambda: {s: [] for s in SEATS})
+    warned_at: float | None = None
+    skip_trick: set[str] = field(default_factory=set)
+    redeal_attempts: int = 0
+
+
+class TableController:
+    """One table's rules-aware state. ``handle(event, now)`` returns the effects of one input."""
+
+    def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
+                 software_seats: tuple[str, ...] = (), referee_role: str = "referee",
+                 timing: Timing | None = None) -> None:
+        self.table = table
+        self.event = event
+        self.timing = timing or Timing()
+        # the event's timers (config) fill in where the profile sets none ("event sets")
+        fill = {k: getattr(self.timing, k) for k in ("play_seconds", "first_lead_seconds", "return_seconds")
+                if getattr(profile, k) is None and getattr(self.timing, k)}
+        self.profile = replace(profile, **fill) if fill else profile
+        self.auto_deal = auto_deal
+        self.software_seats = tuple(software_seats)
+        self.referee_role = referee_role
+        self.phase = "idle"
+        self.paused_from: str | None = None
+        self.paused_at = 0.0
+        self.match_no = 0
+        self.match_active = False
+        self.match_started = 0.0
+        self.match_end: dict[str, Any] = {"method": profile.match_end, "deals": profile.match_deals,
+                                          "minutes": profile.match_minutes}
+        self.teams: dict[str, Any] = {}
+        self.levels = {"NS": 2, "EW": 2}
+        self.failed_a = {"NS": 0, "EW": 0}
+        self.deals_done = 0
+        self.last_finish: list[str] | None = None
+        self.last_winner: str | None = None
+        self.last_result: dict[str, Any] | None = None
+        self.match_winner: str | None = None
+        self.match_result: dict[str, Any] | None = None
+        self.deal: TableDeal | None = None
+        self.deal_file: str | None = None
+        self.boards: list[int] = []
+        self.penalties: dict[str, Counter[str]] = {"NS": Counter(), "EW": Counter()}
+        self.ref = 0
+        self.now = 0.0
+        self._effects: list[Effect] = []
+
+    # -- plumbing -----------------------------------------------------------------------------------------
+    def handle(self, event: Input, now: float) -> list[Effect]:
+        """Apply one input at time ``now`` (seconds, wall clock) and return its effects."""
+        from . import commands, flow
+
+        self.now = now
+        self._effects = []
+        if isinstance(event, Command):
+            commands.handle_command(self, event)
+        elif self.phase == "paused" and not isinstance(event, Tick):
+            self.note_while_paused(event)
+        elif isinstance(event, DealerStarted):
+            flow.on_dealer_started(self, event)
+        elif isinstance(event, DealerCard):
+            flow.on_dealer_card(self, event)
+        elif isinstance(event, DealerDone):
+            flow.on_dealer_done(self, event)
+        elif isinstance(event, DealerFault):
+            flow.on_dealer_fault(self, event)
+        elif isinstance(event, CardsSeen):
+            flow.on_cards_seen(self, event)
+        elif isinstance(event, ZoneCleared):
+            if self.deal is not None:
+                self.deal.zone[event.seat] = []
+        elif isinstance(event, Press):
+            flow.on_press(self, event)
+        elif isinstance(event, Tick):
+            flow.on_tick(self)
+        effects, self._effects = self._effects, []
+        return effects
+
+    def note_while_paused(self, event: Input) -> None:
+        if isinstance(event, CardsSeen) and event.cards:
+            self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
+                       {"frame": event.frame, "seen": event.cards})
+
+    def effect(self, effect: Effect) -> None:
+        self._effects.append(effect)
+
+    def emit(self, type_: str, topic: str = "events", replaces: int | None = None, **fields: Any) -> int:
+        """Queue a message of ``type_`` on ``topic``; returns its ref (for later corrections)."""
+        self.ref += 1
+        payload = {"type": type_, **fields}
+        self.effect(Publish(topic, payload, self.ref, replaces))
+        return self.ref
+
+    def alert(self, code: str, seat: str | None, text: str, evidence: dict[str, Any]) -> None:
+        """A foul or fault for the referee, with its evidence, also kept in the deal record."""
+        d = self.deal
+        body: dict[str, Any] = {"code": code, "seat": seat, "message": text, "evidence": evidence,
+                                "phase": self.phase}
+        if d is not None:
+            body["deal"] = d.number
+            body["turn"] = d.state.to_move if d.state else None
+            body["t"] = round(self.now - d.started, 3)
+            d.events.append({"t": body["t"], "kind": "foul" if code in FOULS else "fault", "seat": seat,
+                             "what": code, "detail": text})
+        self.emit("alert", topic="alerts", **body)
+        self.effect(Beep(2))
+
+    def publish_state(self) -> None:
+        from .views import public_state
+
+        self.emit("state", topic="state", **public_state(self))
+
+    def publish_hands(self) -> None:
+        d = self.deal
+        hands = {}
+        if d is not None:
+            hands = d.state.hands_json() if d.state else {s: [c.code for c in d.hands.get(s, [])] for s in SEATS}
+        self.effect(Publish("private/hands", {"type": "hands", "deal": d.number if d else None,
+                                              "hands": hands}))
+
+    def t(self) -> float:
+        return round(self.now - self.deal.started, 3) if self.deal else 0.0
+
+    # -- turn lights and timers ---------------------------------------------------------------------------
+    def set_turn(self, seat: str | list[str] | None, asked: str = "play") -> None:
+        """Light the turn lamp of the seat(s) asked to act and tell simulated seats; restart the timer."""
+        seats = [] if seat is None else [seat] if isinstance(seat, str) else list(seat)
+        for s in SEATS:
+            self.effect(Light(s, "turn", s in seats))
+        for s in seats or [None]:
+            self.effect(TurnChanged(s, asked if s else "wait", self.deal.state if self.deal else None))
+
+    # -- helpers used by flow and commands ----------------------------------------------------------------
+    def parse_seen(self, codes: list[str]) -> list[Card] | None:
+        try:
+            return parse_cards(codes, max_copies=None)
+        except ValueError:
+            return None
+
+    def reading_from(self, data: Any) -> Reading:
+        return Reading.from_json(data)
+
+    def card(self, code: str) -> Card:
+        return parse_card(code)
+
+
+FOULS = frozenset({"out_of_turn", "exposed_card", "illegal_play", "not_held", "missing_report",
+                   "wrong_report", "slow_play", "wrong_tribute", "wrong_return", "wrong_manner"})

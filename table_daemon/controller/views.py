@@ -1,0 +1,151 @@
+"""JSON views of the controller: the public table state (``state`` topic), the deal record
+(``guandan-deal/1``, deal-record.md) and the match result. The public state never holds a card a seat still
+holds: only counts (mqtt-api.md).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from table_daemon.guandan import deal as engine
+from table_daemon.guandan.cards import SEATS, rank_name, team_of
+from table_daemon.guandan.levels import Settlement, format_team_level
+from table_daemon.guandan.timers import deadline
+
+if TYPE_CHECKING:
+    from .table import TableController
+
+
+def _levels(levels: dict[str, int]) -> dict[str, str]:
+    return {t: format_team_level(v) for t, v in levels.items()}
+
+
+def public_state(c: TableController) -> dict[str, Any]:
+    """The whole public state: seats (counts only), levels, phase, turn and timer, trick, last result."""
+    d = c.deal
+    st = d.state if d is not None else None
+    seats: dict[str, Any] = {}
+    for s in SEATS:
+        seat: dict[str, Any] = {"team": team_of(s), "cards_left": None, "place": None, "reported": False}
+        if st is not None:
+            seat["cards_left"] = len(st.hand(s))
+            seat["place"] = st.finished.index(s) + 1 if s in st.finished else None
+            seat["reported"] = s in st.reported
+            seat["report_due"] = s in st.report_due
+        elif d is not None:
+            seat["cards_left"] = d.dealt[s]
+        seats[s] = seat
+    out: dict[str, Any] = {
+        "phase": c.phase,
+        "paused_from": c.paused_from,
+        "profile": c.profile.name,
+        "match": c.match_no,
+        "match_active": c.match_active,
+        "teams": c.teams,
+        "levels": _levels(c.levels),
+        "deals_played": c.deals_done,
+        "deal": d.number if d else None,
+        "level": rank_name(d.level) if d else None,
+        "played": d.played if d else None,
+        "seats": seats,
+        "turn": None,
+        "timer": None,
+        "trick": None,
+        "tribute": None,
+        "pending_declaration": None,
+        "last_result": c.last_result,
+        "match_result": c.match_result,
+        "match_end": c.match_end,
+    }
+    if st is not None:
+        out["turn"] = st.to_move
+        due = deadline(st)
+        out["timer"] = {"since": round(st.turn_since, 3), "deadline": round(due, 3) if due else None}
+        if st.trick_reading is not None:
+            out["trick"] = {"seat": SEATS[st.trick_seat], "cards": [x.code for x in st.trick_cards],
+                            "reading": st.trick_reading.to_json(), "passes": st.passes}
+        if st.plan is not None:
+            out["tribute"] = {"resisted": st.plan.resisted,
+                              "given": [{"from": g, "to": r, "card": x.code} for g, r, x in st.given],
+                              "returned": [{"from": g, "to": r, "card": x.code} for g, r, x in st.returned],
+                              "pending": st.pending_gives() if st.phase == engine.TRIBUTE else
+                              [s for s, _ in st.pending_returns()]}
+    if d is not None and d.pending_declare is not None:
+        out["pending_declaration"] = {k: v for k, v in d.pending_declare.items() if k != "frame"}
+    return out
+
+
+def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
+    """The ``guandan-deal/1`` record of the finished deal (hands as dealt, before tribute)."""
+    d = c.deal
+    assert d is not None and d.state is not None
+    st = d.state
+    actions: list[dict[str, Any]] = []
+    for action, t in st.actions():
+        if action.kind in ("give", "return"):
+            continue
+        entry = action.to_json()
+        entry["t"] = round(t, 3)
+        actions.append(entry)
+    actions.extend(d.referee)
+    actions.sort(key=lambda a: a.get("t", 0.0))
+    record: dict[str, Any] = {
+        "format": "guandan-deal/1",
+        "event": c.event,
+        "table": c.table,
+        "match": c.match_no,
+        "deal": d.number,
+        "profile": c.profile.name,
+        "levels_before": _levels(d.levels_before),
+        "played": d.played,
+        "level": rank_name(d.level),
+        "first_lead": d.first_lead,
+        "hands": st.hands_json(dealt=True),
+        "tribute": [{"from": g, "to": r, "card": x.code} for g, r, x in st.given],
+        "returns": [{"from": g, "to": r, "card": x.code} for g, r, x in st.returned],
+        "leader": st.leader,
+        "actions": actions,
+        "result": {"finish": st.finish_order(), "winner": s.winner, "up": s.up,
+                   "levels_after": s.levels_json(), "match_winner": s.match_winner},
+        "events": list(d.events),
+    }
+    if d.board is not None:
+        record["board"] = d.board
+    if d.commitment:
+        record["commitment"] = d.commitment
+    if d.deal_line:
+        record["deal_line"] = d.deal_line
+    return record
+
+
+def match_result(c: TableController, winner: str | None, reason: str) -> dict[str, Any]:
+    """One match's result: final levels, winner, 场分 and 级差分 (desk-compatible)."""
+    levels = _levels(c.levels)
+    finished = "A+" in levels.values()
+    out: dict[str, Any] = {"id": f"{c.event}/{c.table}/m{c.match_no}", "match": c.match_no,
+                           "levels": levels, "winner": winner, "finished": finished, "reason": reason,
+                           "deals": c.deals_done, "teams": c.teams, "profile": c.profile.name}
+    points = score(c, levels, winner, finished)
+    if points is not None:
+        out["match_points"], out["level_points"] = points
+    return out
+
+
+def score(c: TableController, levels: dict[str, str], winner: str | None,
+          finished: bool) -> tuple[dict[str, float], dict[str, float]] | None:
+    """场分 and 级差分 by the profile's scoring variant (the desk's scoring rules)."""
+    from table_daemon.desk.points import score_match
+
+    p = c.profile
+    variant = "standard"
+    if p.deal_points == "one_to_three":
+        variant = "one_to_three"
+    elif p.match_points == "three_point":
+        variant = "three_point"
+    elif p.level_points == "level_value":
+        variant = "level_value"
+    try:
+        ms = score_match(levels, winner, variant=variant, finished=finished)
+    except ValueError:
+        return None
+    return dict(ms.match), dict(ms.level)
