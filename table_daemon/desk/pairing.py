@@ -9,7 +9,8 @@ of one unit apart where that costs less than one point of difference. ``networkx
 ``maxcardinality=True`` then pairs everyone it can without a rematch. To stay fast with hundreds of pairs,
 each team is first joined only to its nearest ``window`` neighbours in the standings; the window doubles until
 everyone is paired (with 500 pairs a window of 24 almost always suffices). An odd count adds a bye node joined
-to every team that had no bye yet, cheapest for the lowest placed.
+to every team that had no bye yet; the lowest placed of them gets it whenever a pairing without rematch
+allows.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ Pairing = list[tuple[int, int | None]]
 _BYE = -1
 _POINT = 4_000_000  # cost of half a point of 场分 difference, squared-scaled below
 _UNIT = 4 * _POINT  # a same-unit match costs as much as one whole point of difference
+_BYE_STEP = 10_000 * _POINT  # the bye goes to the lowest placed team that can take it, before anything else
 
 
 class PairingError(ValueError):
@@ -96,7 +98,7 @@ def _swiss_graph(
         eligible = [t for t in teams if t not in had_bye] or teams
         graph.add_node(_BYE)
         for t in eligible:
-            graph.add_edge(_BYE, t, weight=base - (n - 1 - pos[t]) ** 2)
+            graph.add_edge(_BYE, t, weight=base - _BYE_STEP * (n - 1 - pos[t]))
     return graph
 
 

@@ -1,0 +1,82 @@
+"""Standings by 场分, 级差分, 对手分, fouls, countback and lots (rules §9), and duplicate boards (§12)."""
+
+from table_daemon.desk.standings import BoardPlay, Outcome, Penalty, Team, compute, draw_lot, duplicate_scores
+
+TEAMS = [Team(i, f"P{i}", (f"a{i}", f"b{i}"), "U1" if i < 3 else "U2") for i in range(1, 7)]
+
+
+def names(rows: list) -> list[str]:
+    return [r.name for r in rows]
+
+
+def test_hand_calculated_two_rounds() -> None:
+    outcomes = [
+        Outcome(1, "T01", 1, 2, {"NS": "A+", "EW": "5"}, "NS"),   # P1 2/23, P2 0/3
+        Outcome(1, "T02", 3, 4, {"NS": "8", "EW": "K"}, "EW"),    # P3 0/8, P4 2/18
+        Outcome(1, "T03", 5, 6, {"NS": "9", "EW": "9"}, None),    # P5 1/13, P6 1/13
+        Outcome(2, "T01", 1, 4, {"NS": "Q", "EW": "J"}, "NS"),    # P1 2/14, P4 0/12
+        Outcome(2, "T02", 5, 2, {"NS": "3", "EW": "7"}, "EW"),    # P5 0/9, P2 2/17
+        Outcome(2, "T03", 6, 3, {"NS": "A", "EW": "A"}, None),    # P6 1/13, P3 1/13
+    ]
+    rows = compute(TEAMS, outcomes, lot_seed="s")
+    got = {r.name: (r.match_points, r.level_points, r.opponent_points) for r in rows}
+    assert got == {
+        "P1": (4, 37, 2 + 2), "P2": (2, 20, 4 + 1), "P4": (2, 30, 1 + 4), "P6": (2, 26, 1 + 1),
+        "P5": (1, 22, 2 + 2), "P3": (1, 21, 2 + 2),
+    }
+    assert names(rows) == ["P1", "P4", "P6", "P2", "P5", "P3"]
+    assert [r.rank for r in rows] == [1, 2, 3, 4, 5, 6]
+
+
+def test_tie_breaks_opponents_then_fouls_then_countback_then_lots() -> None:
+    teams = TEAMS[:4]
+    # Round 1: P1 beats P2, P3 beats P4, both by the same margin; round 2: P1-P3 draw, P2-P4 draw.
+    base = [
+        Outcome(1, "T01", 1, 2, {"NS": "6", "EW": "4"}, "NS"),
+        Outcome(1, "T02", 3, 4, {"NS": "6", "EW": "4"}, "NS"),
+        Outcome(2, "T01", 1, 3, {"NS": "5", "EW": "5"}, None),
+        Outcome(2, "T02", 2, 4, {"NS": "5", "EW": "5"}, None),
+    ]
+    rows = compute(teams, base, lot_seed="x")
+    p1, p3 = (next(r for r in rows if r.name == n) for n in ("P1", "P3"))
+    assert (p1.match_points, p1.level_points, p1.opponent_points) == (p3.match_points, p3.level_points,
+                                                                      p3.opponent_points)
+    # all equal so far: the lot decides, and the lot is reproducible from the seed
+    first = "P1" if draw_lot("x", 1) < draw_lot("x", 3) else "P3"
+    assert names(rows)[0] == first
+    # a confirmed violation puts the other one ahead
+    fouler = first
+    rows = compute(teams, base, lot_seed="x", penalties=[Penalty(int(fouler[1]), violations=1)])
+    assert names(rows)[0] != fouler and rows[1].fouls == 1
+
+
+def test_countback_from_the_last_round() -> None:
+    teams = TEAMS[:4]
+    outcomes = [
+        Outcome(1, "T01", 1, 2, {"NS": "5", "EW": "5"}, None),  # P1 1, P2 1
+        Outcome(1, "T02", 3, 4, {"NS": "6", "EW": "4"}, "NS"),  # P3 2 (15), P4 0 (11)
+        Outcome(2, "T01", 1, 4, {"NS": "6", "EW": "4"}, "NS"),  # P1 2 (15), P4 0 (11)
+        Outcome(2, "T02", 3, 2, {"NS": "5", "EW": "5"}, None),  # P3 1, P2 1
+    ]
+    rows = compute(teams, outcomes, lot_seed="y")
+    # P1 and P3: 3 场分, 28 级差分, opponents P2+P4 = 2 each; P1 won the last round, so P1 is ahead.
+    assert names(rows)[:2] == ["P1", "P3"]
+
+
+def test_byes_voids_and_deductions() -> None:
+    outcomes = [Outcome(1, "BYE01", 5, None), Outcome(1, "T01", 1, 2, {"NS": "A+", "EW": "2"}, "NS", void=True)]
+    rows = {r.name: r for r in compute(TEAMS, outcomes, lot_seed="z",
+                                       penalties=[Penalty(5, match_points=1, level_points=3)])}
+    assert (rows["P5"].match_points, rows["P5"].level_points, rows["P5"].byes) == (1, 10, 1)
+    assert rows["P1"].match_points == 0 and rows["P1"].played == 0
+
+
+def test_duplicate_boards_are_compared_board_by_board() -> None:
+    # Board 1: at T01 P1 (NS cards) take 上游 +3; at T02 P3 hold the NS cards and lose -1.
+    plays = [BoardPlay(1, "T01", 1, 2, 3), BoardPlay(1, "T02", 3, 4, -1),
+             BoardPlay(2, "T01", 1, 2, -2), BoardPlay(2, "T02", 3, 4, -2)]
+    totals, detail = duplicate_scores(plays)
+    assert totals == {1: 4, 2: -4, 3: -4, 4: 4}
+    assert [d["score_ns"] for d in detail] == [4, -4, 0, 0]
+    rows = compute(TEAMS[:4], [], boards=plays, duplicate=True, lot_seed="d")
+    assert names(rows)[:2] in (["P1", "P4"], ["P4", "P1"]) and rows[0].duplicate == 4
