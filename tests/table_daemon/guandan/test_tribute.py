@@ -6,7 +6,12 @@ import pytest
 
 from table_daemon.guandan.cards import parse_card, parse_cards
 from table_daemon.guandan.profiles import PROFILES, profile_with
-from table_daemon.guandan.tribute import lowest_allowed_return, plan_tribute, return_allowed, tribute_candidates
+from table_daemon.guandan.tribute import (
+    lowest_allowed_return,
+    plan_tribute,
+    return_allowed,
+    tribute_candidates,
+)
 
 NAT = PROFILES["national"]
 JS = PROFILES["jiangsu"]
