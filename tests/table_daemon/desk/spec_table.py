@@ -34,9 +34,9 @@ class SpecTable:
         self.client.will_set(f"{self.root}/status", json.dumps({"online": False}), qos=1, retain=True)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
+        self.connected = threading.Event()
         self.client.connect(host, int(port), keepalive=10)
         self.client.loop_start()
-        self.connected = threading.Event()
         if not self.connected.wait(10):
             raise AssertionError("table could not connect")
 
