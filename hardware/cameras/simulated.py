@@ -1,0 +1,144 @@
+"""A simulated overhead camera: renders the simulated table so the real card reader runs on it.
+
+The table daemon drives it with ``lay(seat, cards_in_order)``, ``clear(seat)`` and ``hand_over(seat)``, and
+takes pictures with ``frame()``. Cards are drawn by ``vision.render`` in the seat's play area, facing the seat,
+fanned left to right as the seat sees them (each card covering the right part of the one before, so every
+top-left index shows), with random offsets, rotation, overlap and lighting from the seed. Four ArUco markers
+at the table corners let ``TableCalibration.from_markers`` calibrate on its frames, as on a real table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.calibration import MARKER_POSITIONS, TableCalibration, marker_image
+from vision.render import CARD_RATIO, light_scene, render_face, table_cloth
+from vision.types import CARD_CODES
+
+from .base import CameraError
+
+
+class SimulatedTableCamera:
+    """``SimulatedTableCamera(seed)``: a 1280x720 overhead view of a simulated table."""
+
+    def __init__(self, seed: int = 0, width: int = 1280, height: int = 720, card_height: int = 124,
+                 style: int | None = None, light: bool | None = None, noise: float = 1.0) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.width, self.height = width, height
+        self.card_height = card_height
+        self.style = int(self.rng.integers(0, 6)) if style is None else style
+        self.noise = noise
+        side = height - 48
+        left = (width - side) / 2
+        self.marker_centres = {i: (left + u * side, 24 + v * side) for i, (u, v) in MARKER_POSITIONS.items()}
+        self.calibration = TableCalibration.from_marker_centres(self.marker_centres)
+        self._cloth = table_cloth(height, width, self.rng, light)
+        for marker_id, (cx, cy) in self.marker_centres.items():
+            m = cv2.cvtColor(marker_image(marker_id, 40), cv2.COLOR_GRAY2BGR)
+            x0, y0 = int(cx - 20), int(cy - 20)
+            self._cloth[y0:y0 + 40, x0:x0 + 40] = m
+        self._light_seed = int(self.rng.integers(0, 2**31))
+        self._faces: dict[str, np.ndarray] = {}
+        self._laid: dict[str, list[tuple[str, np.ndarray]]] = {}
+        self._hands: dict[str, int] = {}
+        self._frame_no = 0
+
+    def _face(self, code: str) -> np.ndarray:
+        if code not in self._faces:
+            self._faces[code] = render_face(code, 160, self.style)
+        return self._faces[code]
+
+    def lay(self, seat: str, cards_in_order: Sequence[str]) -> None:
+        """Lay these cards (codes, left to right as the seat sees them) in the seat's play area."""
+        zone = self.calibration.zones.get(seat)
+        if zone is None:
+            raise CameraError(f"unknown seat {seat!r}")
+        codes = [c.split("#")[0].upper().replace("10", "T") for c in cards_in_order]
+        bad = [c for c in codes if c not in CARD_CODES]
+        if bad:
+            raise CameraError(f"unknown card code(s) {bad}")
+        zw, zh = zone.size
+        back = np.linalg.inv(zone.upright_matrix())
+        ch = float(self.card_height) * float(self.rng.uniform(0.95, 1.05))
+        cw = ch / CARD_RATIO
+        step = cw * float(self.rng.uniform(0.36, 0.46))
+        total = cw + step * max(len(codes) - 1, 0)
+        x0 = (zw - total) / 2 + float(self.rng.uniform(-0.1, 0.1)) * max(zw - total, 0)
+        y0 = (zh - ch) / 2 + float(self.rng.uniform(-0.25, 0.25)) * max(zh - ch, 0)
+        tilt = float(self.rng.uniform(-8, 8))
+        placed: list[tuple[str, np.ndarray]] = []
+        for i, code in enumerate(codes):
+            cx = x0 + cw / 2 + i * step + float(self.rng.normal(0, 2))
+            cy = y0 + ch / 2 + float(self.rng.normal(0, 2))
+            angle = np.deg2rad(tilt + float(self.rng.normal(0, 2.5)))
+            rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            local = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]]) @ rot.T
+            corners = (local + [cx, cy]).astype(np.float32)
+            placed.append((code, cv2.perspectiveTransform(corners[None], back)[0]))
+        self._laid[seat] = placed
+
+    def clear(self, seat: str | None = None) -> None:
+        """Take the cards off one seat's area (or off the whole table)."""
+        if seat is None:
+            self._laid.clear()
+        else:
+            self._laid.pop(seat, None)
+
+    def hand_over(self, seat: str, frames: int = 2) -> None:
+        """A player's hand passes over the seat's area during the next ``frames`` frames."""
+        self._hands[seat] = frames
+
+    def frame(self) -> np.ndarray:
+        """The current view (BGR 1280x720)."""
+        scene = self._cloth.copy()
+        for placed in self._laid.values():
+            for code, corners in placed:
+                _paste(scene, self._face(code), corners)
+        for seat in list(self._hands):
+            self._draw_hand(scene, seat)
+            self._hands[seat] -= 1
+            if self._hands[seat] <= 0:
+                del self._hands[seat]
+        self._frame_no += 1
+        rng = np.random.default_rng((self._light_seed, self._frame_no))
+        return light_scene(scene, rng, strength=0.5 * self.noise)
+
+    def _draw_hand(self, scene: np.ndarray, seat: str) -> None:
+        zone = self.calibration.zones[seat]
+        c = zone.corners
+        centre = c.mean(axis=0) + self.rng.normal(0, 10, 2)
+        near = (c[2] + c[3]) / 2
+        skin = tuple(int(v) for v in self.rng.uniform([120, 150, 190], [150, 180, 230]))
+        axis = near - centre
+        angle = float(np.degrees(np.arctan2(axis[1], axis[0])))
+        cv2.ellipse(scene, (int(centre[0]), int(centre[1])), (70, 50), angle, 0, 360, skin, -1, cv2.LINE_AA)
+        cv2.line(scene, (int(centre[0]), int(centre[1])), (int(near[0] + axis[0]), int(near[1] + axis[1])),
+                 skin, 60, cv2.LINE_AA)
+
+    def close(self) -> None:
+        self._laid.clear()
+
+
+def _paste(scene: np.ndarray, face: np.ndarray, corners: np.ndarray) -> None:
+    """Warp ``face`` onto the quadrilateral ``corners`` of ``scene`` (in place), working in its bounding box."""
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 3
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, scene.shape[1]), min(y1, scene.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    h, w = face.shape[:2]
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(src, (corners - [x0, y0]).astype(np.float32))
+    size = (x1 - x0, y1 - y0)
+    warped = cv2.warpPerspective(face, matrix, size, flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpPerspective(np.full((h, w), 255, np.uint8), matrix, size, flags=cv2.INTER_LINEAR)
+    roi = scene[y0:y1, x0:x1]
+    shadow = cv2.GaussianBlur(alpha, (0, 0), 2.0)
+    shadow = np.roll(shadow, (2, 2), axis=(0, 1))
+    roi[:] = (roi * (1 - 0.25 * shadow[..., None] / 255.0)).astype(np.uint8)
+    a = alpha[..., None].astype(np.float32) / 255.0
+    roi[:] = (roi * (1 - a) + warped * a).astype(np.uint8)

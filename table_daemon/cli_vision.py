@@ -1,0 +1,123 @@
+"""``guandan-table vision ...``: the card reader from the command line (contract: shared/spec/cli.md).
+
+- ``classify IMAGE... [--deck PROFILE]``: one JSON line per image, cards left to right.
+- ``enroll DIR --out PROFILE``: learn a deck from one photo per card (progress on stderr).
+- ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from table_daemon.cli import UsageError
+
+HELP = "读牌 card reader: classify photos, enrol a deck (登记牌面), measure accuracy"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("vision", help=HELP, description=HELP)
+    sub = parser.add_subparsers(dest="vision_command", metavar="ACTION")
+    sub.required = True
+    classify = sub.add_parser("classify", help="读取照片中的牌 read the cards in images (JSON lines)")
+    classify.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
+    classify.add_argument("--deck", type=Path, metavar="PROFILE", help="登记过的牌面 enrolled deck profile")
+    classify.set_defaults(handler=_classify)
+    enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
+    enroll.add_argument("folder", type=Path, metavar="DIR")
+    enroll.add_argument("--out", type=Path, required=True, metavar="PROFILE")
+    enroll.set_defaults(handler=_enroll)
+    evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
+    evaluate.add_argument("folder", type=Path, metavar="DIR")
+    evaluate.add_argument("--deck", type=Path, metavar="PROFILE")
+    evaluate.add_argument("--verbose", action="store_true", help="print every wrong reading on stderr")
+    evaluate.set_defaults(handler=_eval)
+
+
+def _reader(deck_path: Path | None) -> Any:
+    from vision.classifier import ModelMissingError
+    from vision.deck import DeckProfile, DeckProfileError
+    from vision.reader import CardReader
+
+    deck = None
+    if deck_path is not None:
+        if not deck_path.is_file():
+            raise UsageError(f"deck profile not found: {deck_path}")
+        try:
+            deck = DeckProfile.load(deck_path)
+        except DeckProfileError as exc:
+            raise UsageError(str(exc)) from exc
+    try:
+        return CardReader(deck=deck)
+    except ModelMissingError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _classify(args: argparse.Namespace) -> int:
+    from vision.files import ImageError, load_image
+
+    reader = _reader(args.deck)
+    status = 0
+    for path in args.images:
+        try:
+            image = load_image(path)
+        except ImageError as exc:
+            print(f"guandan-table: error: {exc}", file=sys.stderr)
+            print(json.dumps({"image": str(path), "cards": [], "error": str(exc)}, ensure_ascii=False))
+            status = 2
+            continue
+        readings = reader.read_image(image)
+        line = {"image": str(path), "cards": [r.to_json() for r in readings]}
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    return status
+
+
+def _enroll(args: argparse.Namespace) -> int:
+    from vision.enrol import enrol_folder
+    from vision.files import ImageError
+
+    if not args.folder.is_dir():
+        raise UsageError(f"not a folder: {args.folder}")
+    reader = _reader(None)
+    try:
+        profile, problems = enrol_folder(args.folder, reader, lambda msg: print(msg, file=sys.stderr, flush=True))
+    except ImageError as exc:
+        raise UsageError(str(exc)) from exc
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    try:
+        profile.save(args.out)
+    except OSError as exc:
+        raise UsageError(f"cannot write profile {args.out}: {exc}") from exc
+    print(f"enrolled {len(set(profile.codes))} cards into {args.out}", file=sys.stderr)
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from vision.files import ImageError, labelled_images, load_image
+
+    if not args.folder.is_dir():
+        raise UsageError(f"not a folder: {args.folder}")
+    reader = _reader(args.deck)
+    total = correct = unread = 0
+    for path, code in labelled_images(args.folder):
+        total += 1
+        try:
+            readings = reader.read_image(load_image(path))
+        except ImageError:
+            readings = []
+        best = max(readings, key=lambda r: r.confidence) if readings else None
+        if best is None:
+            unread += 1
+        elif best.card == code:
+            correct += 1
+        if args.verbose and (best is None or best.card != code):
+            print(f"{path.name}: want {code}, read {best.card if best else None}", file=sys.stderr)
+    if total == 0:
+        raise UsageError(f"no images named by card code in {args.folder}")
+    print(json.dumps({"folder": str(args.folder), "images": total, "correct": correct, "unread": unread,
+                      "accuracy": round(correct / total, 4)}))
+    return 0

@@ -1,0 +1,87 @@
+"""Deck enrolment: one photo per card teaches the reader an event's deck design.
+
+An enrolled card is stored as a *signature* of its upright face: a standardised 36x52 grey thumbnail of the
+whole face (pip layout, court pictures), a 32x44 thumbnail of its top-left corner index at higher detail and a
+coarse redness map. A card seen at the table is matched by normalised correlation against every enrolled
+signature, in both upright turns (a card has no up). Profiles are small ``.npz`` files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .types import CARD_CODES
+
+FACE = (36, 52)
+CORNER = (32, 44)
+RED = (9, 13)
+WEIGHTS = (1.0, 1.6, 0.6)
+
+
+class DeckProfileError(ValueError):
+    """A deck profile file that cannot be read or is not a profile."""
+
+
+def _standardise(v: np.ndarray) -> np.ndarray:
+    v = v.astype(np.float32).ravel()
+    v -= v.mean()
+    return v / (np.linalg.norm(v) + 1e-6)
+
+
+def card_signature(flat: np.ndarray) -> np.ndarray:
+    """Signature of one upright card image (BGR): concatenated, separately standardised parts."""
+    h, w = flat.shape[:2]
+    gray = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
+    gray = cv2.GaussianBlur(gray, (0, 0), max(1.0, h / 150))
+    inset = gray[int(0.02 * h): int(0.98 * h), int(0.02 * w): int(0.98 * w)]
+    face = cv2.resize(inset, FACE, interpolation=cv2.INTER_AREA)
+    corner = cv2.resize(gray[: int(0.3 * h), : int(0.24 * h)], CORNER, interpolation=cv2.INTER_AREA)
+    b, g, r = (flat[:, :, i].astype(np.int16) for i in range(3))
+    red = np.clip(r - np.maximum(g, b), 0, 255).astype(np.float32)
+    red_map = cv2.resize(red, RED, interpolation=cv2.INTER_AREA)
+    parts = [_standardise(face) * WEIGHTS[0], _standardise(corner) * WEIGHTS[1], _standardise(red_map) * WEIGHTS[2]]
+    return np.concatenate(parts) / float(np.sqrt(sum(x * x for x in WEIGHTS)))
+
+
+@dataclass(frozen=True)
+class DeckProfile:
+    """Enrolled signatures: ``codes[i]`` has signature ``signatures[i]`` (several rows per code allowed)."""
+
+    codes: tuple[str, ...]
+    signatures: np.ndarray
+
+    def match(self, candidates: list[np.ndarray]) -> tuple[str, float, float]:
+        """Best code for any of the candidate signatures: (code, correlation, margin over the next code)."""
+        scores = np.stack(candidates) @ self.signatures.T  # (turns, enrolled)
+        best_per = scores.max(axis=0)
+        by_code: dict[str, float] = {}
+        for code, s in zip(self.codes, best_per, strict=True):
+            by_code[code] = max(by_code.get(code, -1.0), float(s))
+        ranked = sorted(by_code.items(), key=lambda kv: -kv[1])
+        second = ranked[1][1] if len(ranked) > 1 else -1.0
+        return ranked[0][0], ranked[0][1], ranked[0][1] - second
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, codes=np.array(self.codes), signatures=self.signatures.astype(np.float32),
+                                kind=np.array("guandan-deck-profile-1"))
+
+    @classmethod
+    def load(cls, path: Path) -> DeckProfile:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if "kind" not in data or str(data["kind"]) != "guandan-deck-profile-1":
+                    raise DeckProfileError(f"{path} is not a deck profile")
+                codes = tuple(str(c) for c in data["codes"])
+                signatures = np.asarray(data["signatures"], np.float32)
+        except (OSError, ValueError, KeyError) as exc:
+            if isinstance(exc, DeckProfileError):
+                raise
+            raise DeckProfileError(f"cannot read deck profile {path}: {exc}") from exc
+        if not codes or signatures.shape[0] != len(codes) or any(c not in CARD_CODES for c in codes):
+            raise DeckProfileError(f"{path} is not a valid deck profile")
+        return cls(codes, signatures)

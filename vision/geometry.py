@@ -1,0 +1,117 @@
+"""Finding cards in an image by their edges, and turning each found region upright and flat.
+
+A plain brightness threshold fails for a white card on a light desk, so cards are found from edges: Canny on
+the blurred grey image, dilated until each card's outline closes, outer contours only, convex hull. Each region
+is kept as a rotated box (or a 4-point quad when the hull is one), then rectified so that the region's
+vertical extent becomes the canonical card height ``CARD_H``. A region may hold one card or an overlapping
+fan of cards; the index reader (``vision.index``) handles both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CARD_H = 300
+#: Longest side, in pixels, at which regions are searched for; bigger images are shrunk first (speed).
+FIND_SIDE = 960
+
+
+@dataclass(frozen=True)
+class Region:
+    """A card-like region: its 4 corners in image coordinates, clockwise from the top-left of its box."""
+
+    corners: np.ndarray  # float32 (4, 2)
+    area: float
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        x, y, w, h = cv2.boundingRect(self.corners.astype(np.float32))
+        return int(x), int(y), int(w), int(h)
+
+
+def _order(points: np.ndarray) -> np.ndarray:
+    """Order 4 points clockwise starting from the one nearest the top-left."""
+    pts = points.reshape(4, 2).astype(np.float32)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise in image coordinates (y down)
+    start = int(np.argmin(pts.sum(axis=1)))
+    return np.roll(pts, -start, axis=0)
+
+
+def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarray | None = None) -> list[Region]:
+    """Card-like regions of ``image`` (BGR or grey), largest first. ``mask`` limits the search (non-zero = in)."""
+    if image is None or image.size == 0 or min(image.shape[:2]) < 16:
+        return []
+    scale = min(1.0, FIND_SIDE / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    gray = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    blur = cv2.GaussianBlur(gray, (0, 0), 1.6)
+    edges = cv2.Canny(blur, 18, 45)
+    if small.ndim == 3:  # colour edges too: a white card on a coloured cloth of the same brightness
+        sat = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[:, :, 1]
+        edges |= cv2.Canny(cv2.GaussianBlur(sat, (0, 0), 1.6), 25, 60)
+    if mask is not None:
+        m = cv2.resize(mask, (edges.shape[1], edges.shape[0]), interpolation=cv2.INTER_NEAREST)
+        edges[m == 0] = 0
+    edges = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=2)
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    total = float(small.shape[0] * small.shape[1])
+    regions: list[Region] = []
+    for contour in contours:
+        hull = cv2.convexHull(contour)
+        area = float(cv2.contourArea(hull))
+        if area < min_area_frac * total or area > 0.98 * total:
+            continue
+        rect = cv2.minAreaRect(hull)
+        (rw, rh) = rect[1]
+        if min(rw, rh) < 12 or area / max(rw * rh, 1.0) < 0.7:
+            continue
+        approx = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
+        quad = approx.reshape(-1, 2) if len(approx) == 4 and cv2.contourArea(approx) > 0.85 * area else None
+        if quad is None:
+            quad = cv2.boxPoints(rect)
+        corners = _order(np.asarray(quad, np.float32) / scale)
+        # the dilation grew every outline by about 2 px of the searched image: shrink back towards the centre
+        centre = corners.mean(axis=0)
+        corners = centre + (corners - centre) * (1 - 3.0 / max(min(rw, rh), 1.0))
+        regions.append(Region(corners.astype(np.float32), area / (scale * scale)))
+    regions.sort(key=lambda r: -r.area)
+    return regions
+
+
+def whole_image_region(image: np.ndarray) -> Region:
+    """The whole image as one region (an image already cropped to a card)."""
+    h, w = image.shape[:2]
+    corners = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    return Region(corners, float(w * h))
+
+
+def rectify(image: np.ndarray, region: Region, quarter_turns: int) -> tuple[np.ndarray, np.ndarray]:
+    """The region flattened and turned by ``quarter_turns`` x 90 degrees clockwise, scaled to height CARD_H.
+
+    Returns the upright image and the 3x3 matrix that maps its pixels back to the source image.
+    """
+    c = np.roll(region.corners, -quarter_turns, axis=0)  # c[0] becomes the top-left
+    top = float(np.linalg.norm(c[1] - c[0]))
+    side = float(np.linalg.norm(c[3] - c[0]))
+    width = max(8, min(int(round(CARD_H * top / max(side, 1.0))), 12 * CARD_H))
+    target = np.array([[0, 0], [width - 1, 0], [width - 1, CARD_H - 1], [0, CARD_H - 1]], np.float32)
+    forward = cv2.getPerspectiveTransform(c, target)
+    flat = cv2.warpPerspective(image, forward, (width, CARD_H), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return flat, np.linalg.inv(forward)
+
+
+def map_box(inverse: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Map a box of a rectified image back to an axis-aligned box of the source image."""
+    x, y, w, h = box
+    pts = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float32)
+    back = cv2.perspectiveTransform(pts, inverse)[0]
+    x0, y0 = back.min(axis=0)
+    x1, y1 = back.max(axis=0)
+    return int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0))

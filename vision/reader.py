@@ -1,0 +1,152 @@
+"""Reading cards from an image: regions by edges, each turned upright, indices found and classified.
+
+``CardReader.read_image`` is the free-standing reader (``vision classify``): every card-like region of the image
+is tried in its four quarter turns and the turn whose indices read best wins; an image that is itself a cropped
+card is read whole. ``CardReader.read_region`` serves the table reader, which knows each seat's upright turn.
+With a ``DeckProfile`` (``vision enroll``) single cards are also matched against that deck's enrolled faces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .classifier import RANK_CLASSES, SUIT_CLASSES, GlyphModel
+from .deck import DeckProfile, card_signature
+from .geometry import CARD_H, Region, find_regions, map_box, rectify, whole_image_region
+from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
+from .types import RED_SUITS, CardReading
+
+#: A region no wider than this (in card heights) holds one card, not a fan.
+SINGLE_CARD_WIDTH = 0.85
+
+
+@dataclass(frozen=True)
+class RegionRead:
+    """The readings of one region in one turn, with the upright image they were read from."""
+
+    turn: int
+    readings: list[CardReading]
+    flat: np.ndarray
+    score: float
+
+
+def _red_probability(redness: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-(redness - 30.0) / 8.0)))
+
+
+class CardReader:
+    """Reads card indices; holds the glyph model and an optional enrolled deck."""
+
+    def __init__(self, model: GlyphModel | None = None, deck: DeckProfile | None = None) -> None:
+        self.model = model or GlyphModel.load()
+        self.deck = deck
+
+    def _classify(self, candidates: Sequence[IndexCandidate], mask: np.ndarray,
+                  redness: np.ndarray) -> list[tuple[str, float, IndexCandidate]]:
+        if not candidates:
+            return []
+        rank_p = self.model.rank.predict(np.stack([glyph_features(mask, c.rank) for c in candidates]))
+        suit_p = self.model.suit.predict(np.stack([glyph_features(mask, c.suit) for c in candidates]))
+        out: list[tuple[str, float, IndexCandidate]] = []
+        x_rank, x_suit = RANK_CLASSES.index("X"), SUIT_CLASSES.index("X")
+        for cand, rp, sp in zip(candidates, rank_p, suit_p, strict=True):
+            red = _red_probability(0.5 * (redness_of(redness, mask, cand.rank)
+                                          + redness_of(redness, mask, cand.suit)))
+            if cand.stack >= 2 and sp[x_suit] > 0.5 and rp[x_rank] < 0.8:
+                out.append(("HR" if red > 0.5 else "SB", float(sp[x_suit] * max(red, 1 - red)), cand))
+                continue
+            if rp[x_rank] > 0.5 or sp[x_suit] > 0.5:
+                continue
+            colour = np.array([1 - red if s not in RED_SUITS else red for s in SUIT_CLASSES[:4]])
+            suits = sp[:4] * (0.15 + 0.85 * colour)
+            suits = suits / max(float(suits.sum()), 1e-9) * (1 - sp[x_suit])
+            r = int(np.argmax(rp[:13]))
+            s = int(np.argmax(suits))
+            out.append((SUIT_CLASSES[s] + RANK_CLASSES[r], float(rp[r] * suits[s]), cand))
+        return out
+
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3)) -> RegionRead:
+        """Read one region in each of ``turns`` and keep the turn that reads best."""
+        best: RegionRead | None = None
+        for turn in turns:
+            flat, inverse = rectify(image, region, turn)
+            band = flat[: int(BAND * CARD_H)]
+            mask, redness = ink_mask(band)
+            found = self._classify(find_candidates(mask), mask, redness)
+            single = flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H
+            if single:
+                found = [f for f in found if f[2].rank.x < 0.4 * flat.shape[1]]
+                found = sorted(found, key=lambda f: -f[1])[:1]
+            else:
+                found = _drop_overlaps(found)
+            readings = [CardReading(code, conf, map_box(inverse, _index_box(cand)))
+                        for code, conf, cand in sorted(found, key=lambda f: f[2].rank.x)]
+            score = sum(r.confidence for r in readings)
+            if best is None or score > best.score + 1e-9:
+                best = RegionRead(turn, readings, flat, score)
+        assert best is not None
+        if self.deck is not None and best.flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:
+            best = self._match_deck(image, region, best)
+        return best
+
+    def _match_deck(self, image: np.ndarray, region: Region, read: RegionRead) -> RegionRead:
+        """Combine the index reading of a single card with the enrolled deck's template match."""
+        assert self.deck is not None
+        turns = (read.turn, (read.turn + 2) % 4) if read.readings else (0, 1, 2, 3)
+        signatures = [card_signature(rectify(image, region, t)[0]) for t in turns]
+        code, score, margin = self.deck.match(signatures)
+        prior = {r.card: r.confidence for r in read.readings}
+        confidence = float(np.clip((score - 0.35) * 2.0, 0, 1) * np.clip(margin * 12, 0, 1))
+        if prior.get(code, 0.0) > 0:
+            confidence = 1 - (1 - confidence) * (1 - prior[code])
+        elif read.readings and read.readings[0].confidence > confidence + 0.2:
+            return read
+        box = read.readings[0].box if read.readings else region.box
+        return RegionRead(read.turn, [CardReading(code, confidence, box)], read.flat, confidence)
+
+    def read_image(self, image: np.ndarray) -> list[CardReading]:
+        """Every card read in a free-standing image, left to right (by index box)."""
+        if image is None or image.ndim != 3 or min(image.shape[:2]) < 24:
+            return []
+        regions = find_regions(image)
+        total = float(image.shape[0] * image.shape[1])
+        readings: list[CardReading] = []
+        covered = 0.0
+        for region in regions[:40]:
+            if any(_inside(region, other) for other in regions if other is not region and other.area > region.area):
+                continue
+            read = self.read_region(image, region)
+            readings.extend(read.readings)
+            covered += region.area if read.readings else 0.0
+        h, w = image.shape[:2]
+        if covered < 0.5 * total and 1.2 <= max(h, w) / min(h, w) <= 1.8:
+            whole = self.read_region(image, whole_image_region(image))
+            if whole.readings and whole.score >= sum(r.confidence for r in readings):
+                readings = whole.readings
+        return sorted(readings, key=lambda r: (r.box[0], r.box[1]))
+
+
+def _index_box(cand: IndexCandidate) -> tuple[int, int, int, int]:
+    g = cand.rank.union(cand.suit)
+    return g.x, g.y, g.w, g.h
+
+
+def _drop_overlaps(found: list[tuple[str, float, IndexCandidate]]) -> list[tuple[str, float, IndexCandidate]]:
+    kept: list[tuple[str, float, IndexCandidate]] = []
+    for item in sorted(found, key=lambda f: -f[1]):
+        g = item[2].rank
+        if all(min(g.x + g.w, k[2].rank.x + k[2].rank.w) - max(g.x, k[2].rank.x) <= 0 or
+               min(g.bottom, k[2].rank.bottom) - max(g.y, k[2].rank.y) <= 0 for k in kept):
+            kept.append(item)
+    return kept
+
+
+def _inside(inner: Region, outer: Region) -> bool:
+    import cv2
+
+    contour = outer.corners.reshape(-1, 1, 2)
+    centre = inner.corners.mean(axis=0)
+    return cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) > 0

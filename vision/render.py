@@ -1,0 +1,166 @@
+"""Rendering card faces and table scenes with OpenCV alone.
+
+Used by the simulated camera (``hardware.cameras.simulated``), by tests and by the training script. Faces have
+the usual layout: rank over suit pip in the top-left corner and, turned, in the bottom-right; pips or a framed
+court letter in the middle; jokers show J-O-K-E-R down the corner, red for the big joker (大王 ``HR``), black
+for the small one (小王 ``SB``). Several font styles give the training data more than one design.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .types import RED_SUITS
+
+FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX,
+         cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_PLAIN)
+RED = (30, 20, 200)
+BLACK = (25, 25, 25)
+CARD_RATIO = 1.45
+
+
+def draw_suit(img: np.ndarray, suit: str, cx: float, cy: float, size: float, colour: tuple[int, int, int]) -> None:
+    """Draw one suit symbol of height ``size`` centred at (cx, cy)."""
+    s = size / 2
+    if suit == "D":
+        pts = np.array([[cx, cy - s], [cx + 0.75 * s, cy], [cx, cy + s], [cx - 0.75 * s, cy]])
+        cv2.fillPoly(img, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
+        return
+    if suit == "H":
+        r = 0.5 * s
+        for dx in (-r, r):
+            cv2.circle(img, (round(cx + dx), round(cy - 0.35 * s)), round(r * 1.02), colour, -1, cv2.LINE_AA)
+        pts = np.array([[cx - 2 * r, cy - 0.25 * s], [cx + 2 * r, cy - 0.25 * s], [cx, cy + s]])
+        cv2.fillPoly(img, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
+        return
+    if suit == "S":
+        r = 0.48 * s
+        for dx in (-r, r):
+            cv2.circle(img, (round(cx + dx), round(cy + 0.2 * s)), round(r), colour, -1, cv2.LINE_AA)
+        pts = np.array([[cx - 2 * r, cy + 0.12 * s], [cx + 2 * r, cy + 0.12 * s], [cx, cy - s]])
+        cv2.fillPoly(img, [np.round(pts).astype(np.int32)], colour, cv2.LINE_AA)
+    else:  # clubs
+        r = 0.36 * s
+        for dx, dy in ((0, -0.5 * s), (-0.55 * s, 0.15 * s), (0.55 * s, 0.15 * s)):
+            cv2.circle(img, (round(cx + dx), round(cy + dy)), round(r), colour, -1, cv2.LINE_AA)
+        cv2.circle(img, (round(cx), round(cy)), round(0.25 * s), colour, -1, cv2.LINE_AA)
+    stem = np.array([[cx, cy + 0.2 * s], [cx - 0.35 * s, cy + s], [cx + 0.35 * s, cy + s]])
+    cv2.fillPoly(img, [np.round(stem).astype(np.int32)], colour, cv2.LINE_AA)
+
+
+def _text(img: np.ndarray, text: str, x: float, top: float, height: float, font: int, colour: tuple[int, int, int],
+          weight: float) -> float:
+    """Draw ``text`` with its cap height ``height`` and top-left at (x, top); returns the drawn width."""
+    (w, h), _ = cv2.getTextSize(text, font, 1.0, 1)
+    scale = height / max(h, 1)
+    thickness = max(1, round(scale * weight))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
+    cv2.putText(img, text, (round(x), round(top + h)), font, scale, colour, thickness, cv2.LINE_AA)
+    return float(w)
+
+
+def _index(img: np.ndarray, code: str, width: int, style: int, colour: tuple[int, int, int]) -> None:
+    font = FONTS[style % len(FONTS)]
+    weight = 1.6 + 0.6 * (style // len(FONTS) % 3)
+    glyph_h = width * (0.12 + 0.015 * (style % 3))
+    left = width * 0.05
+    top = width * 0.06
+    if code in ("SB", "HR"):
+        for i, letter in enumerate("JOKER"):
+            _text(img, letter, left, top + i * glyph_h * 1.3, glyph_h * 0.8, font, colour, weight)
+        return
+    rank = "10" if code[1] == "T" else code[1]
+    w = _text(img, rank, left, top, glyph_h, font, colour, weight)
+    draw_suit(img, code[0], left + max(w, glyph_h * 0.8) / 2, top + glyph_h * 1.95, glyph_h * 0.9, colour)
+
+
+def render_face(code: str, width: int = 200, style: int = 0) -> np.ndarray:
+    """A card face (BGR, height ``CARD_RATIO`` x width) for ``code``, drawn in one of several styles."""
+    height = round(width * CARD_RATIO)
+    paper = 255 - (style * 7) % 20
+    img = np.full((height, width, 3), paper, np.uint8)
+    colour = RED if (code == "HR" or (code[0] in RED_SUITS and code not in ("SB",))) else BLACK
+    half = np.full((height // 2, width, 3), paper, np.uint8)
+    _index(half, code, width, style, colour)
+    img[: height // 2] = np.minimum(img[: height // 2], half)
+    img[height - height // 2:] = np.minimum(img[height - height // 2:], half[::-1, ::-1])
+    if code in ("SB", "HR"):
+        centre = (width // 2, height // 2)
+        star = [(centre[0] + width * 0.28 * np.sin(a) * (1 if k % 2 == 0 else 0.45),
+                 centre[1] - width * 0.28 * np.cos(a) * (1 if k % 2 == 0 else 0.45))
+                for k, a in enumerate(np.linspace(0, 2 * np.pi, 11)[:-1])]
+        cv2.fillPoly(img, [np.round(np.array(star)).astype(np.int32)], colour, cv2.LINE_AA)
+    elif code[1] in "JQK":
+        cv2.rectangle(img, (round(width * 0.22), round(height * 0.16)), (round(width * 0.78), round(height * 0.84)),
+                      colour, 2, cv2.LINE_AA)
+        _text(img, code[1], width * 0.36, height * 0.38, height * 0.2, FONTS[(style + 1) % len(FONTS)], colour, 2.5)
+    else:
+        n = {"A": 1, "T": 10}.get(code[1]) or int(code[1])
+        cols = 1 if n <= 3 else 2
+        rows = (n + cols - 1) // cols
+        size = width * (0.4 if n == 1 else 0.16)
+        for i in range(n):
+            col, row = (i % cols, i // cols)
+            cx = width * (0.5 if cols == 1 else (0.36 + 0.28 * col))
+            cy = height * (0.5 if rows == 1 else 0.25 + 0.5 * row / (rows - 1))
+            draw_suit(img, code[0], cx, cy, size, colour)
+    cv2.rectangle(img, (0, 0), (width - 1, height - 1), (160, 160, 160), 1)
+    return img
+
+
+def paste_card(scene: np.ndarray, face: np.ndarray, centre: tuple[float, float], angle_deg: float,
+               card_h: float, shadow: float = 0.25) -> np.ndarray:
+    """Paste ``face`` onto ``scene`` (in place) rotated by ``angle_deg`` with its height ``card_h`` pixels.
+
+    Returns the 4 corners (clockwise from the face's top-left) in scene coordinates.
+    """
+    fh, fw = face.shape[:2]
+    s = card_h / fh
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) * s
+    offset = np.array(centre) - rot @ np.array([fw / 2, fh / 2])
+    matrix = np.hstack([rot, offset[:, None]]).astype(np.float32)
+    size = (scene.shape[1], scene.shape[0])
+    warped = cv2.warpAffine(face, matrix, size, flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    alpha = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), matrix, size, flags=cv2.INTER_LINEAR)
+    if shadow > 0:
+        shift = np.float32([[1, 0, card_h * 0.015], [0, 1, card_h * 0.02]])
+        soft = cv2.GaussianBlur(cv2.warpAffine(alpha, shift, size), (0, 0), max(1.0, card_h * 0.01))
+        scene[:] = (scene * (1 - shadow * soft[..., None] / 255.0)).astype(np.uint8)
+    a3 = alpha[..., None].astype(np.float32) / 255.0
+    scene[:] = (scene * (1 - a3) + warped * a3).astype(np.uint8)
+    corners = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+    return corners @ rot.T.astype(np.float32) + offset.astype(np.float32)
+
+
+def table_cloth(height: int, width: int, rng: np.random.Generator, light: bool | None = None) -> np.ndarray:
+    """A plain table surface: light or dark, a colour tint, fine noise and a soft weave."""
+    light = bool(rng.random() < 0.5) if light is None else light
+    base = rng.uniform(170, 235) if light else rng.uniform(25, 90)
+    tint = rng.uniform(-18, 18, 3)
+    cloth = np.empty((height, width, 3), np.float32)
+    cloth[:] = np.clip(base + tint, 0, 255)
+    noise = cv2.GaussianBlur(rng.normal(0, 6, (height, width)).astype(np.float32), (0, 0), 1.2)
+    cloth += noise[..., None]
+    return np.clip(cloth, 0, 255).astype(np.uint8)
+
+
+def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Uneven light, a colour cast, a glare spot, sensor noise and a little blur (returns a new image)."""
+    h, w = scene.shape[:2]
+    img = scene.astype(np.float32)
+    gx, gy = np.meshgrid(np.linspace(-1, 1, w), np.linspace(-1, 1, h))
+    ramp = 1 + strength * (rng.uniform(-0.25, 0.25) * gx + rng.uniform(-0.25, 0.25) * gy)
+    img *= ramp[..., None]
+    img *= (1 + strength * rng.uniform(-0.12, 0.12, 3))[None, None, :]
+    if rng.random() < 0.4 * strength:
+        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.05, 0.2) * max(h, w)
+        glare = np.exp(-((gx * w / 2 - cx + w / 2) ** 2 + (gy * h / 2 - cy + h / 2) ** 2) / (2 * r * r))
+        img += (rng.uniform(30, 90) * glare)[..., None]
+    img += rng.normal(0, rng.uniform(1, 6) * strength, img.shape)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    sigma = rng.uniform(0.1, 1.3) * strength
+    if sigma > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    return out

@@ -1,0 +1,150 @@
+"""Train the corner-index glyph classifiers (``vision/data/index_model.npz``) on this machine's CPU.
+
+Data: card faces rendered from the Debian card-art packages (``render_decks.py``: about 20 French-suited
+designs with jokers) plus this package's own rendered faces (``vision.render``, six font styles). Each face is
+pasted on a random cloth, turned up to 40 degrees, lit unevenly, tinted, blurred, noised, partly covered and
+JPEG-compressed, and then goes through the reader's own pipeline (edge finder, rectification, ink mask, glyph
+pairing), so the classifiers learn exactly what the reader will show them. The top-left pair of the upright
+card is labelled with its rank and suit; the card's other pairs and every pair seen with the card turned a
+quarter (sideways glyphs) are labelled "not an index" (X). Deterministic for a given ``--seed``.
+
+Usage: ``nice -n 10 python -m vision.training.train_index [--decks DIR] [--per-face N] [--out PATH]``
+(renders the Debian decks into ``DIR`` first when it is empty; about 10-15 minutes on one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, GlyphModel, train_mlp
+from vision.geometry import CARD_H, find_regions, rectify
+from vision.index import BAND, find_candidates, glyph_features, ink_mask
+from vision.render import light_scene, paste_card, render_face, table_cloth
+from vision.training import render_decks
+from vision.types import CARD_CODES
+
+SYNTHETIC_STYLES = 12
+
+
+def load_faces(deck_dir: Path) -> list[tuple[str, np.ndarray]]:
+    """(code, BGR face) for every rendered Debian face and every synthetic style."""
+    faces: list[tuple[str, np.ndarray]] = []
+    for png in sorted(deck_dir.glob("*/*.png")):
+        image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+        if image is None or png.stem not in CARD_CODES:
+            continue
+        if image.ndim == 3 and image.shape[2] == 4:
+            alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+            image = (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+        faces.append((png.stem, image))
+    for style in range(SYNTHETIC_STYLES):
+        for code in CARD_CODES:
+            faces.append((code, render_face(code, 200, style)))
+    return faces
+
+
+def augmented_scene(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One photo-like scene of a single card, upright within 40 degrees."""
+    h, w = int(rng.integers(300, 520)), int(rng.integers(400, 700))
+    scene = table_cloth(h, w, rng)
+    card_h = float(rng.uniform(0.45, 0.95)) * min(h, w)
+    paste_card(scene, face, (w / 2 + rng.uniform(-20, 20), h / 2 + rng.uniform(-20, 20)),
+               float(rng.uniform(-40, 40)), card_h, shadow=float(rng.uniform(0, 0.4)))
+    if rng.random() < 0.3:  # a finger or another card over part of the face (never the top-left index)
+        x0, y0 = int(w / 2 + rng.uniform(0, 0.3) * card_h), int(h / 2 + rng.uniform(0, 0.3) * card_h)
+        colour = tuple(int(c) for c in rng.uniform(40, 220, 3))
+        cv2.ellipse(scene, (x0, y0), (int(card_h * 0.15), int(card_h * 0.3)), float(rng.uniform(0, 180)),
+                    0, 360, colour, -1, cv2.LINE_AA)
+    scene = light_scene(scene, rng)
+    if rng.random() < 0.7:
+        ok, buf = cv2.imencode(".jpg", scene, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+        scene = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return scene
+
+
+def samples_from(scene: np.ndarray, code: str) -> tuple[list[np.ndarray], list[int], list[np.ndarray], list[int]]:
+    """Labelled rank and suit feature vectors from one scene, through the reader's own pipeline."""
+    rx: list[np.ndarray] = []
+    ry: list[int] = []
+    sx: list[np.ndarray] = []
+    sy: list[int] = []
+    regions = find_regions(scene)
+    if not regions:
+        return rx, ry, sx, sy
+    region = regions[0]
+    for turn in (0, 1, 3):
+        flat, _ = rectify(scene, region, turn)
+        if turn == 0 and flat.shape[1] > 0.85 * CARD_H:
+            return [], [], [], []  # not found as one upright card: no trustworthy label
+        mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
+        candidates = find_candidates(mask)
+        if turn == 0:
+            index = [c for c in candidates if c.rank.x < 0.3 * flat.shape[1] and c.rank.y < 0.2 * CARD_H]
+            index.sort(key=lambda c: c.rank.x + c.rank.y)
+            first = index[0] if index else None
+        for cand in candidates:
+            is_index = turn == 0 and cand is first
+            rank_label = RANK_CLASSES.index("X")
+            suit_label = SUIT_CLASSES.index("X")
+            if is_index and code not in ("SB", "HR"):
+                rank_label = RANK_CLASSES.index(code[1])
+                suit_label = SUIT_CLASSES.index(code[0])
+            elif is_index:
+                rank_label = RANK_CLASSES.index("J") if cand.stack >= 2 else rank_label
+            rx.append(glyph_features(mask, cand.rank))
+            ry.append(rank_label)
+            sx.append(glyph_features(mask, cand.suit))
+            sy.append(suit_label)
+    return rx, ry, sx, sy
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decks", type=Path, default=Path("/tmp/guandan-decks"))
+    parser.add_argument("--per-face", type=int, default=6)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=40)
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    if not any(args.decks.glob("*/*.png")):
+        render_decks.main([str(args.decks)])
+    rng = np.random.default_rng(args.seed)
+    faces = load_faces(args.decks)
+    print(f"{len(faces)} faces", file=sys.stderr)
+    rx: list[np.ndarray] = []
+    ry: list[int] = []
+    sx: list[np.ndarray] = []
+    sy: list[int] = []
+    start = time.monotonic()
+    for i, (code, face) in enumerate(faces):
+        for _ in range(args.per_face):
+            a, b, c, d = samples_from(augmented_scene(face, rng), code)
+            rx += a
+            ry += b
+            sx += c
+            sy += d
+        if i % 200 == 0:
+            print(f"face {i}/{len(faces)}: {len(rx)} samples, {time.monotonic() - start:.0f} s", file=sys.stderr)
+    xr, yr = np.stack(rx), np.array(ry)
+    xs, ys = np.stack(sx), np.array(sy)
+    print(f"rank samples {np.bincount(yr, minlength=len(RANK_CLASSES))}", file=sys.stderr)
+    print(f"suit samples {np.bincount(ys, minlength=len(SUIT_CLASSES))}", file=sys.stderr)
+    rank = train_mlp(xr, yr, len(RANK_CLASSES), epochs=args.epochs, seed=args.seed)
+    suit = train_mlp(xs, ys, len(SUIT_CLASSES), epochs=args.epochs, seed=args.seed + 1)
+    for name, model, x, y in (("rank", rank, xr, yr), ("suit", suit, xs, ys)):
+        acc = float((model.predict(x).argmax(axis=1) == y).mean())
+        print(f"{name} training accuracy {acc:.4f}", file=sys.stderr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    GlyphModel(rank, suit).save(args.out)
+    print(f"saved {args.out} ({args.out.stat().st_size} bytes) in {time.monotonic() - start:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

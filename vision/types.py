@@ -1,0 +1,50 @@
+"""Value types of the card reader: one card read from an image, and the card codes it may name.
+
+The vision package knows card codes only as strings (rules spec §1: suit then rank, ``SB``/``HR`` jokers); it
+imports nothing of the rules engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SUITS: tuple[str, ...] = ("S", "H", "C", "D")
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+CARD_CODES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + ("SB", "HR")
+RED_SUITS = frozenset("HD")
+#: Readings below this confidence are flagged (``CardReading.flagged``) and never taken silently.
+LOW_CONFIDENCE = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class CardReading:
+    """One card index read in an image: the card code, a confidence in 0..1 and the index box (x, y, w, h)."""
+
+    card: str
+    confidence: float
+    box: tuple[int, int, int, int]
+
+    @property
+    def flagged(self) -> bool:
+        """True when the reading is too unsure to be taken without a person looking."""
+        return self.confidence < LOW_CONFIDENCE
+
+    def to_json(self) -> dict[str, object]:
+        return {"card": self.card, "confidence": round(float(self.confidence), 4), "box": list(self.box)}
+
+
+def normalise_label(stem: str) -> str | None:
+    """Card code from a file stem: our codes (``SQ``, ``S10``, ``HR``) or bidly's (``10h``, ``Qs``); else None."""
+    text = stem.strip().split("#")[0].split("_")[0].split("-")[0]
+    upper = text.upper()
+    if upper in ("SB", "HR"):
+        return upper
+    if len(upper) >= 2 and upper[0] in SUITS:
+        rank = upper[1:].replace("10", "T")
+        if rank in RANKS:
+            return upper[0] + rank
+    if len(upper) >= 2 and upper[-1] in SUITS:
+        rank = upper[:-1].replace("10", "T")
+        if rank in RANKS:
+            return upper[-1] + rank
+    return None
