@@ -162,6 +162,9 @@ def _check(key: str, value: Any) -> Any:
         if isinstance(value, bool) or value not in (1, 3):
             raise bad("1 or 3")
         return value
+    if value is None and key in ("match_deals", "play_seconds", "first_lead_seconds", "return_seconds",
+                                 "match_minutes"):
+        return None  # JSON profile settings (a record's profile_settings) may say null for "none"
     if key in ("a_drop_back", "match_deals"):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise bad("a whole number >= 0")
