@@ -109,10 +109,13 @@ def _wait_for_signal() -> None:
 
 
 def run_desk(args: argparse.Namespace) -> int:
+    import logging
+
     from .desk.mqtt_link import LinkError
     from .desk.service import Desk
     from .desk.web import desk_server
 
+    logging.basicConfig(level=logging.WARNING, format="desk: %(levelname)s %(message)s")
     if not args.broker or not args.event:
         raise UsageError("the desk needs --broker URL --event ID --db FILE (or an action: init, pair, ...)")
     store = _store(args.db, create=True)

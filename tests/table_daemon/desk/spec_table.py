@@ -55,8 +55,8 @@ class SpecTable:
                 if self.unacked.pop(data["id"], None) is not None:
                     self.acked.append(data["id"])
         elif msg.topic.endswith("/desk/status"):
-            if data.get("online"):
-                self.resend()
+            if data.get("online"):  # not in paho's thread: resend() waits for PUBACKs
+                threading.Thread(target=self.resend, daemon=True).start()
         elif "/cmd/" in msg.topic:
             self.commands.append({"name": msg.topic.rsplit("/", 1)[1], **data})
             if data.get("reply_to"):
