@@ -36,7 +36,7 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
             "table": name, "online": bool(status.get("online", False)), "phase": state.get("phase"),
             "level": state.get("level"), "levels": state.get("levels"),
             "pending": [p for p in report["pending"] if p["table"] == name],
-            "journal_backlog": health.get("journal_backlog"),
+            "journal_backlog": health.get("journal_backlog", health.get("pending_results")),
             "alerts": [{"type": a.get("type"), "what": a.get("what") or a.get("foul") or a.get("kind"),
                         "seat": a.get("seat"), "ts": a.get("ts")} for a in alerts],
         })

@@ -61,9 +61,13 @@ function cardsLeft(seat) {
   return null;
 }
 
+// The trick may be a list of plays, {plays: [...]}, or just the play to beat {seat, cards, reading, passes}.
 function trickOf(state) {
-  const t = state.trick || state.current_trick || [];
-  return Array.isArray(t) ? t : (t.plays || []);
+  const t = state.trick || state.current_trick;
+  if (!t) return [];
+  if (Array.isArray(t)) return t;
+  if (Array.isArray(t.plays)) return t.plays;
+  return t.seat ? [t] : [];
 }
 
 function readingText(r) {
@@ -116,6 +120,7 @@ function drawTable(root, name, tab) {
       row.append(cardsEl(p.cards || p.play));
       if (p.reading) row.append(el("span", "reading", readingText(p.reading)));
     }
+    if (typeof p.passes === "number" && p.passes > 0) row.append(el("span", "pass", "不出×" + p.passes + " passes"));
     trick.append(row);
   });
   board.append(trick);

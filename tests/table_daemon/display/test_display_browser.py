@@ -30,7 +30,7 @@ def seats(left: dict[str, int]) -> dict[str, dict]:
     return {s: {"team": "NS" if s in "NS" else "EW", "name": f"player {s}", "cards_left": n} for s, n in left.items()}
 
 
-def mid_deal_state(table: SpecTable, trick: list[dict], turn: str, left: dict[str, int]) -> None:
+def mid_deal_state(table: SpecTable, trick: list[dict] | dict, turn: str, left: dict[str, int]) -> None:
     table.state(phase="playing", seats=seats(left), levels={"NS": "5", "EW": "3"}, level="5", played="NS",
                 turn=turn, trick=trick, teams={"NS": {"name": "红队 Red"}, "EW": {"name": "蓝队 Blue"}},
                 hands={"S": SECRET})  # a table must not do this; the desk's hub strips it anyway
@@ -71,8 +71,9 @@ def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, brows
         assert page.inner_text(".seat-E .turnmark")
         # A play published for the table appears within a second.
         t1.event_msg("play", seat="E", cards=["H5", "D5"], reading={"type": "pair", "rank": "5", "size": 2})
-        mid_deal_state(t1, [{"seat": "S", "cards": ["H3"]}, {"seat": "E", "cards": ["H5", "D5"],
-                                                            "reading": {"type": "pair", "rank": "5", "size": 2}}],
+        # (the trick as our table daemon sends it: the play to beat, not a list)
+        mid_deal_state(t1, {"seat": "E", "cards": ["H5", "D5"], "passes": 0,
+                            "reading": {"type": "pair", "rank": "5", "size": 2}},
                        "N", {"S": 12, "E": 7, "N": 20, "W": 15})
         page.wait_for_selector(".play[data-seat='E'] .card[data-card='D5']", timeout=1000)
         assert page.inner_text(".seat-E .left") == "余牌 7 cards"
