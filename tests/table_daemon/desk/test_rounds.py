@@ -1,0 +1,91 @@
+"""Event set-up and rounds through the store: CSV of registered pairs, round robin, knockout with play-offs,
+duplicate boards and deal-level corrections counted from stored deal records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from table_daemon.desk import corrections, event
+from table_daemon.desk.store import Store
+
+CSV = "team,player1,player2,unit\nA,a1,a2,X\nB,b1,b2,X\nC,c1,c2,Y\nD,d1,d2,Y\n"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    (tmp_path / "p.csv").write_text(CSV)
+    s = Store(tmp_path / "d.sqlite")
+    s.set_up("ev", event.read_pairs_csv(tmp_path / "p.csv"), {"duplicate": True}, "seed")
+    return s
+
+
+def finish_round(store: Store, round_no: int, winner: str = "NS") -> None:
+    for p in store.pairings(round_no):
+        if p["ew"] is not None:
+            corrections.change_match(store, "ref", "entered by hand", round_no, p["tbl"],
+                                     levels={"NS": "A+", "EW": "4"} if winner == "NS" else {"NS": "4", "EW": "A+"},
+                                     winner=winner)
+
+
+def test_csv_reading_and_errors(tmp_path: Path) -> None:
+    (tmp_path / "c.csv").write_text("队名,队员,单位\n红队,张三/李四,一厂\n蓝队,王五、赵六,二厂\n", encoding="utf-8")
+    teams = event.read_pairs_csv(tmp_path / "c.csv")
+    assert [(t.name, t.players, t.unit) for t in teams] == [("红队", ("张三", "李四"), "一厂"),
+                                                          ("蓝队", ("王五", "赵六"), "二厂")]
+    (tmp_path / "dup.csv").write_text("team\nA\nA\n")
+    with pytest.raises(event.EventError, match="dup.csv:3: team 'A' is registered twice"):
+        event.read_pairs_csv(tmp_path / "dup.csv")
+    (tmp_path / "nohead.csv").write_text("x,y\n1,2\n")
+    with pytest.raises(event.EventError, match="no team column"):
+        event.read_pairs_csv(tmp_path / "nohead.csv")
+
+
+def test_round_robin_then_start_match_payload(store: Store) -> None:
+    met = set()
+    for r in (1, 2, 3):
+        rows = event.pair_round(store, r, "round_robin")
+        met |= {frozenset((p["ns"], p["ew"])) for p in rows}
+        finish_round(store, r)
+    assert len(met) == 6
+    cmd = event.start_match_command(store, store.pairings(1)[0])
+    assert cmd["match"] == 1 and set(cmd["teams"]) == {"NS", "EW"}
+    assert set(cmd["teams"]["EW"]["players"]) == {"E", "W"} and cmd["match_end"] == {"method": "pass_a"}
+    with pytest.raises(event.EventError, match="rounds 1..3"):
+        event.pair_round(store, 4)
+
+
+def test_knockout_final_and_third_place(store: Store) -> None:
+    r1 = event.pair_round(store, 1, "knockout")
+    seeds = store.meta("knockout_seeds")
+    assert [(p["ns"], p["ew"]) for p in r1] == [(seeds[0], seeds[3]), (seeds[1], seeds[2])]
+    finish_round(store, 1, "EW")  # the lower seeds win both
+    r2 = event.pair_round(store, 2)
+    assert [(p["ns"], p["ew"]) for p in r2] == [(seeds[3], seeds[2]), (seeds[0], seeds[1])]
+
+
+def test_duplicate_boards_and_voided_deal(store: Store) -> None:
+    rows = event.pair_round(store, 1, "swiss")
+    t1, t2 = rows
+    def record(tbl: str, deal: int, board: int, finish: list[str], up: int) -> None:
+        winner = "NS" if finish[0] in "NS" else "EW"
+        store.add_result(f"ev/{tbl}/m1/d{deal}", tbl, "deal", 1, deal,
+                         {"format": "guandan-deal/1", "board": board, "match": 1, "deal": deal,
+                          "result": {"finish": finish, "winner": winner, "up": up}})
+    record(t1["tbl"], 1, 1, ["S", "N"], 3)       # NS cards +3 at table 1
+    record(t2["tbl"], 1, 1, ["E", "S", "W"], 2)  # NS cards -2 at table 2
+    record(t1["tbl"], 2, 2, ["W", "E"], 3)
+    record(t2["tbl"], 2, 2, ["W", "E"], 3)
+    report = event.standings_report(store)
+    dup = {r["team"]: r["duplicate"] for r in report["rows"]}
+    assert dup == {t1["ns"]: 5, t1["ew"]: -5, t2["ns"]: -5, t2["ew"]: 5}
+    assert [b["score_ns"] for b in report["boards"]] == [5, -5, 0, 0]
+    assert report["rows"][0]["team"] in (t1["ns"], t2["ew"])
+    corrections.void_deal(store, "ref", "misdeal found later", f"ev/{t1['tbl']}/m1/d1")
+    dup = {r["team"]: r["duplicate"] for r in event.standings_report(store)["rows"]}
+    assert dup == {t1["ns"]: 0, t1["ew"]: 0, t2["ns"]: 0, t2["ew"]: 0}
+    corrections.void_deal(store, "ref", "misdeal was not", f"ev/{t1['tbl']}/m1/d1", restore=True)
+    assert {r["team"]: r["duplicate"] for r in event.standings_report(store)["rows"]}[t1["ns"]] == 5
+    with pytest.raises(corrections.CorrectionError):
+        corrections.void_deal(store, "ref", "x", "ev/T99/m1/d1")
