@@ -7,6 +7,8 @@ state machine the table runs (turn order, cards held, combinations, beating, 借
 None, "finish", "levels_after"}``. ``index`` is the position in ``actions`` of the first refused action;
 errors found before the actions (header, hands, tribute, returns, leader) have index -1 and name the
 ``field``; errors found after them (deal not finished, wrong result) have index ``len(actions)``.
+Referee entries in ``actions`` (``{"referee": ...}``) are kept: ``take_back`` / ``undo_last`` restore the
+state before the previous action, the others (penalty, warnings) change nothing in the play.
 """
 
 from __future__ import annotations
@@ -204,8 +206,16 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
         actions = record["actions"]
         if not isinstance(actions, list):
             raise ReplayError(-1, "bad_record", "actions must be a list", "actions")
+        history: list[DealState] = []
         for i, entry in enumerate(actions):
+            if isinstance(entry, Mapping) and "referee" in entry:
+                # referee actions: a take-back (收回重出) / undo restores the state before the last action;
+                # the others (penalties, warnings, skips recorded with their pass) change nothing here
+                if entry["referee"] in ("take_back", "undo_last") and history:
+                    state = history.pop()
+                continue
             try:
+                history.append(state)
                 action = action_from_json(entry)
                 t = entry.get("t", 0.0)
                 state, _ = apply(state, action, float(t) if isinstance(t, int | float) else 0.0)

@@ -153,3 +153,12 @@ def test_unfinished_deal_and_wrong_result() -> None:
     bad = copy.deepcopy(rec)
     bad["actions"].append({"seat": "S", "pass": True, "t": 999})
     assert first_error(bad) == (len(bad["actions"]) - 1, "deal_over")
+
+
+def test_referee_entries_take_back_and_penalty() -> None:
+    rec = make_record()
+    k = next(i for i, a in enumerate(rec["actions"]) if "play" in a and i > 3)
+    again = copy.deepcopy(rec["actions"][k])
+    rec["actions"][k + 1:k + 1] = [{"referee": "take_back", "seat": again["seat"], "t": 1.0}, again,
+                                   {"referee": "penalty", "kind": "warning", "team": "NS"}]
+    assert replay(rec)["ok"]
