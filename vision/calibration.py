@@ -128,15 +128,21 @@ class TableCalibration:
 def find_markers(frame: np.ndarray) -> dict[int, tuple[float, float]]:
     """Centres of the ArUco table markers found in ``frame``, by id."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(MARKER_DICT),
-                                       cv2.aruco.DetectorParameters())
-    corners, ids, _ = detector.detectMarkers(gray)
+    dictionary = cv2.aruco.getPredefinedDictionary(MARKER_DICT)
     found: dict[int, tuple[float, float]] = {}
-    if ids is not None:
-        for quad, marker_id in zip(corners, ids.ravel(), strict=True):
-            if int(marker_id) in MARKER_POSITIONS:
-                c = quad.reshape(4, 2).mean(axis=0)
-                found[int(marker_id)] = (float(c[0]), float(c[1]))
+    blurred = cv2.GaussianBlur(gray, (3, 3), 0)
+    # cloth texture and sensor noise break some markers' outlines or bits: try a stricter threshold and smoothing
+    for constant, image in ((15, gray), (7, gray), (15, blurred), (7, blurred)):
+        params = cv2.aruco.DetectorParameters()
+        params.adaptiveThreshConstant = constant
+        corners, ids, _ = cv2.aruco.ArucoDetector(dictionary, params).detectMarkers(image)
+        if ids is not None:
+            for quad, marker_id in zip(corners, ids.ravel(), strict=True):
+                if int(marker_id) in MARKER_POSITIONS and int(marker_id) not in found:
+                    c = quad.reshape(4, 2).mean(axis=0)
+                    found[int(marker_id)] = (float(c[0]), float(c[1]))
+        if len(found) == len(MARKER_POSITIONS):
+            break
     return found
 
 

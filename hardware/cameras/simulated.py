@@ -31,15 +31,15 @@ class SimulatedTableCamera:
         self.card_height = card_height
         self.style = int(self.rng.integers(0, 6)) if style is None else style
         self.noise = noise
-        side = height - 48
+        side = height - 96
         left = (width - side) / 2
-        self.marker_centres = {i: (left + u * side, 24 + v * side) for i, (u, v) in MARKER_POSITIONS.items()}
+        self.marker_centres = {i: (left + u * side, 48 + v * side) for i, (u, v) in MARKER_POSITIONS.items()}
         self.calibration = TableCalibration.from_marker_centres(self.marker_centres)
         self._cloth = table_cloth(height, width, self.rng, light)
         for marker_id, (cx, cy) in self.marker_centres.items():
-            m = cv2.cvtColor(marker_image(marker_id, 40), cv2.COLOR_GRAY2BGR)
-            x0, y0 = int(cx - 20), int(cy - 20)
-            self._cloth[y0:y0 + 40, x0:x0 + 40] = m
+            m = cv2.cvtColor(marker_image(marker_id, 72), cv2.COLOR_GRAY2BGR)
+            x0, y0 = int(cx - 36), int(cy - 36)
+            self._cloth[y0:y0 + 72, x0:x0 + 72] = m
         self._light_seed = int(self.rng.integers(0, 2**31))
         self._faces: dict[str, np.ndarray] = {}
         self._laid: dict[str, list[tuple[str, np.ndarray]]] = {}

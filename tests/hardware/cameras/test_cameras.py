@@ -1,0 +1,83 @@
+"""Camera sources: replay of real photos, the simulated table, and clear errors for missing devices."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.cameras import CameraError, open_camera
+from hardware.cameras.picamera import PiCamera
+from hardware.cameras.replay import ReplayCamera
+from hardware.cameras.simulated import SimulatedTableCamera
+from vision.calibration import TableCalibration
+
+SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "cards" / "bidly"
+
+
+def test_replay_folder_of_real_photos(tmp_path: Path) -> None:
+    if not SHARED.is_dir():
+        pytest.skip(f"shared card photos not found at {SHARED}")
+    src = sorted((SHARED / "cards").glob("*.jpg"))[:3]
+    for i, p in enumerate(src):
+        (tmp_path / f"{i:02d}.jpg").write_bytes(p.read_bytes())
+    (tmp_path / "99.jpg").write_bytes(b"not an image")  # a corrupt frame is skipped, not a crash
+    cam = open_camera(f"replay://{tmp_path}")
+    frames = [cam.frame() for _ in range(3)]
+    assert [f.shape for f in frames] == [cv2.imread(str(p)).shape for p in src]
+    with pytest.raises(CameraError):
+        cam.frame()
+    looping = ReplayCamera(tmp_path, loop=True)
+    assert all(looping.frame().ndim == 3 for _ in range(7))
+
+
+def test_replay_video_file(tmp_path: Path) -> None:
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for i in range(4):
+        writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
+    writer.release()
+    cam = ReplayCamera(path)
+    assert [round(cam.frame().mean() / 40) for _ in range(4)] == [0, 1, 2, 3]
+    with pytest.raises(CameraError):
+        cam.frame()
+    cam.close()
+
+
+def test_missing_devices_raise_camera_error(tmp_path: Path) -> None:
+    with pytest.raises(CameraError):
+        open_camera(f"replay://{tmp_path / 'nothing'}")
+    with pytest.raises(CameraError):
+        open_camera("usb:///dev/no-such-video")
+    with pytest.raises(CameraError):
+        open_camera("ftp://camera")
+    if "picamera2" not in sys.modules:
+        try:
+            import picamera2  # noqa: F401
+        except ImportError:
+            with pytest.raises(CameraError, match="picamera2"):
+                PiCamera()
+
+
+def test_simulated_camera_is_deterministic_and_calibratable() -> None:
+    a, b = SimulatedTableCamera(seed=3), SimulatedTableCamera(seed=3)
+    for cam in (a, b):
+        cam.lay("S", ["H3", "H4", "H5"])
+        cam.lay("E", ["SB"])
+    fa, fb = a.frame(), b.frame()
+    assert fa.shape == (720, 1280, 3) and fa.dtype == np.uint8
+    assert np.array_equal(fa, fb)
+    found = TableCalibration.from_markers(fa)
+    for seat, zone in a.calibration.zones.items():
+        assert np.abs(found.zones[seat].corners - zone.corners).max() < 3
+    a.clear("S")
+    a.clear("E")
+    empty = a.frame()
+    a.hand_over("N", frames=1)
+    covered = a.frame()
+    assert np.abs(covered.astype(int) - empty.astype(int)).mean() > 1
+    with pytest.raises(CameraError):
+        a.lay("S", ["ZZ"])

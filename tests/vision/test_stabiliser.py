@@ -1,0 +1,53 @@
+"""The stabiliser: plays reported once settled, passing hands ignored, exposed cards and low confidence flagged."""
+
+from __future__ import annotations
+
+from vision.stabiliser import CLEARED, EXPOSED, PLAY, Stabiliser
+from vision.types import CardReading
+
+
+def cards(*codes: str, confidence: float = 0.95) -> list[CardReading]:
+    return [CardReading(c, confidence, (10 * i, 0, 10, 20)) for i, c in enumerate(codes)]
+
+
+def test_play_reported_once_after_n_identical_frames() -> None:
+    st = Stabiliser(frames=3)
+    seen = [st.update({"S": cards("H3", "H4")}, on_turn="S") for _ in range(6)]
+    assert [len(s) for s in seen] == [0, 0, 1, 0, 0, 0]
+    obs = seen[2][0]
+    assert (obs.kind, obs.zone, obs.cards, obs.flagged) == (PLAY, "S", ("H3", "H4"), False)
+
+
+def test_passing_hand_and_flicker_produce_nothing() -> None:
+    st = Stabiliser(frames=3)
+    frames = [{"S": cards("H3")}, {"S": cards("C9", "DK")}, {"S": []}, {"S": cards("H3")}, {"S": []}]
+    assert all(st.update(f, on_turn="S") == [] for f in frames)
+
+
+def test_covered_play_is_not_reported_twice_and_clear_rearms() -> None:
+    st = Stabiliser(frames=2)
+    out = [st.update({"E": cards("SA")}, "E") for _ in range(2)]
+    assert out[1][0].kind == PLAY
+    assert st.update({"E": []}, "E") == []  # a hand covers the card for one frame
+    assert st.update({"E": cards("SA")}, "E") == []
+    assert st.update({"E": cards("SA")}, "E") == []
+    st.update({"E": []}, "E")
+    cleared = st.update({"E": []}, "E")
+    assert [o.kind for o in cleared] == [CLEARED]
+    st.update({"E": cards("SA")}, "E")
+    assert [o.kind for o in st.update({"E": cards("SA")}, "E")] == [PLAY]
+
+
+def test_card_in_zone_of_seat_not_on_turn_is_exposed() -> None:
+    st = Stabiliser(frames=2)
+    for _ in range(2):
+        out = st.update({"S": [], "N": cards("HR")}, on_turn="S")
+    assert [(o.kind, o.zone, o.cards) for o in out] == [(EXPOSED, "N", ("HR",))]
+
+
+def test_low_confidence_is_flagged_with_lowest_value() -> None:
+    st = Stabiliser(frames=2)
+    st.update({"W": cards("D7", confidence=0.9)}, "W")
+    out = st.update({"W": cards("D7", confidence=0.3)}, "W")
+    assert out[0].flagged and out[0].confidences == (0.3,)
+    assert out[0].to_json()["flagged"] is True
