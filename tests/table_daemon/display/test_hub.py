@@ -1,0 +1,68 @@
+"""The display hub (hidden hands stripped, stale and repeated messages dropped, slow screens cut loose) and
+the stand-alone display server against a real Mosquitto."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+
+from table_daemon.display.hub import Hub
+from table_daemon.display.service import DisplayService
+
+from ..desk.spec_table import SpecTable
+
+
+def test_hub_strips_hands_and_drops_stale_or_repeated_messages() -> None:
+    hub = Hub("ev")
+    assert hub.feed("T1", "state", {"epoch": "a", "seq": 5, "phase": "playing", "hands": {"S": ["HR"]},
+                                    "seats": {"S": {"hand": ["SB"], "cards_left": 3}}})
+    assert not hub.feed("T1", "state", {"epoch": "a", "seq": 4, "phase": "idle"})  # older than the one shown
+    assert hub.feed("T1", "state", {"epoch": "b", "seq": 1, "phase": "dealing"})  # a new run of the table
+    assert not hub.feed("T1", "private/hands", {"S": ["HR"]})
+    assert not hub.feed("T1", "alerts", {"what": "not_held", "card": "HR"})
+    assert not hub.feed("desk", "status", {"online": True})
+    assert hub.feed("T1", "events", {"epoch": "b", "seq": 2, "type": "play"})
+    assert not hub.feed("T1", "events", {"epoch": "b", "seq": 2, "type": "play"})
+    assert hub.feed("T1", "results", {"id": "x", "deal": 1, "hands": {"S": ["HR"]}, "deal_line": "...",
+                                      "result": {"finish": ["S", "N"], "winner": "NS", "up": 3}})
+    assert not hub.feed("T1", "state", b"not json")
+    snap = json.dumps(hub.snapshot())
+    assert "HR" not in snap and "SB" not in snap and "deal_line" not in snap
+    tab = hub.snapshot("T1")["tables"]["T1"]
+    assert tab["state"]["phase"] == "dealing" and tab["last_result"]["up"] == 3 and len(tab["events"]) == 1
+
+
+def test_a_screen_that_falls_behind_is_cut_loose_without_blocking() -> None:
+    hub = Hub("ev", queue_size=3)
+    slow = hub.subscribe()
+    fast = hub.subscribe()
+    for seq in range(10):
+        hub.feed("T1", "events", {"epoch": "e", "seq": seq, "type": "pass"})
+        fast.get_nowait()
+    assert not hub.listening(slow) and hub.listening(fast)
+
+
+def test_stand_alone_display_server(mosquitto, topic_root) -> None:
+    table = SpecTable(mosquitto.url, topic_root.event, "T05")
+    table.state(phase="tribute", seats={"S": {"cards_left": 27}})
+    service = DisplayService(mosquitto.url, topic_root.event)
+    service.start()
+    try:
+        deadline = time.monotonic() + 10
+        live: dict = {}
+        while time.monotonic() < deadline:
+            live = json.loads(urllib.request.urlopen(f"{service.web.url}/api/live", timeout=5).read())
+            if "T05" in live["tables"] and "state" in live["tables"]["T05"]:
+                break
+            time.sleep(0.05)
+        assert live["tables"]["T05"]["state"]["phase"] == "tribute"
+        with urllib.request.urlopen(f"{service.web.url}/events?table=T05", timeout=5) as stream:
+            assert stream.readline() == b"event: snapshot\n"
+            assert json.loads(stream.readline().removeprefix(b"data: "))["tables"]["T05"]["state"]
+        page = urllib.request.urlopen(f"{service.web.url}/display/T05", timeout=5).read().decode()
+        assert "/static/display.js" in page
+        assert urllib.request.urlopen(f"{service.web.url}/static/display.js", timeout=5).status == 200
+    finally:
+        service.stop()
+        table.close()
