@@ -3,7 +3,7 @@
 Its habits: keep bombs (never break a rank of four or more for a smaller combination, bomb only to stop an
 opponent close to going out or when its own hand is nearly done), keep the wild heart level cards and the
 jokers for last, never beat its partner, lead its weakest combination (lowest rank, the most cards of it),
-go out in one play when the whole hand is one combination, give the tribute it must and return its lowest
+go out in one play when the whole hand is one combination, lead a low single to a partner down to one card, give the tribute it must and return its lowest
 allowed card, and report its count when a 10-card report is due. Ties are broken by a seeded RNG, so the
 same seed gives the same plays. The simulator's four players are bots; tests and bench use it to play
 thousands of deals.
@@ -77,6 +77,9 @@ class Bot:
 
     def _lead(self, hand: Sequence[Card], state: DealState) -> tuple[Reading, list[Card]] | None:
         level = state.level
+        if len(state.hands[(state.turn + 2) % 4]) == 1:  # partner down to one card: give it a low single
+            card = min(hand, key=lambda c: (single_order(c.rank, level), c.id))
+            return Reading(SINGLE, level if card.suit == "H" and card.rank == level else card.rank, 1), [card]
         ix = HandIndex(hand, level)
         count = ix.count
         avail = [0] * 15

@@ -11,7 +11,6 @@ are handled by :mod:`timers`. No I/O, no threads: the daemon, the simulator, the
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .actions import GIVE, PASS, PLAY, REPORT, RETURN, Action
 from .cards import SEATS, Card, partner
@@ -26,6 +25,7 @@ from .deal_state import (
     DealState,
     Effect,
     Hands,
+    _copy,
     _illegal,
     _next_holding,
     _reading_of,
@@ -96,9 +96,9 @@ def apply(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
     kind = action.kind
     history = (state.history, action, t - state.t0)
     if kind == PLAY or kind == PASS:
-        changes, effects = _play_or_pass(state, action, t)
-        changes["history"] = history
-        return evolve(state, changes), effects
+        new, effects = _play_or_pass(state, action, t)
+        new.history = history
+        return new, effects
     if kind == REPORT:
         new, effects = _report(state, action)
     elif kind == GIVE:
@@ -110,8 +110,9 @@ def apply(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
     return evolve(new, {"history": history}), effects
 
 
-def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[dict[str, Any], list[Effect]]:
-    """The changes one play or pass makes (the hot path: one copy of the state per action)."""
+def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState, list[Effect]]:
+    """One play or pass (the hot path: one fresh copy of the state per action, filled in before anyone
+    else sees it; ``state`` itself is never touched)."""
     if state.phase != PLAYING:
         raise _illegal("not_your_turn", f"play has not started (phase: {state.phase})")
     seat = action.seat
@@ -132,7 +133,9 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[dict[str,
         if passes < holding:
             nxt = _next_holding(hands, idx)
             effects.append({"kind": "turn", "seat": SEATS[nxt], "lead": False})
-            return {"turn": nxt, "passes": passes, "turn_since": t, "warned": False}, effects
+            new = _copy(state)
+            new.turn, new.passes, new.turn_since, new.warned = nxt, passes, t, False
+            return new, effects
         # trick over: the last player leads, or 借风 its partner, or the next seat holding cards
         last = state.trick_seat
         if hands[last]:
@@ -144,11 +147,10 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[dict[str,
             lead = _next_holding(hands, last)
         effects.append({"kind": "trick_end", "winner": SEATS[last], "leader": SEATS[lead]})
         effects.append({"kind": "turn", "seat": SEATS[lead], "lead": True})
-        changes = {
-            "turn": lead, "passes": 0, "trick_seat": -1, "trick_reading": None, "trick_cards": (),
-            "turn_since": t, "warned": False,
-        }
-        return changes, effects
+        new = _copy(state)
+        new.turn, new.passes, new.trick_seat, new.trick_reading, new.trick_cards = lead, 0, -1, None, ()
+        new.turn_since, new.warned = t, False
+        return new, effects
     cards = action.cards
     rest = _remove(hands[idx], cards)
     if rest is None:
@@ -176,20 +178,19 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[dict[str,
         finished = finished + (seat,)
         effects.append({"kind": "out", "seat": seat, "place": len(finished)})
         due = due - {seat}
-    changes = {
-        "hands": new_hands, "trick_seat": idx, "trick_reading": reading, "trick_cards": cards, "passes": 0,
-        "finished": finished, "reported": reported, "report_due": due, "plays_made": state.plays_made + 1,
-        "turn_since": t, "warned": False,
-    }
+    new = _copy(state)
+    new.hands, new.trick_seat, new.trick_reading, new.trick_cards, new.passes = new_hands, idx, reading, cards, 0
+    new.finished, new.reported, new.report_due, new.plays_made = finished, reported, due, state.plays_made + 1
+    new.turn_since, new.warned = t, False
     if len(finished) >= 3 or (len(finished) == 2 and finished[1] == partner(finished[0])):
-        changes["phase"], changes["turn"] = OVER, -1
+        new.phase, new.turn = OVER, -1
         order = list(finished) + ([s for s in SEATS if s not in finished] if len(finished) == 3 else [])
         effects.append({"kind": "deal_over", "finish": order})
-        return changes, effects
+        return new, effects
     nxt = _next_holding(new_hands, idx)
     effects.append({"kind": "turn", "seat": SEATS[nxt], "lead": False})
-    changes["turn"] = nxt
-    return changes, effects
+    new.turn = nxt
+    return new, effects
 
 
 def _report(state: DealState, action: Action) -> tuple[DealState, list[Effect]]:

@@ -195,6 +195,10 @@ def _check_result(record: Mapping[str, Any], finish: list[str], levels_after: di
                           "result.match_winner")
 
 
+def _seconds(t: Any) -> float:
+    return float(t) if isinstance(t, int | float) and not isinstance(t, bool) else 0.0
+
+
 def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str, Any]:
     """Check a deal record; see the module docstring for the answer's shape."""
     finish: list[str] = []
@@ -208,7 +212,7 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
             raise ReplayError(-1, "bad_record", "actions must be a list", "actions")
         history: list[DealState] = []
         for i, entry in enumerate(actions):
-            if isinstance(entry, Mapping) and "referee" in entry:
+            if type(entry) is dict and "referee" in entry:
                 # referee actions: a take-back (收回重出) / undo restores the state before the last action;
                 # the others (penalties, warnings, skips recorded with their pass) change nothing here
                 if entry["referee"] in ("take_back", "undo_last") and history:
@@ -218,7 +222,7 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
                 history.append(state)
                 action = action_from_json(entry)
                 t = entry.get("t", 0.0)
-                state, _ = apply(state, action, float(t) if isinstance(t, int | float) else 0.0)
+                state, _ = apply(state, action, t if type(t) is float else _seconds(t))
             except GuandanError as exc:
                 raise ReplayError(i, exc.reason, str(exc), f"actions[{i}]") from None
         finish = state.finish_order()
