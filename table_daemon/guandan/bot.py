@@ -139,6 +139,11 @@ class Bot:
             return None
         level, over = state.level, state.trick_reading
         assert over is not None
+        danger = len(state.hands[state.trick_seat]) <= CLOSE or len(hand) <= 10
+        if over.type in _SAME_RANK:
+            found = _follow_same_rank(hand, level, over)
+            if found is not None or not danger:
+                return found  # no cheap beat and no reason to bomb: pass without indexing the hand
         plays = legal_plays(hand, level, over)
         ix = plays.index
         bomb_ranks = {r for r in range(2, 15) if ix.count[r] >= 4}
@@ -153,12 +158,34 @@ class Bot:
             if any(c.rank in bomb_ranks for c in cards):
                 continue
             return reading, cards
-        if not bombs:
-            return None
-        danger = len(state.hands[state.trick_seat]) <= CLOSE or len(hand) <= 10
-        if not danger:
+        if not bombs or not danger:
             return None
         return bombs[0], plays.cards_for(bombs[0])
+
+
+_SAME_RANK = {SINGLE: 1, PAIR: 2, TRIPLE: 3}
+
+
+def _follow_same_rank(hand: Sequence[Card], level: int, over: Reading) -> tuple[Reading, list[Card]] | None:
+    """The cheapest single / pair / triple of natural cards (no wild, no card of a bomb) that beats ``over``."""
+    size = _SAME_RANK[over.type]
+    by_rank: dict[int, list[Card]] = {}
+    for c in hand:
+        if not (c.suit == "H" and c.rank == level):
+            by_rank.setdefault(c.rank, []).append(c)
+    floor = over.rank_key(level)
+    best: tuple[int, int] | None = None
+    for rank, cards in by_rank.items():
+        n = len(cards)
+        if n < size or (n >= 4 and rank <= ACE):
+            continue
+        order = single_order(rank, level)
+        if order > floor and (best is None or order < best[0]):
+            best = (order, rank)
+    if best is None:
+        return None
+    rank = best[1]
+    return Reading(over.type, rank, size), by_rank[rank][:size]
 
 
 def _partner(state: DealState) -> str:
