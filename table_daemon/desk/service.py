@@ -103,6 +103,9 @@ class Desk:
                 self.store.add_alert(table, msg)
             else:
                 self.store.set_status(table, msg)
+                if msg.get("online"):  # a table (re)connected: send it its match if it has not confirmed it
+                    self._sent = {key for key in self._sent if key[1] != table}
+                    self.send_pairings()
 
     def _on_result(self, topic: str, table: str, msg: dict[str, Any], raw: bytes) -> None:
         try:
