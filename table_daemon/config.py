@@ -97,9 +97,11 @@ class PanelsSection:
 
 @dataclass
 class TimingSection:
-    play_seconds: float = 25.0
-    first_lead_seconds: float = 40.0
-    return_seconds: float = 40.0
+    """Turn limits for profiles whose limits the event sets (national); 0: no limit."""
+
+    play_seconds: float = 0.0
+    first_lead_seconds: float = 0.0
+    return_seconds: float = 0.0
     declare_seconds: float = 10.0
     tick_seconds: float = 0.5
 

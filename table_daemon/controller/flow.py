@@ -99,6 +99,7 @@ def on_dealer_done(c: TableController, e: DealerDone) -> None:
         if e.level and d.board is not None:
             d.level = parse_level(e.level)
         tribute = c.deals_done > 0 and d.board is None and c.last_finish is not None
+        c.previous_finish = c.last_finish if tribute else None
         leader = None if tribute else (e.leader if e.leader in SEATS else first_leader(c, d))
         d.state, effects = engine.start_deal(c.profile, d.level, d.hands,
                                              previous_finish=c.last_finish if tribute else None,

@@ -52,6 +52,7 @@ def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
     c.failed_a = {"NS": 0, "EW": 0}
     c.deals_done = 0
     c.last_finish = None
+    c.previous_finish = None
     c.last_winner = None
     c.last_result = None
     c.match_winner = None
@@ -77,11 +78,12 @@ def end_deal(c: TableController) -> None:
     assert d is not None and d.state is not None
     finish = d.state.finish_order()
     s = settle(c.profile, d.levels_before, d.played, finish, c.failed_a)
+    c.failed_a_before = dict(c.failed_a)
+    record = deal_record(c, s)
     c.levels, c.failed_a = dict(s.levels), dict(s.failed_a)
     c.deals_done += 1
     c.last_finish = finish
     c.last_winner = s.winner
-    record = deal_record(c, s)
     c.last_result = {"deal": d.number, "finish": finish, "winner": s.winner, "up": s.up,
                      "levels_after": s.levels_json()}
     c.phase = "deal_over"

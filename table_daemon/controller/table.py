@@ -46,9 +46,10 @@ PHASES = ("idle", "dealing", "tribute", "playing", "deal_over", "match_over", "p
 
 @dataclass
 class Timing:
-    play_seconds: float | None = 25.0
-    first_lead_seconds: float | None = 40.0
-    return_seconds: float | None = 40.0
+    #: the event's limits where the profile sets none (None: no limit)
+    play_seconds: float | None = None
+    first_lead_seconds: float | None = None
+    return_seconds: float | None = None
     warn_before: float = 5.0
     min_confidence: float = 0.6
 
@@ -110,6 +111,9 @@ class TableController:
         self.failed_a = {"NS": 0, "EW": 0}
         self.deals_done = 0
         self.last_finish: list[str] | None = None
+        #: the finish the current deal's tribute came from (None on a first deal or a board)
+        self.previous_finish: list[str] | None = None
+        self.failed_a_before: dict[str, int] = dict(self.failed_a)
         self.last_winner: str | None = None
         self.last_result: dict[str, Any] | None = None
         self.match_winner: str | None = None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from table_daemon.guandan import deal as engine
 from table_daemon.guandan.cards import SEATS, rank_name, team_of
 from table_daemon.guandan.levels import Settlement, format_team_level
+from table_daemon.guandan.record import build_record
 from table_daemon.guandan.timers import deadline
 
 if TYPE_CHECKING:
@@ -76,39 +77,19 @@ def public_state(c: TableController) -> dict[str, Any]:
 
 
 def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
-    """The ``guandan-deal/1`` record of the finished deal (hands as dealt, before tribute)."""
+    """The ``guandan-deal/1`` record of the finished deal (the rules engine's builder, plus the table's
+    evidence: fouls, faults and referee actions in ``events``, the commitment and salted deal line)."""
     d = c.deal
     assert d is not None and d.state is not None
-    st = d.state
-    actions: list[dict[str, Any]] = []
-    for action, t in st.actions():
-        if action.kind in ("give", "return"):
-            continue
-        entry = action.to_json()
-        entry["t"] = round(t, 3)
-        actions.append(entry)
-    actions.extend(d.referee)
-    actions.sort(key=lambda a: a.get("t", 0.0))
-    record: dict[str, Any] = {
-        "format": "guandan-deal/1",
-        "event": c.event,
-        "table": c.table,
-        "match": c.match_no,
-        "deal": d.number,
-        "profile": c.profile.name,
-        "levels_before": _levels(d.levels_before),
-        "played": d.played,
-        "level": rank_name(d.level),
-        "first_lead": d.first_lead,
-        "hands": st.hands_json(dealt=True),
-        "tribute": [{"from": g, "to": r, "card": x.code} for g, r, x in st.given],
-        "returns": [{"from": g, "to": r, "card": x.code} for g, r, x in st.returned],
-        "leader": st.leader,
-        "actions": actions,
-        "result": {"finish": st.finish_order(), "winner": s.winner, "up": s.up,
-                   "levels_after": s.levels_json(), "match_winner": s.match_winner},
-        "events": list(d.events),
-    }
+    first_lead = None
+    if d.first_lead:
+        rule, _, card = d.first_lead.partition(":")
+        first_lead = {"rule": rule, "card": card or None, "seat": d.state.leader}
+    record = build_record(
+        d.state, levels_before=d.levels_before, played=d.played, failed_a=c.failed_a_before,
+        previous_finish=c.previous_finish, first_lead=first_lead,
+        meta={"event": c.event, "table": c.table, "match": c.match_no, "deal": d.number}, events=d.events,
+    )
     if d.board is not None:
         record["board"] = d.board
     if d.commitment:

@@ -1,0 +1,343 @@
+"""The table daemon's composition root: controller, journal, MQTT, devices, one loop.
+
+One thread runs the loop: it takes the next input (dealer event, card reading, button, command) from a queue
+or a timer tick when none comes, writes it to the journal together with every message it causes, then carries
+out the effects (publish, lights, beep, dealer command, replies, simulated seats). Devices and the MQTT link
+only put inputs on the queue, so the controller never sees two inputs at once and needs no locks.
+
+Restart: the journal's inputs are replayed through a fresh controller (effects dropped: they were carried out
+by the run that journaled them), so a ``kill -9`` or a power cut comes back in the same deal at the same turn;
+messages the broker never acknowledged are sent again as they were, and results stay until the desk's ack.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from table_daemon.guandan.profiles import get_profile
+
+from .adapters.journal import Journal, OutboxMessage
+from .adapters.mqtt import Inbound, MqttLink
+from .adapters.publisher import Publisher, iso_now
+from .adapters.systemd import SystemdNotifier
+from .config import TableConfig
+from .controller import (
+    Beep,
+    Command,
+    DealerDo,
+    DealerFault,
+    Effect,
+    Input,
+    Light,
+    Publish,
+    Reply,
+    StatusLight,
+    TableController,
+    Tick,
+    Timing,
+    TurnChanged,
+    input_from_dict,
+)
+from .controller.views import public_state
+
+log = logging.getLogger(__name__)
+VERSION = "0.1.0"
+
+
+class Device(Protocol):
+    def start(self, feed: Callable[[Input], None]) -> None: ...
+    def close(self) -> None: ...
+    def health(self) -> dict[str, Any]: ...
+
+
+class TableApp:
+    """One table: build with a config and devices, ``start()``, ``stop()``."""
+
+    def __init__(self, cfg: TableConfig, *, dealer: Any = None, camera: Any = None, panels: Any = None,
+                 clock: Callable[[], float] = time.time, connect: bool = True) -> None:
+        self.cfg = cfg
+        self.clock = clock
+        self.dealer, self.camera, self.panels = dealer, camera, panels
+        self.inbox: queue.Queue[tuple[Input | None, Inbound | None]] = queue.Queue()
+        self.turn_listeners: list[Callable[[TurnChanged], None]] = []
+        self.journal = Journal(cfg.journal.path)
+        self.controller = self._new_controller()
+        self.epoch = self.journal.new_epoch(cfg.table.id)
+        self.link: MqttLink | None = None
+        if connect:
+            self.link = MqttLink(
+                cfg.mqtt.url, cfg.root, f"{cfg.mqtt.prefix.rstrip('/')}/{cfg.table.event}/desk/status",
+                client_id=cfg.mqtt.client_id or f"table-{cfg.table.event}-{cfg.table.id}",
+                username=cfg.mqtt.username, password=cfg.mqtt_password(), ca_file=cfg.mqtt.ca_file,
+                cert_file=cfg.mqtt.cert_file, key_file=cfg.mqtt.key_file, insecure=cfg.mqtt.insecure,
+                keepalive=cfg.mqtt.keepalive, protocol=cfg.mqtt.protocol, status_payload=self.status_payload,
+            )
+            self.link.on_input = lambda inbound: self.inbox.put((None, inbound))
+            self.link.on_connected = lambda: self.inbox.put((None, Inbound("connected", "", None)))
+        self.publisher = Publisher(self.journal, self.link, table=cfg.table.id, event=cfg.table.event,
+                                   epoch=self.epoch, root=cfg.root)
+        self.notifier = SystemdNotifier()
+        self.replies: dict[str, Inbound] = {}
+        self._token = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.started_iso = iso_now()
+        self.recovered = self._recover()
+        self.started_at = clock()
+        self.inputs_handled = 0
+        self.last_health = 0.0
+        self.desk_online: bool | None = None
+        self.on_published: Callable[[str, dict[str, Any]], None] | None = None
+
+    def _new_controller(self) -> TableController:
+        t = self.cfg.timing
+        return TableController(
+            self.cfg.table.id, self.cfg.table.event, get_profile(self.cfg.table.profile),
+            auto_deal=self.cfg.table.auto_deal, software_seats=tuple(self.cfg.table.software_seats),
+            referee_role=self.cfg.table.referee_role,
+            timing=Timing(play_seconds=t.play_seconds or None, first_lead_seconds=t.first_lead_seconds or None,
+                          return_seconds=t.return_seconds or None,
+                          min_confidence=self.cfg.camera.min_confidence),
+        )
+
+    # -- recovery -------------------------------------------------------------------------------------------
+    def _recover(self) -> int:
+        """Replay the journal into the controller; returns the number of inputs replayed."""
+        n = 0
+        for row in self.journal.inputs():
+            self.controller.handle(input_from_dict(row.kind, row.data), row.ts)
+            n += 1
+        if n:
+            c = self.controller
+            log.info("recovered %d journaled inputs: match %s deal %s phase %s", n, c.match_no,
+                     c.deal.number if c.deal else None, c.phase)
+        return n
+
+    # -- life cycle -------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        feed = self.feed
+        for device in (self.dealer, self.camera):
+            if device is not None:
+                device.start(feed)
+        if self.panels is not None:
+            from .controller import Press
+
+            self.panels.on_press = lambda p: feed(Press(p.seat, p.button))
+        resent = self.publisher.resend_unsent()
+        if resent:
+            log.info("re-sending %d messages of an earlier run", resent)
+        if self.link is not None:
+            self.link.start()
+        self._thread = threading.Thread(target=self._loop, name=f"table-{self.cfg.table.id}", daemon=True)
+        self._thread.start()
+        self.inbox.put((None, Inbound("resume", "", None)))
+        self.notifier.ready(f"table {self.cfg.table.id} up")
+
+    def stop(self) -> None:
+        self.notifier.stopping()
+        self._stop.set()
+        self.inbox.put((None, None))
+        if self._thread is not None:
+            self._thread.join(10)
+        for device in (self.camera, self.dealer):
+            if device is not None:
+                try:
+                    device.close()
+                except Exception:
+                    log.exception("closing a device failed")
+        if self.link is not None:
+            self.link.stop()
+        self.journal.close()
+
+    def feed(self, event: Input) -> None:
+        """Queue an input (thread-safe; devices and simulated seats call this)."""
+        self.inbox.put((event, None))
+
+    def command(self, name: str, payload: dict[str, Any] | None = None) -> None:
+        """Queue a local command (the simulator starts matches this way)."""
+        self.feed(Command(name, payload or {}))
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    def _loop(self) -> None:
+        tick = self.cfg.timing.tick_seconds
+        while not self._stop.is_set():
+            try:
+                event, inbound = self.inbox.get(timeout=tick)
+            except queue.Empty:
+                event, inbound = Tick(), None
+            try:
+                if inbound is not None:
+                    self._inbound(inbound)
+                elif event is not None:
+                    self.handle(event)
+                self._housekeeping()
+            except Exception:  # never let one bad input kill the table
+                log.exception("input failed: %r", event or inbound)
+
+    def handle(self, event: Input) -> list[Effect]:
+        now = self.clock()
+        effects = self.controller.handle(event, now)
+        self.inputs_handled += 1
+        if isinstance(event, Tick) and not effects:
+            return effects
+        outbox: list[OutboxMessage] = []
+        plain: list[tuple[str, str, bool, int]] = []
+        results: list[tuple[str, str]] = []
+        for ef in effects:
+            if isinstance(ef, Publish):
+                m = self.publisher.prepare(ef.topic, ef.payload, now, ref=ef.ref, replaces_ref=ef.replaces_ref)
+                if isinstance(m, OutboxMessage):
+                    outbox.append(m)
+                    if ef.topic == "results":
+                        results.append((str(ef.payload["id"]), m.payload))
+                else:
+                    plain.append(m)
+        data = event.to_dict()
+        self.journal.record(now, event.kind, data, outbox, results)
+        for m in outbox:
+            self.publisher.send(m)
+            if self.on_published is not None:
+                self.on_published(m.topic, json.loads(m.payload))
+        for topic, text, retain, qos in plain:
+            self.publisher.send_plain(topic, text, retain, qos)
+        for ef in effects:
+            self._effect(ef)
+        return effects
+
+    def _effect(self, ef: Effect) -> None:
+        if isinstance(ef, Light) and self.panels is not None:
+            self.panels.set_light(ef.seat, ef.light, ef.on)
+        elif isinstance(ef, Beep) and self.panels is not None:
+            self.panels.beep(ef.times)
+        elif isinstance(ef, StatusLight) and self.panels is not None:
+            self.panels.set_status(ef.mode)
+        elif isinstance(ef, DealerDo):
+            if self.dealer is None:
+                self.feed(DealerFault("no_dealer", "no dealer configured"))
+            else:
+                self.dealer.deal(ef.board, ef.deal_no)
+        elif isinstance(ef, Reply):
+            inbound = self.replies.pop(ef.token, None) if ef.token else None
+            if inbound is not None and self.link is not None:
+                body: dict[str, Any] = {"ok": ef.ok, "error": ef.error}
+                if isinstance(inbound.payload, dict) and "id" in inbound.payload:
+                    body["id"] = inbound.payload["id"]
+                self.link.reply(inbound, body)
+        elif isinstance(ef, TurnChanged):
+            for listener in self.turn_listeners:
+                listener(ef)
+
+    def _inbound(self, inbound: Inbound) -> None:
+        if inbound.kind == "command":
+            self._token += 1
+            token = f"{self.epoch}:{self._token}"
+            self.replies[token] = inbound
+            payload = inbound.payload if isinstance(inbound.payload, dict) else {}
+            self.handle(Command(inbound.name, payload, token, inbound.error))
+        elif inbound.kind == "ack":
+            rid = inbound.payload.get("id") if isinstance(inbound.payload, dict) else None
+            if isinstance(rid, str):
+                self.journal.ack_result(rid)
+        elif inbound.kind == "desk_status":
+            online = bool(isinstance(inbound.payload, dict) and inbound.payload.get("online"))
+            if online and self.desk_online is not True:
+                self.publisher.resend_results()
+            self.desk_online = online
+        elif inbound.kind == "connected":
+            self._publish_current()
+            self.publisher.resend_results()
+        elif inbound.kind == "resume":
+            self._resume_after_recovery()
+
+    def _publish_current(self) -> None:
+        """The retained current values after a (re)connect: state (a new sequenced message) and hands."""
+        c = self.controller
+        c.ref += 1
+        self._publish_now([Publish("state", {"type": "state", **public_state(c)}, c.ref)])
+        c.publish_hands()
+        effects, c._effects = c._effects, []
+        self._publish_now([e for e in effects if isinstance(e, Publish)])
+
+    def _publish_now(self, pubs: list[Publish]) -> None:
+        now = self.clock()
+        for ef in pubs:
+            m = self.publisher.prepare(ef.topic, ef.payload, now, ref=ef.ref)
+            if isinstance(m, OutboxMessage):
+                self.journal.record_outbox([m])
+                self.publisher.send(m)
+            else:
+                self.publisher.send_plain(*m)
+
+    def _resume_after_recovery(self) -> None:
+        """After a restart: lights and simulated seats as the recovered state says; a deal caught while
+        being dealt is void (the dealer's run was cut) and dealt again."""
+        c = self.controller
+        if c.phase == "dealing":
+            self.handle(DealerFault("restart", "the table restarted while dealing"))
+            if self.cfg.table.auto_deal:
+                self.handle(Command("start_deal", {}))
+            return
+        d = c.deal
+        if d is not None and d.state is not None:
+            st = d.state
+            seats = [st.to_move] if st.to_move else (st.pending_gives() or [s for s, _ in st.pending_returns()])
+            asked = "play" if st.to_move else ("tribute" if st.pending_gives() else "return")
+            if d.pending_declare is not None:
+                seats, asked = [d.pending_declare["seat"]], "declare"
+            for seat in seats:
+                if self.panels is not None:
+                    self.panels.set_light(seat, "turn", True)
+                self._effect(TurnChanged(seat, asked, st))
+            for seat in st.report_due:
+                self._effect(TurnChanged(seat, "report", st))
+        elif c.phase in ("idle", "deal_over") and c.match_active and self.cfg.table.auto_deal:
+            self.handle(Command("start_deal", {}))
+
+    # -- health ------------------------------------------------------------------------------------------------
+    def _housekeeping(self) -> None:
+        now = time.monotonic()
+        self.notifier.ping(now)
+        if now - self.last_health >= self.cfg.health.interval_seconds:
+            self.last_health = now
+            self._publish_now([Publish("health", {"type": "health", **self.health()})])
+
+    def health(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"uptime": round(self.clock() - self.started_at, 1),
+                               "journal_backlog": self.journal.backlog(),
+                               "pending_results": len(self.journal.pending_results()),
+                               "inputs": self.inputs_handled, "recovered_inputs": self.recovered}
+        for name in ("dealer", "camera"):
+            device = getattr(self, name)
+            if device is not None and hasattr(device, "health"):
+                try:
+                    out[name] = device.health()
+                except Exception as exc:  # a device's figures must not stop the table
+                    out[name] = {"error": str(exc)}
+        try:
+            with open("/sys/class/thermal/thermal_zone0/temp") as fh:
+                out["cpu_temp"] = int(fh.read().strip()) / 1000.0
+        except (OSError, ValueError):
+            out["cpu_temp"] = None
+        try:
+            out["rss_mb"] = round(_rss_bytes() / 2**20, 1)
+        except OSError:
+            pass
+        return out
+
+    def status_payload(self) -> dict[str, Any]:
+        return {"online": True, "since": getattr(self, "started_iso", None), "version": VERSION,
+                "profile": self.cfg.table.profile, "table": self.cfg.table.id, "epoch": self.epoch,
+                "devices": {"dealer": self.cfg.dealer.port, "camera": self.cfg.camera.source,
+                            "panels": self.cfg.panels.pin_factory or "default"}}
+
+
+def _rss_bytes() -> int:
+    with open(f"/proc/{os.getpid()}/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

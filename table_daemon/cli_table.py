@@ -1,0 +1,112 @@
+"""``guandan-table run``, ``simulate`` and ``check-config``: the table daemon's commands (cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+from typing import Any
+
+from table_daemon.cli import UsageError
+
+
+def register(subparsers: Any) -> None:
+    sim = subparsers.add_parser(
+        "simulate",
+        help="模拟整张牌桌 | run whole simulated tables (dealer, camera, buttons, four bots) over MQTT",
+        description="模拟牌桌：模拟发牌机、摄像头、座位按钮和四个机器人，经 MQTT 发布。Runs whole simulated tables "
+                    "and publishes everything over MQTT exactly as a real table does. Without --broker an "
+                    "embedded broker is started and its URL printed on stderr.",
+    )
+    sim.add_argument("--broker", help="MQTT broker URL, mqtt://HOST:PORT (default: start an embedded one)")
+    sim.add_argument("--table", default="T01", help="table id (桌号), default T01")
+    sim.add_argument("--event", default="demo", help="event id (赛事), default demo")
+    sim.add_argument("--profile", default="national", help="rule profile (规则), default national")
+    group = sim.add_mutually_exclusive_group()
+    group.add_argument("--deals", type=int, help="play N deals (打N副), default 1")
+    group.add_argument("--match", action="store_true", help="play to the end of a match (打完一场)")
+    sim.add_argument("--seed", type=int, default=1, help="same seed, same deals and same plays")
+    sim.add_argument("--speed", type=float, default=1.0, help="time scale; 0 = as fast as possible")
+    sim.add_argument("--tables", type=int, default=1, help="number of tables in one process")
+    sim.add_argument("--journal-dir", help="keep the tables' journals here (a rerun continues them)")
+    sim.add_argument("--duration", type=float, help="stop after this many seconds")
+    sim.add_argument("--quiet", action="store_true", help="no per-deal progress on stderr")
+    sim.set_defaults(handler=cmd_simulate)
+
+    run = subparsers.add_parser("run", help="运行牌桌守护进程 | run the daemon of one real table",
+                                description="Runs the daemon for one table from a TOML config.")
+    run.add_argument("--config", required=True, help="table config (TOML)")
+    run.add_argument("--log-level", default="INFO")
+    run.set_defaults(handler=cmd_run)
+
+    check = subparsers.add_parser("check-config", help="检查配置文件 | validate a table config",
+                                  description="Validates a table config; names the bad key, file and line.")
+    check.add_argument("file")
+    check.set_defaults(handler=cmd_check_config)
+
+
+def _load(path: str) -> Any:
+    from table_daemon.config import ConfigError, load_config
+    from table_daemon.guandan.profiles import ProfileError, get_profile
+
+    try:
+        cfg = load_config(path)
+        get_profile(cfg.table.profile)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except ProfileError as exc:
+        raise UsageError(f"{path}: table.profile: {exc}") from None
+    return cfg
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    cfg = _load(args.file)
+    print(json.dumps({"ok": True, "file": args.file, "table": cfg.table.id, "event": cfg.table.event,
+                      "profile": cfg.table.profile, "broker": cfg.mqtt.url, "dealer": cfg.dealer.port,
+                      "camera": cfg.camera.source, "pin_factory": cfg.panels.pin_factory or "default"},
+                     ensure_ascii=False))
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from table_daemon.guandan.profiles import ProfileError, get_profile
+    from table_daemon.simulate import run_simulation
+
+    if args.deals is not None and args.deals < 1:
+        raise UsageError("--deals must be at least 1")
+    if not 1 <= args.tables <= 500:
+        raise UsageError("--tables must be between 1 and 500")
+    if args.speed < 0:
+        raise UsageError("--speed must be 0 or more")
+    if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):
+        raise UsageError(f"--broker must be mqtt://HOST:PORT, got {args.broker!r}")
+    try:
+        get_profile(args.profile)
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
+                          deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
+                          tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
+                          quiet=args.quiet)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from table_daemon.runtime import build_table
+
+    cfg = _load(args.config)
+    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO), stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    app = build_table(cfg)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    app.start()
+    print(f"牌桌 {cfg.table.id} 运行中 | table {cfg.table.id} running, broker {cfg.mqtt.url}", file=sys.stderr,
+          flush=True)
+    stop.wait()
+    app.stop()
+    return 0

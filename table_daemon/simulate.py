@@ -1,0 +1,226 @@
+"""The simulated table (``guandan-table simulate``): whole tables on one machine, published over MQTT exactly
+as real tables publish.
+
+Each table is the real daemon (:class:`~table_daemon.app.TableApp`: controller, journal, MQTT link) with
+simulated devices: the dealer (the simulated dealer over a pty when ``firmware_bridge``'s client is
+installed, else a seeded dealer in process), the play zones (the simulated camera through the real card reader
+when ``vision`` provides them, else read directly), seat panels on gpiozero's ``MockFactory`` pins, and four
+bots (:class:`~table_daemon.guandan.bot.Bot`) that act through those devices: they lay cards in their zone and
+press their panel's buttons, like players.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from hardware.panels import PanelPins, TablePanels, make_pin_factory
+from table_daemon.guandan import actions as act
+from table_daemon.guandan import deal as engine
+from table_daemon.guandan.bot import Bot
+
+from .adapters.devices import DirectZones, PlannedDealer
+from .app import TableApp
+from .config import TableConfig, simulated_config
+from .controller import Command, TurnChanged
+
+log = logging.getLogger(__name__)
+
+
+class SimSeats:
+    """Four bots playing one table through its devices (zones and mock buttons)."""
+
+    def __init__(self, app: TableApp, zones: Any, panels: TablePanels, pin_factory: Any, seed: int,
+                 speed: float) -> None:
+        self.app = app
+        self.zones = zones
+        self.panels = panels
+        self.pins = pin_factory
+        self.speed = speed
+        self.rng = random.Random(seed)
+        self.bots = {s: Bot(seed * 4 + i) for i, s in enumerate("SENW")}
+        self.intended: dict[str, Any] = {}
+        app.turn_listeners.append(self.on_turn)
+
+    def on_turn(self, ef: TurnChanged) -> None:
+        if ef.seat is None or ef.state is None or ef.asked == "wait":
+            return
+        if self.speed <= 0:
+            self.act(ef)
+            return
+        delay = self.speed * (0.3 + self.rng.random() * 1.5)
+        timer = threading.Timer(delay, self.act, args=(ef,))
+        timer.daemon = True
+        timer.start()
+
+    def press(self, seat: str, button: str) -> None:
+        pin_no = getattr(self.panels_pins[seat], f"{button}_button")
+        pin = self.pins.pin(pin_no)
+        pin.drive_low()
+        pin.drive_high()
+
+    panels_pins: dict[str, PanelPins] = {}
+
+    def act(self, ef: TurnChanged) -> None:
+        seat, st = ef.seat, ef.state
+        assert seat is not None
+        try:
+            if ef.asked == "declare":
+                self._declare(seat)
+                return
+            if ef.asked == "report":
+                if seat in st.report_due:
+                    self.press(seat, "confirm")
+                return
+            action = self.bots[seat].choose(st, seat)
+            if action.kind == act.REPORT:
+                self.press(seat, "confirm")
+                st, _ = engine.apply(st, action, st.turn_since)
+                action = self.bots[seat].choose(st, seat)
+            if action.kind == act.PASS:
+                self.press(seat, "pass")
+            elif action.kind in (act.PLAY, act.GIVE, act.RETURN):
+                if action.kind == act.PLAY:
+                    self.intended[seat] = action.reading
+                self.zones.lay(seat, [c.code for c in action.cards])
+                self.zones.clear(seat)
+        except Exception:
+            log.exception("simulated seat %s failed", seat)
+
+    def _declare(self, seat: str) -> None:
+        d = self.app.controller.deal
+        pending = d.pending_declare if d is not None else None
+        if pending is None:
+            return
+        wanted = self.intended.get(seat)
+        first = pending["candidates"][0]
+        if wanted is None or wanted.to_json() == first:
+            self.press(seat, "confirm")
+        else:
+            self.app.feed(Command("declare", {"seat": seat, "reading": wanted.to_json()}))
+
+
+class SimTable:
+    """One simulated table: the daemon plus simulated devices and bots."""
+
+    def __init__(self, cfg: TableConfig, *, seed: int, speed: float) -> None:
+        self.cfg = cfg
+        factory = make_pin_factory("mock")
+        self.pin_factory = factory
+        pins = {s: PanelPins(**vars(p)) for s, p in cfg.panels.seats.items()}
+        self.panels = TablePanels(pins, status_light=cfg.panels.status_light, buzzer=cfg.panels.buzzer,
+                                  pin_factory=factory, debounce_ms=cfg.panels.debounce_ms)
+        self.dealer = make_sim_dealer(cfg, seed, speed)
+        self.zones = DirectZones()
+        self.app = TableApp(cfg, dealer=self.dealer, camera=self.zones, panels=self.panels)
+        self.seats = SimSeats(self.app, self.zones, self.panels, factory, seed, speed)
+        self.seats.panels_pins = pins
+
+    def start(self, match_end: dict[str, Any]) -> None:
+        self.app.start()
+        if not self.app.controller.match_active and self.app.controller.phase != "match_over":
+            self.app.command("start_match", {"match_end": match_end, "profile": self.cfg.table.profile})
+
+    @property
+    def done(self) -> bool:
+        return self.app.controller.phase == "match_over"
+
+    def stop(self) -> None:
+        self.app.stop()
+        self.panels.close()
+
+
+def make_sim_dealer(cfg: TableConfig, seed: int, speed: float) -> Any:
+    """The simulated dealer: over a pty through the dealer client when it is installed, else in process."""
+    try:
+        from firmware_bridge.connect import open_dealer  # noqa: F401
+    except ImportError:
+        return PlannedDealer(seed=seed, delay=0.0 if speed <= 0 else 0.02 * speed)
+    from .adapters.devices import SerialDealer
+
+    return SerialDealer(f"sim://?speed={speed:g}&seed={seed}", seed=seed)
+
+
+def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[str, Any]], None]:
+    """Prints deals and results on stderr, in Chinese and English."""
+
+    def show(topic: str, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "deal_over":
+            lv = msg.get("levels", {})
+            print(f"[{table}] 第{msg.get('deal')}副结束 上游 {msg.get('finish', ['?'])[0]}，{msg.get('winner')} 升"
+                  f"{msg.get('up')}级 → NS {lv.get('NS')} / EW {lv.get('EW')} | deal {msg.get('deal')} over: "
+                  f"{msg.get('winner')} +{msg.get('up')}", file=out, flush=True)
+        elif kind == "match_over":
+            print(f"[{table}] 比赛结束 胜方 {msg.get('winner') or '平局'} 级数 {msg.get('levels')} | match over: "
+                  f"winner {msg.get('winner') or 'draw'}", file=out, flush=True)
+        elif kind == "alert" and msg.get("code") not in ("referee_call",):
+            print(f"[{table}] 警告 alert {msg.get('code')}: {msg.get('message')}", file=out, flush=True)
+
+    return show
+
+
+def run_simulation(*, broker: str | None, table: str, event: str, profile: str, deals: int | None,
+                   match: bool, seed: int, speed: float, tables: int, journal_dir: str | None = None,
+                   timeout: float | None = None, quiet: bool = False) -> int:
+    """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals); returns exit status."""
+    from .adapters.broker import LocalBroker
+
+    local: LocalBroker | None = None
+    if broker is None:
+        local = LocalBroker().start()
+        broker = local.url
+        print(f"MQTT broker (嵌入式代理): {broker}", file=sys.stderr, flush=True)
+    jdir = Path(journal_dir) if journal_dir else Path(tempfile.mkdtemp(prefix="guandan-sim-"))
+    jdir.mkdir(parents=True, exist_ok=True)
+    match_end: dict[str, Any] = {"method": "deals", "deals": deals or 1} if not match else {}
+    sims: list[SimTable] = []
+    try:
+        for i in range(tables):
+            tid = table if tables == 1 else f"{table}{i + 1:02d}"
+            cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker,
+                                   journal=str(jdir / f"{tid}.sqlite"))
+            cfg.panels = replace(cfg.panels, debounce_ms=0 if speed <= 0 else 40)
+            sim = SimTable(cfg, seed=seed + i, speed=speed)
+            if not quiet:
+                sim.app.on_published = _topic_filter(progress_printer(tid))
+            sims.append(sim)
+        for sim in sims:
+            sim.start(match_end)
+        print(f"模拟 {tables} 张牌桌 | simulating {tables} table(s), event {event}, profile {profile}",
+              file=sys.stderr, flush=True)
+        deadline = time.monotonic() + timeout if timeout else None
+        while not all(s.done for s in sims):
+            if deadline is not None and time.monotonic() > deadline:
+                print("时间到 | time limit reached", file=sys.stderr, flush=True)
+                break
+            time.sleep(0.05)
+        flush_deadline = time.monotonic() + 10
+        while time.monotonic() < flush_deadline and any(s.app.journal.backlog() for s in sims):
+            time.sleep(0.05)
+        for s in sims:
+            c = s.app.controller
+            print(f"[{s.cfg.table.id}] 共{c.deals_done}副 | {c.deals_done} deals played, levels NS "
+                  f"{c.levels['NS']} EW {c.levels['EW']}", file=sys.stderr, flush=True)
+        return 0
+    finally:
+        for s in sims:
+            s.stop()
+        if local is not None:
+            local.close()
+
+
+def _topic_filter(show: Callable[[str, dict[str, Any]], None]) -> Callable[[str, dict[str, Any]], None]:
+    def on(topic: str, msg: dict[str, Any]) -> None:
+        if topic.endswith(("/events", "/alerts")):
+            show(topic, msg)
+
+    return on
