@@ -222,13 +222,14 @@ def _give(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
         allowed = " ".join(c.code for c in payment.candidates)
         raise _illegal("wrong_tribute", f"{seat} must give its highest card ({allowed}), not {card.code}")
     receiver = payment.receiver
-    if action.to is not None and action.to != receiver:
-        taken = {r for _, r, _ in state.given}
-        if not plan.winner_chooses or action.to not in plan.winners or action.to in taken:
-            raise _illegal("wrong_tribute", f"{seat}'s tribute goes to {receiver}, not {action.to}")
-        receiver = action.to
-    elif plan.winner_chooses and receiver in {r for _, r, _ in state.given}:
-        receiver = next(w for w in plan.winners if w != receiver)
+    taken = {r for _, r, _ in state.given}
+    if plan.winner_chooses:  # 上游 picks either card: each winner still takes exactly one
+        if action.to is not None and (action.to not in plan.winners or action.to in taken):
+            raise _illegal("wrong_tribute", f"{action.to} cannot take {seat}'s tribute")
+        receiver = action.to or (receiver if receiver not in taken else next(w for w in plan.winners
+                                                                            if w not in taken))
+    elif action.to is not None and action.to != receiver:
+        raise _illegal("wrong_tribute", f"{seat}'s tribute goes to {receiver}, not {action.to}")
     hands = list(state.hands)
     ridx = SEATS.index(receiver)
     hands[idx] = _remove(hands[idx], (card,)) or ()

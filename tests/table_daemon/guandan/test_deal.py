@@ -167,3 +167,19 @@ def test_bad_deals_are_refused() -> None:
     assert info.value.reason == "bad_deal"
     with pytest.raises(IllegalPlayError, match="27"):
         start_deal(NAT, 2, {"S": parse_cards("SA"), "E": [], "N": [], "W": []}, leader="S")
+
+
+def test_winner_chooses_lets_upstream_take_either_equal_card() -> None:
+    choose = profile_with(NAT, {"tie_tribute": "winner_chooses"})
+    hands = {"S": parse_cards("S3 S4"), "E": parse_cards("SA C5"), "N": parse_cards("D6"),
+             "W": parse_cards("DA C7")}
+    st, eff = start_deal(choose, 2, hands, previous_finish=["S", "N"], full_pack=False)
+    assert eff[0]["leader"] == "E"  # by default 上游 takes its 下家's card
+    st, eff = apply(st, give("W", parse_card("DA"), to="S"), 1.0)  # 上游 S takes W's card instead
+    assert eff[0] == {"kind": "give", "seat": "W", "to": "S", "card": "DA"}
+    assert check_action(st, give("E", parse_card("SA"), to="S"), 1.5) == "wrong_tribute"
+    st, eff = apply(st, give("E", parse_card("SA")), 2.0)
+    assert eff[0]["to"] == "N"
+    st, _ = apply(st, return_card("S", parse_card("S3")), 3.0)
+    st, _ = apply(st, return_card("N", parse_card("D6")), 4.0)
+    assert st.to_move == "W"  # the giver of the card 上游 took leads

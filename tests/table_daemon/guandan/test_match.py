@@ -83,3 +83,20 @@ def test_best_of_three() -> None:
     assert round_winner(["NS", "EW"], 3) is None
     assert round_winner(["NS", "EW", "NS"], 3) == "NS"
     assert round_winner(["EW"], 1) == "EW"
+
+
+def test_time_or_deals_whichever_first_and_pass_a_ends_any_match() -> None:
+    p = profile_with(NAT, {"match_end": "time_or_deals", "match_deals": 3, "match_minutes": 60})
+    m = new_match(p, t=0.0)
+    for i, finish in enumerate((["S", "E", "W", "N"], ["E", "S", "W", "N"], ["S", "E", "N", "W"])):
+        m, _ = deal_finished(m, finish, 60.0 * (i + 1))
+    assert m.over and m.end_reason == "deals" and m.winner == "NS" and m.levels_json() == {"NS": "5", "EW": "4"}
+    m = new_match(p, t=0.0)
+    m, _ = deal_finished(m, ["S", "E", "W", "N"], 3600.0)
+    assert m.over and m.end_reason == "time"
+    t = profile_with(PROFILES["jiangsu"], {})
+    m = new_match(t)
+    for _ in range(4):
+        m, _ = deal_finished(m, ["N", "S"], 1.0)
+    m, _ = deal_finished(m, ["N", "W", "S", "E"], 2.0)
+    assert m.over and m.end_reason == "pass_a" and m.winner == "NS"
