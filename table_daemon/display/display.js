@@ -54,6 +54,12 @@ function teamName(state, team) {
   return typeof t === "string" ? t : (t.name || team);
 }
 
+function playerName(state, team, seat) {
+  const t = (state.teams || {})[team];
+  const players = t && typeof t === "object" ? t.players || {} : {};
+  return players[seat] || "";
+}
+
 function cardsLeft(seat) {
   for (const k of ["cards_left", "cards", "count", "left"]) {
     if (typeof seat[k] === "number") return seat[k];
@@ -98,7 +104,8 @@ function drawTable(root, name, tab) {
     const box = el("div", "seat seat-" + s + (state.turn === s ? " turn" : ""));
     box.dataset.seat = s;
     const team = seat.team || (s === "N" || s === "S" ? "NS" : "EW");
-    box.append(el("div", "sname", SEAT_NAMES[s] + " · " + (seat.name || seat.player || teamName(state, team))));
+    box.append(el("div", "sname", SEAT_NAMES[s] + " · " + (seat.name || seat.player || playerName(state, team, s))));
+    box.append(el("div", "steam", teamName(state, team)));
     const left = cardsLeft(seat);
     box.append(el("div", "left", left === null ? "" : "余牌 " + left + " cards"));
     const place = seat.place || seat.finished;

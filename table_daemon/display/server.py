@@ -9,8 +9,10 @@ through ``extra``. Every screen reads from the hub's memory, never from a table.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import socket
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -54,6 +56,8 @@ class WebServer:
         }
         self.keepalive_s = keepalive_s
         self._stop = threading.Event()
+        self._streams: set[socket.socket] = set()
+        self._streams_lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -78,9 +82,15 @@ class WebServer:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop serving and cut every open event stream (screens reconnect to whoever serves next)."""
         self._stop.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+        with self._streams_lock:
+            streams, self._streams = list(self._streams), set()
+        for sock in streams:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     # -- dispatch -------------------------------------------------------------------------------------------
     def _get(self, req: BaseHTTPRequestHandler) -> None:
@@ -115,6 +125,8 @@ class WebServer:
 
     def _sse(self, req: BaseHTTPRequestHandler, table: str | None) -> None:
         q = self.hub.subscribe()
+        with self._streams_lock:
+            self._streams.add(req.connection)
         try:
             req.send_response(200)
             req.send_header("Content-Type", "text/event-stream; charset=utf-8")
@@ -122,6 +134,7 @@ class WebServer:
             req.send_header("Connection", "close")
             req.end_headers()
             req.close_connection = True
+            req.wfile.write(b"retry: 1000\n\n")  # reconnect within a second after a drop
             self._send(req, "snapshot", self.hub.snapshot(table))
             while not self._stop.is_set():
                 try:
@@ -139,6 +152,8 @@ class WebServer:
             pass
         finally:
             self.hub.unsubscribe(q)
+            with self._streams_lock:
+                self._streams.discard(req.connection)
 
     @staticmethod
     def _send(req: BaseHTTPRequestHandler, kind: str, data: Any) -> None:

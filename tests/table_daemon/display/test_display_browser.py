@@ -94,6 +94,14 @@ def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, brows
         mid_deal_state(t1, [], "W", {"S": 12, "E": 7, "N": 18, "W": 15})
         page.wait_for_selector(".seat-N .left:has-text('18')", timeout=15000)
 
+        # After the screen's connection to the desk drops, the page reconnects by itself.
+        port = web.port
+        web.stop()
+        web = desk_server(store, desk.hub, port)
+        web.start()
+        mid_deal_state(t1, [], "W", {"S": 11, "E": 7, "N": 18, "W": 15})
+        page.wait_for_selector(".seat-S .left:has-text('11')", timeout=10000)
+
         # The overview shows every table.
         page.goto(f"{web.url}/display/")
         page.wait_for_selector("#table-T02 .seat-S .left:has-text('27')", timeout=5000)

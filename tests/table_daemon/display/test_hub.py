@@ -58,6 +58,7 @@ def test_stand_alone_display_server(mosquitto, topic_root) -> None:
             time.sleep(0.05)
         assert live["tables"]["T05"]["state"]["phase"] == "tribute"
         with urllib.request.urlopen(f"{service.web.url}/events?table=T05", timeout=5) as stream:
+            assert stream.readline() == b"retry: 1000\n" and stream.readline() == b"\n"
             assert stream.readline() == b"event: snapshot\n"
             assert json.loads(stream.readline().removeprefix(b"data: "))["tables"]["T05"]["state"]
         page = urllib.request.urlopen(f"{service.web.url}/display/T05", timeout=5).read().decode()
