@@ -45,6 +45,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     init.add_argument("--units-together", action="store_true", help="不回避: do not keep same-unit pairs apart")
     init.add_argument("--tables", help="table ids in order, comma separated (default T01, T02, ...)")
     init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")
+    init.add_argument("--deal-file", help="复式 deal file (guandan-deals/1) the tables deal from")
+    init.add_argument("--boards", help="boards of the deal file each match plays, e.g. 1-8 or 1,3,5")
     init.set_defaults(handler=run_init)
 
     pair = actions.add_parser("pair", help="pair the next round 编排 (sent to the tables by the running desk)")
@@ -155,6 +157,19 @@ def _match_end(text: str) -> dict[str, Any]:
     raise UsageError(f"--match-end {text!r}: use pass_a, deals:N, time:MINUTES or time_or_deals:MINUTES:N")
 
 
+def _boards(text: str) -> list[int]:
+    out: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            out.extend(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise UsageError(f"--boards {text!r}: write board numbers like 1-8 or 1,3,5") from None
+    if not out or min(out) < 1:
+        raise UsageError(f"--boards {text!r}: board numbers start at 1")
+    return out
+
+
 def run_init(args: argparse.Namespace) -> int:
     from .desk.event import EventError, read_pairs_csv
     from .desk.store import StoreError
@@ -166,6 +181,10 @@ def run_init(args: argparse.Namespace) -> int:
     settings: dict[str, Any] = {"profile": args.profile, "scoring": args.scoring, "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,
                                 "match_end": _match_end(args.match_end)}
+    if args.deal_file:
+        settings["deal_file"] = args.deal_file
+    if args.boards:
+        settings["boards"] = _boards(args.boards)
     if args.tables:
         settings["tables"] = [t.strip() for t in args.tables.split(",") if t.strip()]
     store = _store(args.db, create=True)

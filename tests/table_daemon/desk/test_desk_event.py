@@ -195,8 +195,13 @@ def test_desk_commands_refuse_bad_input(tmp_path, capsys) -> None:
     assert "at least 2" in capsys.readouterr().err
     assert main(["desk", "standings", "--db", str(tmp_path / "none.sqlite")]) == 2
     (tmp_path / "ok.csv").write_text(TEAMS_CSV, encoding="utf-8")
-    assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv")]) == 0
-    capsys.readouterr()
+    assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv"),
+                 "--boards", "1-3,x"]) == 2
+    assert "--boards" in capsys.readouterr().err
+    assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv"),
+                 "--deal-file", "boards.jsonl", "--boards", "1-3,5", "--match-end", "deals:4"]) == 0
+    settings = json.loads(capsys.readouterr().out)["settings"]
+    assert settings["boards"] == [1, 2, 3, 5] and settings["match_end"] == {"method": "deals", "deals": 4}
     assert main(["desk", "pair", "--db", str(db), "--round", "2"]) == 2
     assert "next round to pair is 1" in capsys.readouterr().err
     assert main(["desk", "pair", "--db", str(db), "--round", "1"]) == 0
