@@ -19,7 +19,7 @@ from table_daemon.guandan.profiles import PROFILES, profile_with
 from table_daemon.guandan.record import build_record
 from table_daemon.guandan.replay import replay
 
-DEALS_PER_PROFILE = 40
+DEALS_PER_PROFILE = 60
 CUSTOM = profile_with(PROFILES["national"], {"name": "custom", "tie_tribute": "winner_chooses",
                                              "return_limit": "ten_always", "jiefeng": False})
 ALL = [*PROFILES.values(), CUSTOM]
