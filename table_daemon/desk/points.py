@@ -81,7 +81,7 @@ def score_match(
         if winner is None and pts["NS"] != pts["EW"]:
             winner = "NS" if pts["NS"] > pts["EW"] else "EW"
         return MatchScore(_two_one_zero(winner), pts)
-    match = _three_point(idx, winner, finished) if variant == "three_point" else _two_one_zero(winner)
+    match = _three_point(winner, finished) if variant == "three_point" else _two_one_zero(winner)
     if variant == "level_value":
         level = _level_value_points(levels, winner, walkover)
     else:
@@ -95,7 +95,7 @@ def _two_one_zero(winner: str | None) -> dict[str, float]:
     return {winner: 2.0, other(winner): 0.0}
 
 
-def _three_point(idx: Mapping[str, int], winner: str | None, finished: bool) -> dict[str, float]:
+def _three_point(winner: str | None, finished: bool) -> dict[str, float]:
     if winner is None:
         return {"NS": 1.5, "EW": 1.5}
     if finished:

@@ -70,8 +70,9 @@ class SpecTable:
         return {"schema": 1, "table": self.table, "event": self.event, "epoch": self.epoch, "seq": seq,
                 "ts": _ts(), "type": mtype, **fields}
 
-    def publish(self, kind: str, payload: dict[str, Any], *, retain: bool = False) -> None:
-        self.client.publish(f"{self.root}/{kind}", json.dumps(payload), qos=1, retain=retain).wait_for_publish(5)
+    def publish(self, kind: str, payload: dict[str, Any] | bytes, *, retain: bool = False) -> None:
+        data = payload if isinstance(payload, bytes) else json.dumps(payload)
+        self.client.publish(f"{self.root}/{kind}", data, qos=1, retain=retain).wait_for_publish(5)
 
     def state(self, **fields: Any) -> dict[str, Any]:
         msg = self.message("state", **fields)

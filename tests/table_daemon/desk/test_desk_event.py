@@ -120,6 +120,9 @@ def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_me
             assert cmd["name"] == "start_match" and cmd["match"] == 1
             assert (cmd["teams"]["NS"]["name"], cmd["teams"]["EW"]["name"]) == (p["ns_name"], p["ew_name"])
 
+        # Bad input is kept for the referees and changes nothing; the desk carries on.
+        tables["T03"].publish("results", b"{not json")
+        tables["T03"].publish("results", {"type": "match_result", "match": 1, "levels": {"NS": "A"}})
         ids = play_round(tables, 1, ROUND1)
         copy = tables["T01"].match_result(1, *ROUND1["T01"][:2])  # the same result (same id) once more
         assert copy["id"] in ids
@@ -136,6 +139,7 @@ def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_me
         t02 = next(p for p in round1 if p["table"] == "T02")
         assert next(r for r in report["rows"] if r["team"] == t02["ew"])["fouls"] == 1
         store = Store(db)
+        assert [r["reason"].split(":")[0] for r in store.rejects()] == ["not JSON", "result has no id"]
         assert len(store.results("match")) == 4
         assert any(r["copies"] >= 2 for r in store.results("match"))
         store.close()
