@@ -24,7 +24,8 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
     report = ev.standings_report(store)
     live = hub.snapshot()["tables"]
     statuses = store.statuses()
-    names = sorted(set(live) | set(statuses) | {p["table"] for p in report["pending"]})
+    playing = {p["tbl"] for p in store.pairings(store.last_round()) if p["ew"] is not None}
+    names = sorted(set(live) | set(statuses) | playing)
     out = []
     for name in names:
         tab = live.get(name, {})
@@ -57,6 +58,7 @@ def routes(store: Store, hub: Hub) -> dict[str, Route]:
         "/api/pairings": lambda rest, q: json_response(pairings()),
         "/api/tables": lambda rest, q: json_response(tables_view(store, hub)),
         "/api/corrections": lambda rest, q: json_response(store.corrections()),
+        "/api/rejects": lambda rest, q: json_response(store.rejects()[-50:]),
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(ev.standings_report(store))),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",
