@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from table_daemon.cli import UsageError
@@ -77,9 +78,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from table_daemon.rules_ops_deal import replay_file
 
     try:
+        json.loads(Path(args.file).read_text(encoding="utf-8"))
         answer = replay_file(args.file)
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{args.file} is not UTF-8 text") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{args.file} is not a JSON deal record: {exc.msg} at line {exc.lineno}") from exc
     print(json.dumps(answer, ensure_ascii=False))
     return 0
 

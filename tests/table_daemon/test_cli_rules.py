@@ -71,3 +71,13 @@ def test_classify_command_and_bad_arguments() -> None:
 @pytest.mark.parametrize("args", [["--help"], ["rules", "--help"], ["rules", "batch", "--help"]])
 def test_help_works(args: list[str]) -> None:
     assert _run(args).returncode == 0
+
+
+def test_replay_of_a_file_that_is_not_a_record_exits_2(tmp_path) -> None:  # noqa: ANN001
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", encoding="utf-8")
+    done = _run(["rules", "replay", str(bad)])
+    assert done.returncode == 2 and done.stdout == ""
+    assert "bad.json" in done.stderr
+    missing = _run(["rules", "replay", str(tmp_path / "missing.json")])
+    assert missing.returncode == 2 and "missing.json" in missing.stderr
