@@ -26,6 +26,7 @@ from hardware.panels import PanelPins, TablePanels, make_pin_factory
 from table_daemon.guandan import actions as act
 from table_daemon.guandan import deal as engine
 from table_daemon.guandan.bot import Bot
+from table_daemon.guandan.levels import format_team_level
 
 from .adapters.devices import DirectZones, PlannedDealer
 from .app import TableApp
@@ -131,7 +132,31 @@ class SimTable:
 
     @property
     def done(self) -> bool:
-        return self.app.controller.phase == "match_over"
+        return self.app.controller.phase == "match_over" or self.gave_up
+
+    gave_up = False
+    _idle_since: float | None = None
+    _restarts = 0
+
+    def watch(self, now: float) -> None:
+        """A deal voided by a dealer fault leaves the table idle: deal again, up to 5 times in a row."""
+        c = self.app.controller
+        if c.match_active and c.phase == "idle":
+            if self._idle_since is None:
+                self._idle_since = now
+            elif now - self._idle_since > 1.0:
+                self._idle_since = None
+                self._restarts += 1
+                if self._restarts > 5:
+                    self.gave_up = True
+                    print(f"[{self.cfg.table.id}] 发牌机反复故障，停止 | dealer keeps failing, giving up",
+                          file=sys.stderr, flush=True)
+                else:
+                    self.app.command("start_deal")
+        else:
+            self._idle_since = None
+            if c.phase == "playing":
+                self._restarts = 0
 
     def stop(self) -> None:
         self.app.stop()
@@ -202,15 +227,18 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             if deadline is not None and time.monotonic() > deadline:
                 print("时间到 | time limit reached", file=sys.stderr, flush=True)
                 break
+            for s in sims:
+                s.watch(time.monotonic())
             time.sleep(0.05)
         flush_deadline = time.monotonic() + 10
         while time.monotonic() < flush_deadline and any(s.app.journal.backlog() for s in sims):
             time.sleep(0.05)
         for s in sims:
             c = s.app.controller
-            print(f"[{s.cfg.table.id}] 共{c.deals_done}副 | {c.deals_done} deals played, levels NS "
-                  f"{c.levels['NS']} EW {c.levels['EW']}", file=sys.stderr, flush=True)
-        return 0
+            lv = {t: format_team_level(v) for t, v in c.levels.items()}
+            print(f"[{s.cfg.table.id}] 共{c.deals_done}副 | {c.deals_done} deals played, levels NS {lv['NS']} "
+                  f"EW {lv['EW']}", file=sys.stderr, flush=True)
+        return 1 if any(s.gave_up for s in sims) else 0
     finally:
         for s in sims:
             s.stop()

@@ -1,0 +1,219 @@
+"""The pure table controller: whole matches, fouls with evidence, declarations, reports, timers, commands."""
+
+from __future__ import annotations
+
+from table_daemon.controller import CardsSeen, Command, DealerDone, Press, Reply, Tick, Timing, ZoneCleared
+from table_daemon.guandan import actions as act
+from table_daemon.guandan import deal as engine
+from table_daemon.guandan.cards import SEATS, next_seat
+from table_daemon.guandan.replay import replay
+
+from .harness import Harness, hands_with
+
+PUBLIC = ("events", "state", "alerts")
+
+
+def _replies(h: Harness) -> list[Reply]:
+    return [e for e in h.effects if isinstance(e, Reply)]
+
+
+def test_whole_match_by_card_readings_gives_replayable_records_and_no_hidden_hand() -> None:
+    h = Harness(auto_deal=True, seed=5)
+    h.start_match(match_end={"method": "deals", "deals": 3})
+    for _ in range(5000):
+        if h.c.phase == "match_over":
+            break
+        assert h.bot_step(), f"stuck in {h.c.phase}"
+    assert h.c.phase == "match_over"
+    records = h.of("results", "deal_result")
+    assert [r["deal"] for r in records] == [1, 2, 3]
+    for r in records:
+        assert r["format"] == "guandan-deal/1"
+        answer = replay(r)
+        assert answer["ok"], answer["first_error"]
+        assert r["result"]["levels_after"] == answer["levels_after"]
+    assert records[1]["tribute"] or any(e["kind"] == "resisted" for e in records[1]["events"]) or \
+        records[1]["previous_finish"]
+    (match,) = h.of("results", "match_result")
+    assert match["id"] == "ev/T9/m1" and match["levels"] == records[-1]["result"]["levels_after"]
+    assert set(match["match_points"]) == {"NS", "EW"}
+    for p in h.published:
+        if p.topic in PUBLIC:
+            assert "hands" not in p.payload, p.payload["type"]
+    assert h.alerts() == []
+    assert h.of("private/hands")  # the referees' topic has them
+
+
+def _leader_game(profile: str = "national", fixed: dict[str, str] | None = None, **kw: object) -> Harness:
+    h = Harness(profile, hands=[hands_with(7, fixed)], **kw)  # type: ignore[arg-type]
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    assert h.c.phase == "playing"
+    return h
+
+
+def test_fouls_become_alerts_with_evidence_and_change_nothing() -> None:
+    h = _leader_game()
+    st = h.c.deal.state
+    leader = st.to_move
+    other = next_seat(leader)
+    h.send(CardsSeen(other, [st.hand(other)[0].code], 0.99, frame=41))
+    (alert,) = h.alerts("out_of_turn")
+    assert alert["seat"] == other and alert["evidence"]["frame"] == 41
+    assert alert["evidence"]["seen"] == [st.hand(other)[0].code]
+    foreign = next(c for c in st.hand(other) if c not in st.hand(leader))
+    h.send(CardsSeen(leader, [foreign.code], 0.99, frame=42))
+    assert h.alerts("not_held")[0]["evidence"]["frame"] == 42
+    h.send(CardsSeen(leader, [st.hand(leader)[0].code], 0.3, frame=43))
+    assert h.alerts("misread")[0]["evidence"]["confidence"] == 0.3
+    h.send(CardsSeen(leader, ["XX"], 0.99, frame=44))
+    assert len(h.alerts("misread")) == 2
+    assert h.c.deal.state is st  # nothing changed
+    assert all(a["message"] for a in h.alerts())
+
+
+def test_illegal_plays_and_exposed_cards() -> None:
+    h = _leader_game(fixed={"S": "H3 D9", "W": "S4"}, )
+    h.c.deal.state = engine._begin_play(h.c.deal.state, "S", h.now)  # S leads
+    h.send(CardsSeen("S", ["H3", "D9"]))  # not a combination
+    assert h.alerts("illegal_play")
+    h.send(CardsSeen("S", ["D9"]))
+    assert h.c.deal.state.to_move == "E"
+    h.send(CardsSeen("S", ["D9", "H3"]))  # the play still lies there and one more card shows
+    assert h.alerts("exposed_card")
+    h.send(ZoneCleared("S"))
+    h.send(Press("E", "pass"))
+    h.send(Press("N", "pass"))
+    h.send(CardsSeen("W", ["S4"]))  # a 4 does not beat a 9
+    assert "does not beat" in h.alerts("illegal_play")[-1]["message"]
+    h.send(Press("S", "pass"))  # not S's turn
+    assert h.alerts("out_of_turn")
+
+
+def test_ambiguous_wild_play_waits_for_a_declaration() -> None:
+    h = _leader_game("competitive-2017", fixed={"S": "H3 SK DK H6 C6 H2"})
+    assert h.c.deal.state.to_move == "S"  # first_dealt:H3
+    h.send(CardsSeen("S", ["SK", "DK", "H6", "C6", "H2"], frame=7))
+    (ask,) = h.of("events", "declare_needed")
+    assert [c["rank"] for c in ask["candidates"]] == ["K", "6"]
+    assert h.c.deal.state.to_move == "S" and h.of("state")[-1]["pending_declaration"]["seat"] == "S"
+    h.send(Command("declare", {"seat": "E", "reading": ask["candidates"][1]}, token="a"))
+    assert _replies(h)[-1].ok is False
+    h.send(Command("declare", {"seat": "S", "reading": ask["candidates"][1]}, token="b"))
+    assert _replies(h)[-1].ok is True
+    (play,) = h.of("events", "play")
+    assert play["reading"] == {"type": "full_house", "rank": "6", "size": 5}
+
+
+def test_order_decides_under_strongest_unless_declared_and_confirm_button_takes_first() -> None:
+    h = _leader_game("national", fixed={"S": "SK DK H6 C6 H2"})
+    h.c.deal.state = engine._begin_play(h.c.deal.state, "S", h.now)
+    h.send(CardsSeen("S", ["SK", "DK", "H6", "C6", "H2"]))
+    assert h.of("events", "play")[0]["reading"]["rank"] == "K"
+    h2 = _leader_game("competitive-2017", fixed={"S": "H3 SK DK H6 C6 H2"})
+    h2.send(CardsSeen("S", ["SK", "DK", "H6", "C6", "H2"]))
+    h2.send(Press("S", "confirm"))
+    assert h2.of("events", "play")[0]["reading"]["rank"] == "K"
+
+
+def test_missing_report_is_a_foul() -> None:
+    h = Harness(seed=3, hands=[hands_with(11)])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    for _ in range(3000):
+        st = h.c.deal.state if h.c.deal else None
+        if st is None or st.over:
+            break
+        seat = st.to_move
+        action = h.bots[seat].choose(st, seat)
+        if action.kind == act.REPORT:  # this player forgets to report
+            st2, _ = engine.apply(st, action, h.now)
+            action = h.bots[seat].choose(st2, seat)
+        h.do(action)
+    alerts = h.alerts("missing_report")
+    assert alerts and alerts[0]["seat"] in SEATS
+    assert any(e["what"] == "missing_report" for e in h.of("results", "deal_result")[0]["events"])
+
+
+def test_timer_warning_and_slow_play() -> None:
+    h = _leader_game(timing=Timing(play_seconds=20, first_lead_seconds=10, warn_before=3))
+    seat = h.c.deal.state.to_move
+    h.send(Tick(), dt=5)
+    assert not h.of("events", "timer_warning")
+    h.send(Tick(), dt=3)
+    assert h.of("events", "timer_warning")[0]["seat"] == seat
+    h.send(Tick(), dt=3)
+    assert h.alerts("slow_play")[0]["seat"] == seat
+    h.send(Tick(), dt=3)
+    assert len(h.alerts("slow_play")) == 1  # once per turn
+
+
+def test_commands_reply_and_refuse_without_changing_anything() -> None:
+    h = Harness()
+    h.send(Command("start_deal", {}, token="1"))
+    assert _replies(h)[-1].ok is False and "start_match" in _replies(h)[-1].error
+    h.send(Command("nonsense", {}, token="2"))
+    assert "unknown command" in _replies(h)[-1].error
+    h.send(Command("start_match", {"match_end": {"method": "sometimes"}}, token="3"))
+    assert _replies(h)[-1].ok is False and h.c.phase == "idle" and not h.c.match_active
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1}}, error="payload is not JSON"))
+    assert _replies(h)[-1].ok is False and not h.c.match_active
+
+
+def test_referee_undo_pause_and_penalties() -> None:
+    h = _leader_game()
+    st = h.c.deal.state
+    leader = st.to_move
+    card = st.hand(leader)[0]
+    h.send(CardsSeen(leader, [card.code]))
+    assert h.c.deal.state.to_move != leader
+    h.send(Command("correct", {"action": "undo_last"}, token="x"))
+    assert _replies(h)[-1].ok is False and "referee" in _replies(h)[-1].error
+    h.send(Command("correct", {"action": "undo_last", "role": "referee", "reason": "wrong card"}, token="y"))
+    assert _replies(h)[-1].ok
+    assert h.c.deal.state.to_move == leader and card in h.c.deal.state.hand(leader)
+    play_ref = next(p.ref for p in h.published if p.payload["type"] == "play")
+    correction = next(p for p in h.published if p.payload["type"] == "correction")
+    assert correction.replaces_ref == play_ref
+    h.send(Command("pause", {}))
+    assert h.c.phase == "paused"
+    h.send(CardsSeen(leader, [card.code]))
+    assert h.alerts("out_of_turn") and h.c.deal.state.to_move == leader
+    h.send(Command("resume", {}))
+    assert h.c.phase == "playing"
+    for _ in range(2):
+        h.send(Command("penalty", {"team": "NS", "kind": "warning", "role": "referee"}))
+    assert h.of("events", "penalty")[-1]["applied"] == ["warning", "violation"]
+    h.send(Command("penalty", {"seat": "E", "kind": "forfeit", "role": "referee"}))
+    assert h.c.phase == "match_over" and h.of("results", "match_result")[0]["winner"] == "NS"
+
+
+def test_fouled_deal_is_reported_and_dealt_again() -> None:
+    h = Harness(auto_deal=True)
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1}}))
+    h.pending.clear()
+    dealer_calls = len([e for e in h.effects if type(e).__name__ == "DealerDo"])
+    h.send(DealerDone(False, "seat N got 26 cards", {"S": [], "E": [], "N": [], "W": []}))
+    assert h.alerts("dealer_fault")[0]["evidence"]["fouled"] == "seat N got 26 cards"
+    assert len([e for e in h.effects if type(e).__name__ == "DealerDo"]) == dealer_calls + 1
+    assert h.of("events", "deal_void")
+
+
+def test_wrong_tribute_card_is_refused() -> None:
+    h = Harness(auto_deal=True, seed=2)
+    h.start_match(match_end={"method": "deals", "deals": 2})
+    for _ in range(3000):
+        st = h.c.deal.state if h.c.deal else None
+        if h.c.deal and h.c.deal.number == 2 and st is not None:
+            break
+        h.bot_step()
+    st = h.c.deal.state
+    assert st.phase == engine.TRIBUTE  # seed 2 gives a tribute (not 抗贡)
+    giver = st.pending_gives()[0]
+    allowed = {c.code for c in st.plan.payments[0].candidates}
+    wrong = next(c.code for c in st.hand(giver) if c.code not in allowed)
+    h.send(CardsSeen(giver, [wrong]))
+    assert h.alerts("wrong_tribute")[0]["seat"] == giver
+    assert h.c.deal.state.pending_gives() == st.pending_gives()
