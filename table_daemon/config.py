@@ -215,7 +215,7 @@ def _convert(value: Any, tp: Any, path: tuple[str, ...], err: Any) -> Any:
 
 def _build(cls: Any, data: dict[str, Any], path: tuple[str, ...], err: Any) -> Any:
     hints = get_type_hints(cls)
-    names = {f.name for f in fields(cls) if f.name != "source"}
+    names = {f.name for f in fields(cls) if not (cls is TableConfig and f.name == "source")}
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key not in names:
