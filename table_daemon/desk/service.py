@@ -56,6 +56,7 @@ class Desk:
                              will=(self.status_topic, dumps(self._status(False))), on_connect=self._online)
         self._published_revision = -1
         self._sent: set[tuple[int, str]] = set()
+        self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._watch, name="desk-standings", daemon=True)
 
@@ -77,7 +78,8 @@ class Desk:
     def _online(self) -> None:
         self.link.publish(self.status_topic, self._status(True), retain=True)
         self._published_revision = -1  # republish standings (and resend unconfirmed pairings) after a reconnect
-        self._sent.clear()
+        with self._send_lock:
+            self._sent.clear()
 
     # -- input ----------------------------------------------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
@@ -104,7 +106,8 @@ class Desk:
             else:
                 self.store.set_status(table, msg)
                 if msg.get("online"):  # a table (re)connected: send it its match if it has not confirmed it
-                    self._sent = {key for key in self._sent if key[1] != table}
+                    with self._send_lock:
+                        self._sent = {key for key in self._sent if key[1] != table}
                     self.send_pairings()
 
     def _on_result(self, topic: str, table: str, msg: dict[str, Any], raw: bytes) -> None:
@@ -142,15 +145,16 @@ class Desk:
         """
         round_no = self.store.last_round()
         count = 0
-        for row in self.store.pairings(round_no):
-            key = (row["round"], row["tbl"])
-            if row["ew"] is None or row["sent_at"] or key in self._sent:
-                continue
-            cmd = ev.start_match_command(self.store, row)
-            cmd["reply_to"] = self.reply_topic
-            self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)
-            self._sent.add(key)
-            count += 1
+        with self._send_lock:
+            for row in self.store.pairings(round_no):
+                key = (row["round"], row["tbl"])
+                if row["ew"] is None or row["sent_at"] or key in self._sent:
+                    continue
+                cmd = ev.start_match_command(self.store, row)
+                cmd["reply_to"] = self.reply_topic
+                self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)
+                self._sent.add(key)
+                count += 1
         return count
 
     def publish_standings(self) -> dict[str, Any]:
