@@ -1,0 +1,20 @@
+"""The classifier against an independent brute-force oracle (wilds by substitution) on random plays."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from table_daemon.guandan.classify import classify
+
+from .oracle import oracle_readings
+from .strategies import rich_hands
+
+
+@given(rich_hands(max_size=10), st.randoms(use_true_random=False))
+@settings(max_examples=600, deadline=None)
+def test_classify_agrees_with_the_oracle(case: tuple[int, list], rnd) -> None:  # noqa: ANN001
+    level, hand = case
+    play = rnd.sample(hand, rnd.randint(1, min(len(hand), 10)))
+    got = {(r.type, r.rank, r.size, r.suit) for r in classify(play, level)}
+    assert got == oracle_readings(play, level), [c.code for c in play]
