@@ -182,10 +182,10 @@ def run_effects(c: TableController, effects: list[dict[str, Any]]) -> None:
     for ef in effects:
         kind = ef["kind"]
         if kind == "play":
-            c.emit("play", deal=d.number, seat=ef["seat"], cards=ef["cards"], reading=ef["reading"],
-                   cards_left=len(st.hand(ef["seat"])))
+            c.emit("play", deal=d.number, n=st.plays_made, seat=ef["seat"], cards=ef["cards"],
+                   reading=ef["reading"], cards_left=len(st.hand(ef["seat"])))
         elif kind == "pass":
-            c.emit("pass", deal=d.number, seat=ef["seat"])
+            c.emit("pass", deal=d.number, seat=ef["seat"], after=st.plays_made)
         elif kind == "trick_end":
             c.emit("trick_won", deal=d.number, seat=ef["winner"], leader=ef["leader"],
                    jiefeng=ef["leader"] != ef["winner"] and not st.hand(ef["winner"]))

@@ -1,0 +1,37 @@
+"""The journal: WAL mode, inputs in order, outbox and results survive a reopen until sent / acknowledged."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from table_daemon.adapters.journal import Journal, OutboxMessage
+
+
+def test_journal_keeps_inputs_outbox_and_results_across_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    j = Journal(path)
+    epoch = j.new_epoch("T1")
+    msgs = [OutboxMessage(epoch, 1, "r/events", '{"seq":1}', 1, False),
+            OutboxMessage(epoch, 2, "r/results", '{"seq":2,"id":"a"}', 1, False)]
+    j.record(10.0, "press", {"seat": "S", "button": "pass"}, msgs, [("a", '{"seq":2,"id":"a"}')])
+    j.record(11.0, "tick", {}, [], [])
+    j.mark_sent(epoch, 1)
+    j.close()
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    j = Journal(path)
+    assert j.new_epoch("T1") != epoch
+    assert [(i.kind, i.data) for i in j.inputs()] == [("press", {"seat": "S", "button": "pass"}), ("tick", {})]
+    assert [m.seq for m in j.unsent()] == [2] and j.backlog() == 1
+    assert j.pending_results() == [("a", '{"seq":2,"id":"a"}')]
+    assert j.ack_result("a") and not j.ack_result("a") and j.pending_results() == []
+
+
+def test_a_failed_transaction_stores_nothing(tmp_path: Path) -> None:
+    j = Journal(tmp_path / "j.sqlite")
+    dup = OutboxMessage("e", 1, "t", "{}", 1, False)
+    try:
+        j.record(1.0, "tick", {}, [dup, dup], [])
+    except sqlite3.IntegrityError:
+        pass
+    assert j.input_count() == 0 and j.unsent() == []
