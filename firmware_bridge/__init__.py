@@ -1,1 +1,18 @@
-"""firmware_bridge package."""
+"""Host side of the link to the table's automatic shuffler/dealer (``docs/dealer-protocol.md``).
+
+Layers: :mod:`.framing` (COBS, CRC, header) and :mod:`.messages` (payloads) are pure codecs; :mod:`.link`
+is the pure host state machine; :mod:`.runner` the serial I/O thread; :mod:`.client` the blocking API;
+:mod:`.deal` and :mod:`.verify` the pure deal plan, commitment and judgement.
+"""
+
+from .client import CommandRefused, DealerClient, DealerError, DeviceInfo
+from .connect import DealerUrlError, open_dealer, serial_opener
+from .deal import DealFileError, DealPlan, load_deal_file, new_deal, plan_from_line
+from .runner import LinkError, Notice
+from .verify import CardRecord, DealOutcome
+
+__all__ = [
+    "CardRecord", "CommandRefused", "DealFileError", "DealOutcome", "DealPlan", "DealerClient", "DealerError",
+    "DealerUrlError", "DeviceInfo", "LinkError", "Notice", "load_deal_file", "new_deal", "open_dealer",
+    "plan_from_line", "serial_opener",
+]
