@@ -46,7 +46,9 @@ class Desk:
         self.hub = Hub(event)
         self.status_topic = f"{self.base}/desk/status"
         self.standings_topic = f"{self.base}/desk/standings"
-        self.reply_topic = f"{self.base}/desk/reply"
+        # replies to commands come back on the hall's replies tree (deploy/mosquitto/guandan.acl lets tables
+        # write there and the desk read its own part)
+        self.reply_topic = f"{prefix.rstrip('/')}/replies/desk/{event}"
         self.since = now()
         share = f"$share/guandan-desk-{event}/" if shared else ""
         subs = [(f"{share}{self.base}/+/results", 1), (f"{share}{self.base}/+/alerts", 1),

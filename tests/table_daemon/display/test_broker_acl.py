@@ -1,6 +1,7 @@
-"""The example hall ACL and WebSockets listener on a real Mosquitto: a display reading MQTT over WebSockets
-sees public state but never hidden hands or results, a table cannot publish under another table's root, and
-the desk (its own user, with a shared subscription) still gets and acknowledges results."""
+"""The hall's ACL (deploy/mosquitto/guandan.acl) with a WebSockets listener on a real Mosquitto: a display
+reading MQTT over WebSockets sees public state but never hidden hands, a table cannot publish under another
+table's root, and the desk (its own user, with a shared subscription) gets results, acknowledges them and
+gets the tables' replies to start_match."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import shutil
 import tempfile
 import threading
 import time
-from importlib import resources
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 
 from table_daemon.adapters.broker import free_port, wait_listening
 from table_daemon.desk.service import Desk
+from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
 
 from ..desk.spec_table import SpecTable
@@ -34,21 +36,23 @@ def display_client(port: int, received: list[tuple[str, dict]]) -> mqtt.Client:
 
 
 def test_hall_acl_and_websockets(broker_factory, topic_root, tmp_path: Path) -> None:
-    acl = resources.files("table_daemon.display").joinpath("mosquitto/hall.acl")
-    conf = resources.files("table_daemon.display").joinpath("mosquitto/hall.conf").read_text()
-    assert "protocol websockets" in conf and "acl_file" in conf
+    deploy = Path(__file__).resolve().parents[3] / "deploy" / "mosquitto"
+    if not (deploy / "guandan.acl").is_file():
+        pytest.skip("deploy/mosquitto/guandan.acl is missing")
+    assert "protocol websockets" in (deploy / "guandan.conf").read_text()
+    event = topic_root.event
     # Mosquitto started as root reads its files as the user "mosquitto": a world-readable directory.
     acl_dir = Path(tempfile.mkdtemp(prefix="guandan-acl-"))
     acl_dir.chmod(0o755)
-    (acl_dir / "hall.acl").write_text(acl.read_text())
+    (acl_dir / "hall.acl").write_text((deploy / "guandan.acl").read_text().replace("huaian-open", event))
     (acl_dir / "hall.acl").chmod(0o644)
     ws = free_port()
     broker = broker_factory(extra_config=[f"acl_file {acl_dir / 'hall.acl'}", f"listener {ws} 127.0.0.1",
                                           "protocol websockets"])
     wait_listening("127.0.0.1", ws)
-    event = topic_root.event
     host_port = broker.url.removeprefix("mqtt://")
     store = Store(tmp_path / "desk.sqlite")
+    store.set_up(event, [Team(1, "A"), Team(2, "B")], {}, "seed")
     desk = Desk(store, f"mqtt://desk@{host_port}", event)
     desk.start()
     seen: list[tuple[str, dict]] = []
@@ -70,9 +74,14 @@ def test_hall_acl_and_websockets(broker_factory, topic_root, tmp_path: Path) -> 
         time.sleep(0.3)
         topics = {t for t, _ in seen}
         assert f"{table.root}/state" in topics
-        assert not any("private" in t or t.endswith("/results") for t in topics)
+        assert not any("private" in t for t in topics)
         assert f"guandan/v1/{event}/T02/state" not in topics  # T01 may not publish as T02
         assert [r["id"] for r in store.results()] == [rid]
+        store.add_round(1, "swiss", [("T01", 1, 2)])  # the running desk sends it to T01, T01 replies
+        deadline = time.monotonic() + 10
+        while not store.pairings(1)[0]["sent_at"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert store.pairings(1)[0]["sent_at"], "the table's reply to start_match did not reach the desk"
     finally:
         display.loop_stop()
         display.disconnect()
