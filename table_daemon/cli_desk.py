@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     desk.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
     desk.add_argument("--prefix", default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
+    desk.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
     desk.set_defaults(handler=run_desk)
     actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
 
@@ -85,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     disp.add_argument("--http", type=int, required=True)
     disp.add_argument("--host", default="127.0.0.1")
     disp.add_argument("--prefix", default="guandan/v1")
+    disp.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
     disp.set_defaults(handler=run_display)
 
 
@@ -113,16 +115,21 @@ def _wait_for_signal() -> None:
 def run_desk(args: argparse.Namespace) -> int:
     import logging
 
-    from .desk.mqtt_link import LinkError
+    from .desk.mqtt_link import LinkError, parse_broker
     from .desk.service import Desk
     from .desk.web import desk_server
 
     logging.basicConfig(level=logging.WARNING, format="desk: %(levelname)s %(message)s")
     if not args.broker or not args.event:
         raise UsageError("the desk needs --broker URL --event ID --db FILE (or an action: init, pair, ...)")
+    try:
+        parse_broker(args.broker)
+    except LinkError as exc:
+        raise UsageError(str(exc)) from exc
     store = _store(args.db, create=True)
     try:
-        desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared)
+        desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared,
+                    ca_file=args.ca_file)
     except (LinkError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     web = desk_server(store, desk.hub, args.http, args.host) if args.http is not None else None
@@ -241,7 +248,8 @@ def run_display(args: argparse.Namespace) -> int:
     from .display.service import DisplayService
 
     try:
-        service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host)
+        service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host,
+                                 ca_file=args.ca_file)
     except (LinkError, OSError) as exc:
         raise UsageError(str(exc)) from exc
     service.start()

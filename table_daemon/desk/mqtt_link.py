@@ -1,5 +1,6 @@
-"""A small paho-mqtt adapter shared by the desk and the display server: connect from a URL, keep a
-persistent session, (re)subscribe on every connect, hand each message to one callback, publish JSON.
+"""A small paho-mqtt adapter shared by the desk and the display server: connect from a URL (read as the table
+daemon reads it: mqtt, mqtts, ws, wss), keep a persistent session, (re)subscribe on every connect, hand each
+message to one callback, publish JSON.
 
 MQTT 3.1.1 so that any broker will do; the session is persistent (``clean_session=False`` under a fixed client
 id) so that QoS 1 messages published while the desk is away wait at the broker. paho reconnects by itself
@@ -13,9 +14,10 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import paho.mqtt.client as mqtt
+
+from ..adapters.mqtt import BrokerAddress, parse_broker_url
 
 log = logging.getLogger(__name__)
 Handler = Callable[[str, bytes], None]
@@ -25,18 +27,13 @@ class LinkError(ValueError):
     """A broker URL that cannot be used."""
 
 
-def parse_broker(url: str) -> tuple[str, int, str | None, str | None]:
-    """(host, port, user, password) of ``mqtt://[user:pass@]host[:port]``."""
-    parsed = urlparse(url if "://" in url else f"mqtt://{url}")
-    if parsed.scheme not in ("mqtt", "tcp") or not parsed.hostname:
-        raise LinkError(f"broker must look like mqtt://HOST:PORT, not {url!r}")
+def parse_broker(url: str) -> BrokerAddress:
+    """The table daemon's reading of a broker URL: ``mqtt://[user:pass@]host[:port]``, ``mqtts://`` (TLS),
+    ``ws://`` / ``wss://`` (WebSockets); a bad one raises LinkError."""
     try:
-        port = parsed.port or 1883
+        return parse_broker_url(url if "://" in url else f"mqtt://{url}")
     except ValueError as exc:
-        raise LinkError(f"bad port in broker URL {url!r}") from exc
-    user = unquote(parsed.username) if parsed.username else None
-    password = unquote(parsed.password) if parsed.password else None
-    return parsed.hostname, port, user, password
+        raise LinkError(str(exc)) from exc
 
 
 def dumps(payload: dict[str, Any]) -> bytes:
@@ -57,17 +54,22 @@ class MqttLink:
         persistent: bool = True,
         on_connect: Callable[[], None] | None = None,
         keepalive: int = 10,
+        ca_file: str | None = None,
     ) -> None:
-        self.host, self.port, user, password = parse_broker(url)
+        address = parse_broker(url)
+        self.host, self.port = address.host, address.port
         self.subscriptions = list(subscriptions)
         self.handler = handler
         self.keepalive = keepalive
         self._on_connect_cb = on_connect
         self.connected = threading.Event()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                                  clean_session=not persistent, protocol=mqtt.MQTTv311)
-        if user:
-            self.client.username_pw_set(user, password)
+                                  clean_session=not persistent, protocol=mqtt.MQTTv311,
+                                  transport="websockets" if address.websockets else "tcp")
+        if address.username:
+            self.client.username_pw_set(address.username, address.password)
+        if address.tls or ca_file:
+            self.client.tls_set(ca_certs=ca_file or None)
         if will:
             self.client.will_set(will[0], will[1], qos=1, retain=True)
         self.client.reconnect_delay_set(0.2, 5)

@@ -34,7 +34,7 @@ class Desk:
     """See the module docstring. ``start()`` connects and returns; ``stop()`` says goodbye."""
 
     def __init__(self, store: Store, broker: str, event: str, *, prefix: str = "guandan/v1",
-                 shared: bool = True, client_id: str | None = None) -> None:
+                 shared: bool = True, client_id: str | None = None, ca_file: str | None = None) -> None:
         known = store.event()
         if known is not None and known != event:
             raise ValueError(f"the database {store.path} belongs to event {known!r}, not {event!r}")
@@ -55,7 +55,8 @@ class Desk:
                 (f"{self.base}/+/status", 1), (f"{self.base}/+/state", 1), (f"{self.base}/+/events", 1),
                 (f"{self.base}/+/health", 0), (self.reply_topic, 1)]
         self.link = MqttLink(broker, client_id or f"guandan-desk-{event}", subs, self.on_message,
-                             will=(self.status_topic, dumps(self._status(False))), on_connect=self._online)
+                             will=(self.status_topic, dumps(self._status(False))), on_connect=self._online,
+                             ca_file=ca_file)
         self._published_revision = -1
         self._sent: set[tuple[int, str]] = set()
         self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings

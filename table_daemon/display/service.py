@@ -15,12 +15,12 @@ from .server import WebServer
 
 class DisplayService:
     def __init__(self, broker: str, event: str, *, prefix: str = "guandan/v1", port: int = 0,
-                 host: str = "127.0.0.1", client_id: str | None = None) -> None:
+                 host: str = "127.0.0.1", client_id: str | None = None, ca_file: str | None = None) -> None:
         self.base = f"{prefix.rstrip('/')}/{event}"
         self.hub = Hub(event)
         subs = [(f"{self.base}/+/{kind}", 0 if kind == "health" else 1) for kind in PUBLIC_KINDS]
         self.link = MqttLink(broker, client_id or f"guandan-display-{event}-{id(self):x}", subs, self.on_message,
-                             persistent=False)
+                             persistent=False, ca_file=ca_file)
         self.web = WebServer(self.hub, port, host)
 
     def on_message(self, topic: str, payload: bytes) -> None:
