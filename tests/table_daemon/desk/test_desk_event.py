@@ -198,6 +198,8 @@ def test_desk_commands_refuse_bad_input(tmp_path, capsys) -> None:
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "bad.csv")]) == 2
     assert "at least 2" in capsys.readouterr().err
     assert main(["desk", "standings", "--db", str(tmp_path / "none.sqlite")]) == 2
+    assert main(["desk", "--broker", "http://x", "--event", "e", "--db", str(tmp_path / "run.sqlite")]) == 2
+    assert "bad broker URL" in capsys.readouterr().err and not (tmp_path / "run.sqlite").exists()
     (tmp_path / "ok.csv").write_text(TEAMS_CSV, encoding="utf-8")
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv"),
                  "--boards", "1-3,x"]) == 2
