@@ -142,6 +142,9 @@ class DealerClient:
             frame = future.result(timeout=self.command_timeout if timeout is None else timeout)
         except FutureTimeout:
             future.cancel()
+            if not self.runner.connected:
+                why = self.runner.last_open_error or "port not open"
+                raise LinkError(f"cannot open dealer port {self.description}: {why}") from None
             raise LinkError(f"{self.description}: no reply to {msg_name(command)}") from None
         body = decode_payload(frame.type, frame.payload, from_device=True)
         if isinstance(body, ResultMsg):

@@ -35,8 +35,11 @@ def _drain(client: DealerClient) -> None:
 
 
 class _Deal:
-    def __init__(self, client: DealerClient, verifier: DealVerifier, boot_id: int, deal_id: int) -> None:
+    def __init__(
+        self, client: DealerClient, verifier: DealVerifier, boot_id: int, deal_id: int, max_recoveries: int
+    ) -> None:
         self.client = client
+        self.max_recoveries = max_recoveries
         self.verifier = verifier
         self.boot_id = boot_id
         self.deal_id = deal_id
@@ -55,7 +58,11 @@ class _Deal:
             if self.verifier.boot_seen(status.boot_id):
                 return
             if status.state in (State.PAUSED, State.FAULTED):
+                if self.recoveries >= self.max_recoveries:
+                    self.verifier.foul(f"recovery: dealer stopped {self.recoveries + 1} times; gave up")
+                    return
                 self.client.resume(self.boot_id)
+                self.recoveries += 1
         except CommandRefused as exc:
             if exc.code == Result.DOOR_OPEN:
                 self.resume_at = now + 0.1
@@ -64,7 +71,7 @@ class _Deal:
         except LinkError:
             self.resume_at = now + 0.5
 
-    def handle(self, item: object, on_card: Callable[[CardRecord], None] | None, max_recoveries: int) -> None:
+    def handle(self, item: object, on_card: Callable[[CardRecord], None] | None) -> None:
         notice = getattr(item, "notice", None)
         if notice is not None:
             if notice.boot_id is not None and notice.kind in ("boot_changed", "identified"):
@@ -84,11 +91,7 @@ class _Deal:
             if body.code == Fault.ESTOP:
                 self.verifier.foul("estop: emergency stop during the deal")
             elif body.code in PAUSING_FAULTS:
-                self.recoveries += 1
-                if self.recoveries > max_recoveries:
-                    self.verifier.foul(f"recovery: dealer stopped {self.recoveries} times; gave up")
-                else:
-                    self.resume_at = time.monotonic()
+                self.resume_at = time.monotonic()
         elif isinstance(body, DealDone):
             if body.deal_id == self.deal_id:
                 self.done = body
@@ -113,7 +116,7 @@ def run_deal(
         raise DealerError("this dealer deals only to a plan: give one (new_deal() draws a fresh one)")
     verifier = DealVerifier(plan, info.boot_id, reads_faces=info.reads_faces, min_quality=client.min_quality)
     deal_id = secrets.randbits(32)
-    state = _Deal(client, verifier, info.boot_id, deal_id)
+    state = _Deal(client, verifier, info.boot_id, deal_id, max_recoveries)
     _drain(client)
     try:
         client.configure()
@@ -139,7 +142,7 @@ def run_deal(
             item = client.inbox.get(timeout=max(0.0, min(0.5, wake - now)))
         except queue.Empty:
             continue
-        state.handle(item, on_card, max_recoveries)
+        state.handle(item, on_card)
     ok, reason = verifier.finish(state.done)
     if not state.finished and client.runner.boot_id == info.boot_id:
         try:  # stop a dealer still busy with a fouled deal

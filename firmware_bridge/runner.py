@@ -82,6 +82,7 @@ class LinkRunner:
         self.connected = False
         self.ready = False  # connected and the event stream is synchronised
         self.reconnects = 0
+        self.last_open_error = ""
         self._port: Port | None = None
         self._jobs: deque[_Job] = deque()
         self._current: _Job | None = None
@@ -143,6 +144,7 @@ class LinkRunner:
             port.fileno()
         except Exception as exc:  # any failure to open means: not there yet
             log.debug("open %s failed: %s", self.description, exc)
+            self.last_open_error = str(exc)
             return False
         self._port = port
         self.connected = True
