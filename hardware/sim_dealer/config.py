@@ -78,9 +78,9 @@ def parse_sim_url(url: str) -> SimConfig:
                 number = float(raw)
                 if number != number or number < 0 or number == float("inf"):
                     raise ValueError(raw)
-                if key in _PROBABILITIES and number > 1:
-                    raise SimConfigError(f"sim:// option {key}={raw} is a probability: give 0..1")
                 values[key] = number
         except ValueError:
             raise SimConfigError(f"sim:// option {key}={raw!r} is not a valid value") from None
+        if key in _PROBABILITIES and values[key] > 1:  # type: ignore[operator]
+            raise SimConfigError(f"sim:// option {key}={raw} is a probability: give 0..1")
     return SimConfig(**values)  # type: ignore[arg-type]

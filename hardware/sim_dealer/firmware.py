@@ -150,14 +150,12 @@ class SimFirmware:
     def poll(self, now: float) -> list[bytes]:
         self._now = now
         run = self.run
-        if self.state == State.DEALING and run is not None:
-            run.advance(self, now)
-        out, host_lost = self.link.poll(now, self.state)
-        if host_lost and self.state == State.DEALING:
+        if self.link.check_host(now) and self.state == State.DEALING:
             self.fault(Fault.HOST_LOST, run.index if run else NO_CARD, "host silent: motors stopped")
             self.set_state(State.PAUSED)
-            more, _ = self.link.poll(now, self.state)
-            out += more
+        if self.state == State.DEALING and run is not None:
+            run.advance(self, now)
+        out, _ = self.link.poll(now, self.state)
         result, self._out = self._out + out, []
         return result
 

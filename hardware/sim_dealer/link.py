@@ -200,8 +200,11 @@ class DeviceLink:
         if now - self._last_tx >= self.heartbeat_s:
             beat = DeviceHeartbeat(self.boot_id, state, self.uptime_ms(now)).pack()
             out.append(self._stamp(encode_frame(Frame(Msg.HEARTBEAT, 0, self._last_cmd_seq, 0, beat)), now))
-        lost = False
+        return out, self.check_host(now)
+
+    def check_host(self, now: float) -> bool:
+        """True once when the host has been silent longer than ``host_timeout_s``."""
         if not self._host_lost_reported and now - self._last_rx > self.host_timeout_s:
             self._host_lost_reported = True
-            lost = True
-        return out, lost
+            return True
+        return False
