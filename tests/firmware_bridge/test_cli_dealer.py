@@ -1,0 +1,95 @@
+"""``guandan-table dealer`` per shared/spec/cli.md, run in-process against sim:// dealers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.deal import canonical_json, new_deal
+from table_daemon.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict], str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines()], err
+
+
+def test_identify(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, _ = run(capsys, "dealer", "--port", "sim://?speed=0", "identify")
+    assert code == 0 and len(lines) == 1
+    ident = lines[0]
+    assert ident["protocol"] == 1 and len(ident["boot_id"]) == 8 and ident["reset_cause"] == "power_on"
+    assert ident["capabilities"]["reads_faces"] and ident["capabilities"]["deals_to_plan"]
+
+
+def test_selftest(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, _ = run(capsys, "dealer", "--port", "sim://?speed=0", "selftest")
+    assert code == 0 and lines[0]["ok"] is True and {c["check"] for c in lines[0]["checks"]} >= {"feeder", "reader"}
+
+
+def test_fresh_deal_prints_each_card_then_the_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, "dealer", "--port", "sim://?speed=0&corrupt=0.005&seed=3", "deal")
+    assert code == 0
+    cards, summary = lines[:-1], lines[-1]
+    assert len(cards) == 108 and [c["index"] for c in cards] == list(range(108))
+    assert all(set(c) == {"index", "card", "seat", "quality"} and 0 <= c["quality"] <= 1 for c in cards)
+    assert summary["summary"] is True and summary["ok"] is True and summary["fouled"] is None
+    assert all(len(summary["hands"][s]) == 27 for s in "SENW")
+    assert set(Counter(c for s in "SENW" for c in summary["hands"][s]).values()) == {2}
+    assert summary["faces_verified"] is True and isinstance(summary["retransmits"], int)
+    assert hashlib.sha256(canonical_json(summary["deal_line"])).hexdigest() == summary["commitment"]
+    assert {s: sorted(summary["deal_line"]["hands"][s]) for s in "SENW"} == {
+        s: sorted(summary["hands"][s]) for s in "SENW"
+    }
+    assert summary["commitment"] in err  # published before the first card
+
+
+def test_board_from_a_deal_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    lines_in = [new_deal(b).deal_line(salted=False) for b in (1, 2)]
+    path = tmp_path / "boards.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines_in) + "\n")
+    code, lines, _ = run(capsys, "dealer", "--port", "sim://?speed=0", "deal", "--deal-file", str(path), "--board", "2")
+    summary = lines[-1]
+    assert code == 0 and summary["ok"] and summary["board"] == 2
+    assert {s: sorted(summary["hands"][s]) for s in "SENW"} == {s: sorted(lines_in[1]["hands"][s]) for s in "SENW"}
+
+
+def test_a_fouled_deal_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, "dealer", "--port", "sim://?speed=0&short=1&seed=1", "deal")
+    summary = lines[-1]
+    assert code == 0 and summary["ok"] is False and summary["fouled"].startswith("count:")
+    assert len(lines) == 108  # 107 cards and the summary
+    assert "fouled" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["dealer", "--port", "sim://?jam=7", "identify"], "probability"),
+        (["dealer", "--port", "tcp://host:1", "identify"], "device path"),
+        (["dealer", "--port", "sim://", "deal", "--board", "2"], "--board needs --deal-file"),
+        (["dealer", "--port", "sim://", "deal", "--deal-file", "/nonexistent/deals.jsonl"], "cannot read"),
+        (["dealer", "--port", "sim://", "--timeout", "0", "identify"], "--timeout"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, lines, err = run(capsys, *argv)
+    assert code == 2 and lines == []
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_bad_deal_file_names_file_and_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(new_deal(1).deal_line(salted=False)) + "\n{broken\n")
+    code, _, err = run(capsys, "dealer", "--port", "sim://", "deal", "--deal-file", str(path), "--board", "9")
+    assert code == 2 and f"{path}:2" in err
+
+
+def test_unreachable_port_exits_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, lines, err = run(capsys, "dealer", "--port", str(tmp_path / "ttyACM9"), "--timeout", "0.5", "identify")
+    assert code == 1 and lines == [] and "cannot open dealer port" in err.splitlines()[-1]
