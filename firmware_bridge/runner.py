@@ -87,6 +87,7 @@ class LinkRunner:
         self._jobs: deque[_Job] = deque()
         self._current: _Job | None = None
         self._sync_job: _Job | None = None
+        self._need_sync = False
         self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
@@ -150,7 +151,9 @@ class LinkRunner:
         self.connected = True
         self.decoder.reset()
         self._notice(Notice("connected", self.description))
-        self._begin_sync(time.monotonic())
+        now = time.monotonic()
+        self._apply(self.link.restart(now), now)
+        self._request_sync(now)
         return True
 
     def _disconnect(self, why: str) -> None:
@@ -162,17 +165,19 @@ class LinkRunner:
             self._notice(Notice("disconnected", f"{why}; reconnecting"))
 
     # -- synchronisation --
-    def _begin_sync(self, now: float) -> None:
-        """Send IDENTIFY ahead of any queued command (replacing an outstanding one, which is resent later)."""
+    def _request_sync(self, now: float) -> None:
+        """IDENTIFY before any further queued command. An outstanding command is finished first, with its
+        own sequence number, so that it is still executed at most once across a reconnect."""
         self.ready = False
-        if self._current is not None and not self._current.internal:
-            self._jobs.appendleft(self._current)
-        self._current = None
-        self.link.cancel()
-        self.link.restart(now)
-        job = _Job(Msg.IDENTIFY, b"", Future(), internal=True)
-        self._sync_job = job
-        self._send_job(job, now)
+        self._need_sync = True
+        self._maybe_sync(now)
+
+    def _maybe_sync(self, now: float) -> None:
+        if self._need_sync and self._current is None and self._port is not None:
+            self._need_sync = False
+            job = _Job(Msg.IDENTIFY, b"", Future(), internal=True)
+            self._sync_job = job
+            self._send_job(job, now)
 
     def _send_job(self, job: _Job, now: float) -> None:
         self._current = job
@@ -185,7 +190,7 @@ class LinkRunner:
             ident = Identity.unpack(frame.payload)
         except PayloadError as exc:
             log.warning("bad IDENTITY from %s: %s", self.description, exc)
-            self._begin_sync(now)
+            self._request_sync(now)
             return
         old = self.boot_id
         same = old == ident.boot_id
@@ -200,7 +205,7 @@ class LinkRunner:
     def _boot_seen(self, boot_id: int, now: float) -> None:
         if self.boot_id is not None and boot_id != self.boot_id and self._sync_job is None:
             self.link.unsync()
-            self._begin_sync(now)
+            self._request_sync(now)
 
     # -- effects --
     def _apply(self, effects: list[Any], now: float) -> None:
@@ -231,7 +236,8 @@ class LinkRunner:
             elif isinstance(effect, CommandFailed):
                 job, self._current = self._current, None
                 if job is not None and job.internal:
-                    self._begin_sync(now)
+                    self._sync_job = None
+                    self._request_sync(now)
                 elif job is not None and not job.future.done():
                     job.future.set_exception(LinkError(f"{self.description}: {effect.reason}"))
             elif isinstance(effect, LinkDown):
@@ -252,6 +258,7 @@ class LinkRunner:
         if self._current is not None and self._current.future.cancelled():
             self._current = None
             self.link.cancel()
+        self._maybe_sync(now)
         if not self.ready or self._current is not None:
             return
         with self._lock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -157,6 +158,37 @@ def test_reply_of_an_unexpected_type_is_an_error() -> None:
     try:
         with pytest.raises(DealerError, match="PING answered with STATUS_REPLY"):
             client.ping()
+    finally:
+        client.close()
+        device.close()
+
+
+def test_a_command_outstanding_across_a_reconnect_keeps_its_sequence_number() -> None:
+    executed: list[int] = []
+
+    def flaky(device: ScriptedDevice, frame: Frame) -> None:
+        if frame.type == Msg.START:
+            if not executed:  # execute, then the cable is pulled before the reply gets out
+                executed.append(frame.seq)
+                threading.Timer(0.0, lambda: (device.unplug(), time.sleep(0.2), device.replug())).start()
+                return
+            device.reply(frame, Msg.RESULT, ResultMsg(Result.OK, "cached").pack())  # same seq: from the cache
+            return
+        standard(device, frame)
+
+    device = ScriptedDevice(flaky)
+    client = client_for(device)
+    try:
+        client.identify()
+        client.start(7, use_plan=True)
+        starts = [f for f in device.received if f.type == Msg.START]
+        assert len(starts) >= 2 and {f.seq for f in starts} == {executed[0]}
+
+        def identified_after_start() -> bool:
+            kinds = [f.type for f in device.received]
+            return Msg.IDENTIFY in kinds[len(kinds) - 1 - kinds[::-1].index(Msg.START) :]
+
+        wait_for(identified_after_start)  # resynchronised once the outstanding command was answered
     finally:
         client.close()
         device.close()
