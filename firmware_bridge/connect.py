@@ -18,10 +18,11 @@ class DealerUrlError(ValueError):
 
 
 def serial_opener(path: str, baudrate: int = 115200) -> Callable[[], Port]:
-    """Opens ``path`` with pyserial (non-blocking reads; the runner waits with select)."""
+    """Opens ``path`` with pyserial: non-blocking reads (the runner waits with select), exclusive (flock)
+    so that no second process talks to the same dealer."""
 
     def open_port() -> Port:
-        return serial.serial_for_url(path, baudrate=baudrate, timeout=0, write_timeout=1.0)
+        return serial.serial_for_url(path, baudrate=baudrate, timeout=0, write_timeout=1.0, exclusive=True)
 
     return open_port
 

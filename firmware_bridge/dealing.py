@@ -47,6 +47,7 @@ class _Deal:
         self.resume_at: float | None = None
         self.done: DealDone | None = None
         self.finished = False
+        self.estopped = False  # an emergency stop stays latched for the operator: never ABORT it away
 
     def try_resume(self, now: float) -> None:
         """Resume a stopped dealer (if it is still the same boot); retry later while the link is down."""
@@ -89,6 +90,7 @@ class _Deal:
                 return
             self.verifier.fault(body)
             if body.code == Fault.ESTOP:
+                self.estopped = True
                 self.verifier.foul("estop: emergency stop during the deal")
             elif body.code in PAUSING_FAULTS:
                 self.resume_at = time.monotonic()
@@ -144,7 +146,7 @@ def run_deal(
             continue
         state.handle(item, on_card)
     ok, reason = verifier.finish(state.done)
-    if not state.finished and client.runner.boot_id == info.boot_id:
+    if not state.finished and not state.estopped and client.runner.boot_id == info.boot_id:
         try:  # stop a dealer still busy with a fouled deal
             client.abort()
         except (DealerError, LinkError):

@@ -66,6 +66,7 @@ class SimFirmware:
     def __init__(self, config: SimConfig, rng: random.Random, now: float) -> None:
         self.config = config
         self.rng = rng
+        self._now = now
         self.mechanics = Mechanics(config, rng)
         self.boots = 0
         self.unplug_requested = False
@@ -136,8 +137,6 @@ class SimFirmware:
         return self._now < self.door_open_until
 
     # -- I/O entry points --
-    _now: float = 0.0
-
     def receive(self, data: bytes, now: float) -> None:
         self._now = now
         for frame in self.decoder.feed(data):
@@ -210,7 +209,7 @@ class SimFirmware:
             self.estop = False
             if self.run is not None and state != State.DONE:
                 self.run.finish(self, complete=False)
-            self.run = None if state != State.DONE else self.run
+            self.run = None
             self.plan_ready = False
             self.set_state(State.IDLE)
             return Result.OK, "aborted"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from firmware_bridge import DealerClient, DealOutcome, Notice, new_deal, open_dealer
-from firmware_bridge.protocol import Fault
+from firmware_bridge.protocol import Fault, State
 
 SEATS = "SENW"
 
@@ -132,7 +132,8 @@ def test_emergency_stop_mid_deal_fouls() -> None:
 
         outcome = client.deal(new_deal(1), on_card=stop_at_ten, timeout=30)
         assert not outcome.ok and outcome.fouled.startswith("estop")
-        assert int(client.status().last_fault) == Fault.ESTOP
+        status = client.status()
+        assert status.last_fault == Fault.ESTOP and status.state == State.ESTOP  # still latched
     finally:
         client.close()
 
