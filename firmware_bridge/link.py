@@ -202,6 +202,12 @@ class HostLink:
         self._ahead.clear()
         self._ack_due = True
 
+    def align_commands(self, last_command: int) -> None:
+        """Continue numbering commands after the newest one the device executed (IDENTITY tells): a new host
+        session must not look like a stale retransmission to the device."""
+        if seq_diff(self._next_seq, last_command) <= 0:
+            self._next_seq = seq_add(last_command, 1) or 1
+
     def unsync(self) -> None:
         """Forget the event position (the device rebooted); events are ignored until the next :meth:`sync`."""
         self._expected = None

@@ -69,13 +69,14 @@ class Identity:
     event_next: int  # sequence number the next new event will get
     window: int
     max_payload: int
+    last_command: int  # sequence number of the newest command executed (the host continues after it)
     name: str = ""
-    LAYOUT: ClassVar[struct.Struct] = struct.Struct("<BBBBIBBHHBB")
+    LAYOUT: ClassVar[struct.Struct] = struct.Struct("<BBBBIBBHHBBH")
 
     def pack(self) -> bytes:
         return self.LAYOUT.pack(
             self.fw_major, self.fw_minor, self.fw_patch, self.protocol, self.boot_id, self.reset_cause,
-            self.capabilities, self.event_base, self.event_next, self.window, self.max_payload,
+            self.capabilities, self.event_base, self.event_next, self.window, self.max_payload, self.last_command,
         ) + self.name.encode("utf-8")[:32]
 
     @classmethod

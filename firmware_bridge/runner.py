@@ -195,6 +195,7 @@ class LinkRunner:
         old = self.boot_id
         same = old == ident.boot_id
         self.link.sync(ident.event_base, ident.event_next, same_boot=same)
+        self.link.align_commands(ident.last_command)
         self.boot_id = ident.boot_id
         self.identity = ident
         self.ready = True

@@ -175,7 +175,8 @@ class SimFirmware:
         if mtype == Msg.IDENTIFY:
             return Msg.IDENTITY, Identity(
                 *FW_VERSION, FIRMWARE_PROTOCOL, self.boot_id, self.reset_cause, self.capabilities,
-                self.link.event_base, self.link.event_next, self.link.window, MAX_PAYLOAD, "sim-dealer",
+                self.link.event_base, self.link.event_next, self.link.window, MAX_PAYLOAD,
+                self.link.last_command or 0, "sim-dealer",
             ).pack()
         if mtype == Msg.PING:
             assert isinstance(body, Ping)

@@ -1,7 +1,9 @@
 """The device end of the dealer link as a pure state machine (what the dealer's firmware runs).
 
 - Commands: executed at most once per sequence number. The last command and its encoded reply are kept; a
-  retransmission (same seq, type and payload) gets the cached reply again without executing anything.
+  retransmission (same seq, type and payload) gets the cached reply again without executing anything, and
+  a command older than the newest executed one (a delayed copy) is ignored. IDENTIFY is read-only and always
+  answered; it tells the host the newest command number so that a new host session continues after it.
 - Events: numbered, buffered until the host acknowledges them cumulatively, sent ``window`` at a time. A gap
   the host reports (SACK bitmap of its ACK frames) is resent at once; after an adaptive timeout (RFC 6298
   estimator from the ack round trips) every unacknowledged event in the window is resent. Never dropped:
@@ -35,6 +37,7 @@ class _Out:
 class DeviceLinkStats:
     commands: int = 0
     duplicate_commands: int = 0
+    stale_commands: int = 0
     events: int = 0
     retransmits: int = 0
 
@@ -52,6 +55,7 @@ class DeviceLink:
         self.stats = DeviceLinkStats()
         self._queue: deque[_Out] = deque()
         self._next_seq = first_event_seq % 0x10000
+        self.last_command: int | None = None  # newest command sequence number executed
         self._last_cmd: tuple[int, int, bytes] | None = None
         self._last_reply: bytes | None = None
         self._last_cmd_seq = 0
@@ -102,11 +106,20 @@ class DeviceLink:
                 resend = self._on_sack(frame, now)
         if not is_command(frame.type):
             return None, resend
+        if frame.type == Msg.IDENTIFY:  # read-only: always answered; moves the command position forward only
+            if self.last_command is None or seq_diff(frame.seq, self.last_command) > 0:
+                self.last_command = frame.seq
+            self.stats.commands += 1
+            return frame, []
         key = (frame.seq, frame.type, frame.payload)
         if key == self._last_cmd and self._last_reply is not None:
             self.stats.duplicate_commands += 1
             return None, [self._stamp(self._last_reply, now)]
+        if self.last_command is not None and seq_diff(frame.seq, self.last_command) <= 0:
+            self.stats.stale_commands += 1  # an old command delivered late: never execute it again
+            return None, []
         self.stats.commands += 1
+        self.last_command = frame.seq
         self._last_cmd = key
         self._last_reply = None
         return frame, []
@@ -160,7 +173,8 @@ class DeviceLink:
     def reply(self, command: Frame, reply_type: int, payload: bytes, now: float) -> bytes:
         """Encode, cache and return the reply to ``command`` (its ack field names the command)."""
         data = encode_frame(Frame(reply_type, 0, command.seq, FLAG_ACK_VALID, payload))
-        self._last_reply = data
+        if (command.seq, command.type, command.payload) == self._last_cmd:
+            self._last_reply = data
         self._last_cmd_seq = command.seq
         return self._stamp(data, now)
 

@@ -104,6 +104,7 @@ class SimDealer:
             return {
                 "boots": self.firmware.boots, "unplugs": self.unplugs,
                 "device_retransmits": link.retransmits, "duplicate_commands": link.duplicate_commands,
+                "stale_commands": link.stale_commands,
                 "frames_lost": self.inbound.dropped + self.outbound.dropped,
                 "bytes_corrupted": self.inbound.corrupted_bytes + self.outbound.corrupted_bytes,
             }

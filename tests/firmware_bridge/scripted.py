@@ -61,7 +61,9 @@ class ScriptedDevice:
         self.send(Frame(mtype, 0, command.seq, FLAG_ACK_VALID, payload))
 
     def identity(self, command: Frame) -> None:
-        ident = Identity(1, 0, 0, 1, self.boot_id, 0, 0x0F, self.event_seq, self.event_seq, 16, 240, "scripted")
+        ident = Identity(
+            1, 0, 0, 1, self.boot_id, 0, 0x0F, self.event_seq, self.event_seq, 16, 240, command.seq, "scripted"
+        )
         self.reply(command, Msg.IDENTITY, ident.pack())
 
     def event(self, mtype: int, payload: bytes, seq: int | None = None) -> None:

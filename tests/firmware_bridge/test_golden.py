@@ -60,7 +60,7 @@ EXAMPLES: dict[str, tuple[Msg, int, int, int, object, bool]] = {
     "HEARTBEAT (host)": (Msg.HEARTBEAT, 0, 0x1240, A, Empty(), False),
     "ACK": (Msg.ACK, 0, 0x1240, A, Ack(0b101), False),
     "IDENTITY": (
-        Msg.IDENTITY, 0, 1, A, Identity(1, 2, 0, 1, 0xA1B2C3D4, 0, 0x0F, 0x1234, 0x1236, 16, 240, "sim-dealer"),
+        Msg.IDENTITY, 0, 1, A, Identity(1, 2, 0, 1, 0xA1B2C3D4, 0, 0x0F, 0x1234, 0x1236, 16, 240, 1, "sim-dealer"),
         True,
     ),
     "PONG": (Msg.PONG, 0, 2, A, Pong(0xDEADBEEF, 123456), True),

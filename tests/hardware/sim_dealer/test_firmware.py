@@ -208,3 +208,16 @@ def test_no_reader_deals_27_a_seat_without_plan() -> None:
     host.run_until_done()
     done = host.bodies(DealDone)[-1]
     assert done.seats == (27, 27, 27, 27) and all(c.face == 0xFF for c in host.bodies(CardMsg))
+
+
+def test_a_delayed_older_command_is_never_executed_and_identify_tells_where_we_are() -> None:
+    host = identified()
+    load(host, new_deal(1))
+    host.command(Msg.START, Start(9, 1).pack(), seq=500)
+    host.command(Msg.PAUSE, b"", seq=501)
+    frames = host.send(Frame(Msg.RESUME, 499, 0, 0, Resume(host.fw.boot_id).pack()))  # a late copy
+    assert not [f for f in frames if 0x40 <= f.type < 0x80]
+    assert host.fw.state == State.PAUSED and host.fw.link.stats.stale_commands == 1
+    _, ident = host.command(Msg.IDENTIFY, seq=7)  # a new host session starting far behind
+    assert ident.last_command == 501
+    assert host.command(Msg.RESUME, Resume(host.fw.boot_id).pack(), seq=502)[1].code == Result.OK
