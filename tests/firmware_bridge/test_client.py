@@ -99,7 +99,7 @@ def test_events_are_delivered_in_order_even_when_they_arrive_out_of_order() -> N
         base = device.event_seq
         for offset in (2, 0, 1):
             device.event(Msg.STATUS, bytes(19), seq=base + offset)
-        wait_for(lambda: client.inbox.qsize() >= 4)  # 'connected' + 'identified' notices, then events
+        wait_for(lambda: client.inbox.qsize() >= 5)  # 'connected' + 'identified' notices, then 3 events
         items = [client.inbox.get() for _ in range(client.inbox.qsize())]
         seqs = [i.event.seq for i in items if i.event is not None]
         assert seqs == [base, base + 1, base + 2]
