@@ -70,7 +70,7 @@ class GlyphModel:
         np.savez_compressed(path, **self.rank.arrays("rank"), **self.suit.arrays("suit"))
 
 
-def train_mlp(x: np.ndarray, y: np.ndarray, classes: int, *, hidden: int = 96, epochs: int = 40,
+def train_mlp(x: np.ndarray, y: np.ndarray, classes: int, *, hidden: int = 128, epochs: int = 40,
               seed: int = 0, lr: float = 2e-3, decay: float = 1e-4) -> Mlp:
     """Train one network with Adam on softmax cross-entropy (deterministic for a given seed)."""
     rng = np.random.default_rng(seed)

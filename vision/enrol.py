@@ -9,7 +9,7 @@ import numpy as np
 
 from .deck import DeckProfile, card_signature
 from .files import ImageError, labelled_images, load_image
-from .geometry import CARD_H, find_regions, rectify, whole_image_region
+from .geometry import CARD_H, rectify
 from .reader import SINGLE_CARD_WIDTH, CardReader
 
 
@@ -31,9 +31,7 @@ def enrol_folder(folder: Path, reader: CardReader, progress: Callable[[str], Non
         except ImageError as exc:
             problems.append(str(exc))
             continue
-        regions = [r for r in find_regions(image) if r.area > 0.05 * image.shape[0] * image.shape[1]]
-        region = regions[0] if regions else whole_image_region(image)
-        read = reader.read_region(image, region)
+        region, read = reader.best_card(image)
         turn = read.turn
         if not read.readings:
             flat, _ = rectify(image, region, 0)

@@ -42,18 +42,26 @@ def _order(points: np.ndarray) -> np.ndarray:
     return np.roll(pts, -start, axis=0)
 
 
-def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarray | None = None) -> list[Region]:
-    """Card-like regions of ``image`` (BGR or grey), largest first. ``mask`` limits the search (non-zero = in)."""
+def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarray | None = None,
+                 sensitive: bool = False) -> list[Region]:
+    """Card-like regions of ``image`` (BGR or grey), largest first. ``mask`` limits the search (non-zero = in).
+
+    ``sensitive`` lowers the edge thresholds and adds colour-difference edges, for a white card on a light desk
+    whose outline is faint; it also finds more clutter, so it is the second try, not the first.
+    """
     if image is None or image.size == 0 or min(image.shape[:2]) < 16:
         return []
     scale = min(1.0, FIND_SIDE / max(image.shape[:2]))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     gray = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     blur = cv2.GaussianBlur(gray, (0, 0), 1.6)
-    edges = cv2.Canny(blur, 18, 45)
+    low, high = (7, 18) if sensitive else (18, 45)
+    edges = cv2.Canny(blur, low, high)
     if small.ndim == 3:  # colour edges too: a white card on a coloured cloth of the same brightness
-        sat = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[:, :, 1]
-        edges |= cv2.Canny(cv2.GaussianBlur(sat, (0, 0), 1.6), 25, 60)
+        lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+        for channel in (1, 2):
+            chroma = cv2.GaussianBlur(lab[:, :, channel], (0, 0), 2.0)
+            edges |= cv2.Canny(chroma, low * 0.5, high * 0.5) if sensitive else cv2.Canny(chroma, 12, 30)
     if mask is not None:
         m = cv2.resize(mask, (edges.shape[1], edges.shape[0]), interpolation=cv2.INTER_NEAREST)
         edges[m == 0] = 0

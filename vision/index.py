@@ -62,6 +62,10 @@ def ink_mask(band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     threshold = np.maximum(28, background.astype(np.int16) // 4)
     mask = (diff > threshold).astype(np.uint8)
     mask[background < 70] = 0  # no ink on a dark background: that is cloth, not card
+    edge = max(2, CARD_H // 75)  # the card's own outline and any sliver of table left by the rectification
+    mask[:edge] = 0
+    mask[:, :edge] = 0
+    mask[:, -edge:] = 0
     redness = np.clip(r - np.maximum(g, b), -255, 255)
     return mask, redness
 
@@ -90,7 +94,7 @@ def find_candidates(mask: np.ndarray) -> list[IndexCandidate]:
                 continue
             if abs(suit.cx - rank.cx) > 0.55 * max(rank.w, suit.w, 0.5 * rank.h):
                 continue
-            if not 0.3 * rank.h <= suit.h <= 1.25 * rank.h:
+            if not 0.3 * rank.h <= suit.h <= 1.6 * rank.h:
                 continue
             if best is None or suit.y < best.y:
                 best = suit
@@ -107,8 +111,8 @@ def _merge_side_by_side(glyphs: list[Glyph]) -> list[Glyph]:
         for i, m in enumerate(merged):
             overlap = min(m.bottom, g.bottom) - max(m.y, g.y)
             gap = g.x - (m.x + m.w)
-            if overlap > 0.7 * min(m.h, g.h) and abs(m.h - g.h) < 0.3 * max(m.h, g.h) \
-                    and gap < 0.25 * max(m.h, g.h) and m.union(g).w < 1.3 * max(m.h, g.h):
+            if overlap > 0.75 * min(m.h, g.h) and abs(m.h - g.h) < 0.2 * max(m.h, g.h) \
+                    and gap < 0.18 * max(m.h, g.h) and m.union(g).w < 1.15 * max(m.h, g.h):
                 merged[i] = m.union(g)
                 break
         else:
@@ -120,7 +124,7 @@ def _stack_below(suit: Glyph, glyphs: list[Glyph]) -> int:
     """How many similar glyphs stand in a column under ``suit`` (a joker's vertical J-O-K-E-R)."""
     count, last = 0, suit
     for g in sorted(glyphs, key=lambda g: g.y):
-        if g.y <= last.y or g.y - last.bottom > 0.6 * last.h or abs(g.cx - last.cx) > 0.6 * max(g.w, last.w):
+        if g.y <= last.y or g.y - last.bottom > 0.8 * last.h or abs(g.cx - last.cx) > 0.6 * max(g.w, last.w):
             continue
         if 0.6 * suit.h <= g.h <= 1.5 * suit.h:
             count += 1

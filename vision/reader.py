@@ -55,7 +55,7 @@ class CardReader:
         for cand, rp, sp in zip(candidates, rank_p, suit_p, strict=True):
             red = _red_probability(0.5 * (redness_of(redness, mask, cand.rank)
                                           + redness_of(redness, mask, cand.suit)))
-            if cand.stack >= 2 and sp[x_suit] > 0.5 and rp[x_rank] < 0.8:
+            if cand.stack >= 2 and sp[x_suit] > 0.5:  # J-O-K-E-R down the corner
                 out.append(("HR" if red > 0.5 else "SB", float(sp[x_suit] * max(red, 1 - red)), cand))
                 continue
             if rp[x_rank] > 0.5 or sp[x_suit] > 0.5:
@@ -88,7 +88,7 @@ class CardReader:
             if best is None or score > best.score + 1e-9:
                 best = RegionRead(turn, readings, flat, score)
         assert best is not None
-        if self.deck is not None and best.flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:
+        if self.deck is not None and is_card_shaped(region):
             best = self._match_deck(image, region, best)
         return best
 
@@ -111,22 +111,61 @@ class CardReader:
         """Every card read in a free-standing image, left to right (by index box)."""
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 24:
             return []
-        regions = find_regions(image)
         total = float(image.shape[0] * image.shape[1])
         readings: list[CardReading] = []
         covered = 0.0
-        for region in regions[:40]:
-            if any(_inside(region, other) for other in regions if other is not region and other.area > region.area):
-                continue
+        confident_cards = 0
+        for region in _top_level(self._regions(image))[:40]:
             read = self.read_region(image, region)
             readings.extend(read.readings)
             covered += region.area if read.readings else 0.0
-        h, w = image.shape[:2]
-        if covered < 0.5 * total and 1.2 <= max(h, w) / min(h, w) <= 1.8:
-            whole = self.read_region(image, whole_image_region(image))
-            if whole.readings and whole.score >= sum(r.confidence for r in readings):
+            confident_cards += is_card_shaped(region) and region.area >= 0.02 * total and read.score >= 0.5
+        whole_region = whole_image_region(image)
+        if confident_cards <= 1 and is_card_shaped(whole_region):
+            # an image cropped to one card: regions found inside it (pips, the court frame) are not cards
+            whole = self.read_region(image, whole_region)
+            best_whole = max((r.confidence for r in whole.readings), default=0.0)
+            if (best_whole >= 0.5 or covered < 0.5 * total) and whole.score >= sum(r.confidence for r in readings) \
+                    or best_whole >= 0.5 and confident_cards == 0:
                 readings = whole.readings
         return sorted(readings, key=lambda r: (r.box[0], r.box[1]))
+
+    @staticmethod
+    def _regions(image: np.ndarray) -> list[Region]:
+        """Regions by edges; when no card-sized card-shaped one shows, once more with fainter edges."""
+        regions = find_regions(image)
+        total = float(image.shape[0] * image.shape[1])
+        if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in _top_level(regions)):
+            regions = find_regions(image, sensitive=True) or regions
+        return regions
+
+    def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
+        """The one card of a single-card photo: the card-shaped region (or whole image) that reads best."""
+        total = float(image.shape[0] * image.shape[1])
+        options = [r for r in _top_level(self._regions(image)) if r.area >= 0.08 * total and is_card_shaped(r)]
+        whole = whole_image_region(image)
+        if is_card_shaped(whole) or not options:
+            options.append(whole)
+        best: tuple[Region, RegionRead] | None = None
+        for region in options[:6]:
+            read = self.read_region(image, region)
+            if best is None or read.score > best[1].score + 1e-9:
+                best = (region, read)
+        assert best is not None
+        return best
+
+
+def is_card_shaped(region: Region) -> bool:
+    """Short side over long side as for playing cards (poker 0.72, bridge 0.64), with room for perspective."""
+    c = region.corners
+    a = float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
+    b = float(np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1]))
+    return 0.52 <= min(a, b) / max(max(a, b), 1e-6) <= 0.84
+
+
+def _top_level(regions: list[Region]) -> list[Region]:
+    """Regions not lying inside a bigger one (pips and picture frames inside a card)."""
+    return [r for r in regions if not any(_inside(r, o) for o in regions if o is not r and o.area > r.area)]
 
 
 def _index_box(cand: IndexCandidate) -> tuple[int, int, int, int]:

@@ -68,7 +68,7 @@ def _index(img: np.ndarray, code: str, width: int, style: int, colour: tuple[int
     top = width * 0.06
     if code in ("SB", "HR"):
         for i, letter in enumerate("JOKER"):
-            _text(img, letter, left, top + i * glyph_h * 1.3, glyph_h * 0.8, font, colour, weight)
+            _text(img, letter, left, top + i * glyph_h * 0.8, glyph_h * 0.7, font, colour, weight)
         return
     rank = "10" if code[1] == "T" else code[1]
     w = _text(img, rank, left, top, glyph_h, font, colour, weight)

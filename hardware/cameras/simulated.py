@@ -24,7 +24,7 @@ from .base import CameraError
 class SimulatedTableCamera:
     """``SimulatedTableCamera(seed)``: a 1280x720 overhead view of a simulated table."""
 
-    def __init__(self, seed: int = 0, width: int = 1280, height: int = 720, card_height: int = 124,
+    def __init__(self, seed: int = 0, width: int = 1280, height: int = 720, card_height: int = 140,
                  style: int | None = None, light: bool | None = None, noise: float = 1.0) -> None:
         self.rng = np.random.default_rng(seed)
         self.width, self.height = width, height

@@ -9,7 +9,7 @@ card is labelled with its rank and suit; the card's other pairs and every pair s
 quarter (sideways glyphs) are labelled "not an index" (X). Deterministic for a given ``--seed``.
 
 Usage: ``nice -n 10 python -m vision.training.train_index [--decks DIR] [--per-face N] [--out PATH]``
-(renders the Debian decks into ``DIR`` first when it is empty; about 10-15 minutes on one core).
+(renders the Debian decks into ``DIR`` first when it is empty; about 12 minutes on one core).
 """
 
 from __future__ import annotations
@@ -104,10 +104,22 @@ def samples_from(scene: np.ndarray, code: str) -> tuple[list[np.ndarray], list[i
     return rx, ry, sx, sy
 
 
+def _balance(x: np.ndarray, y: np.ndarray, other: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Keep at most twice the mean class count of "not an index" samples, so X does not swamp real glyphs."""
+    counts = np.bincount(y, minlength=other + 1)
+    cap = int(2 * counts[:other].mean())
+    x_idx = np.flatnonzero(y == other)
+    if len(x_idx) > cap:
+        drop = rng.choice(x_idx, len(x_idx) - cap, replace=False)
+        keep = np.setdiff1d(np.arange(len(y)), drop)
+        x, y = x[keep], y[keep]
+    return x, y
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decks", type=Path, default=Path("/tmp/guandan-decks"))
-    parser.add_argument("--per-face", type=int, default=6)
+    parser.add_argument("--per-face", type=int, default=10)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
@@ -131,8 +143,8 @@ def main(argv: list[str]) -> int:
             sy += d
         if i % 200 == 0:
             print(f"face {i}/{len(faces)}: {len(rx)} samples, {time.monotonic() - start:.0f} s", file=sys.stderr)
-    xr, yr = np.stack(rx), np.array(ry)
-    xs, ys = np.stack(sx), np.array(sy)
+    xr, yr = _balance(np.stack(rx), np.array(ry), len(RANK_CLASSES) - 1, rng)
+    xs, ys = _balance(np.stack(sx), np.array(sy), len(SUIT_CLASSES) - 1, rng)
     print(f"rank samples {np.bincount(yr, minlength=len(RANK_CLASSES))}", file=sys.stderr)
     print(f"suit samples {np.bincount(ys, minlength=len(SUIT_CLASSES))}", file=sys.stderr)
     rank = train_mlp(xr, yr, len(RANK_CLASSES), epochs=args.epochs, seed=args.seed)

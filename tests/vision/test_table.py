@@ -1,0 +1,83 @@
+"""The table reader on the simulated camera: seat zones, fans in seat order, hands passing, exposed cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.cameras.simulated import SimulatedTableCamera
+from vision.calibration import CalibrationError, TableCalibration
+from vision.stabiliser import EXPOSED, PLAY, Stabiliser
+from vision.table import TableReader
+
+
+@pytest.fixture(scope="module")
+def camera() -> SimulatedTableCamera:
+    return SimulatedTableCamera(seed=2)
+
+
+@pytest.fixture(scope="module")
+def table(camera: SimulatedTableCamera) -> TableReader:
+    return TableReader(TableCalibration.from_markers(camera.frame()))
+
+
+def codes(readings: list) -> list[str]:
+    return [r.card for r in readings]
+
+
+def test_each_seat_reads_its_fan_left_to_right_from_its_own_side(camera: SimulatedTableCamera,
+                                                                  table: TableReader) -> None:
+    plays = {"S": ["H5", "S6", "D7", "C8", "H9"], "E": ["SQ", "DQ"], "N": ["C3", "D3", "H3", "S3"], "W": ["HR"]}
+    for seat, cards in plays.items():
+        camera.lay(seat, cards)
+    got = table.read(camera.frame())
+    assert {seat: codes(got[seat]) for seat in plays} == plays
+    assert all(0 < r.confidence <= 1 for rs in got.values() for r in rs)
+    camera.clear()
+    assert all(v == [] for v in table.read(camera.frame()).values())
+
+
+def test_stabiliser_over_frames_with_a_passing_hand(camera: SimulatedTableCamera, table: TableReader) -> None:
+    st = Stabiliser(frames=3)
+    camera.clear()
+    observations = []
+    camera.hand_over("S", frames=2)
+    for _ in range(2):  # the hand alone produces nothing
+        observations += st.update(table.read(camera.frame()), on_turn="S")
+    assert observations == []
+    camera.lay("S", ["DK", "DK"])
+    camera.lay("N", ["C4"])  # a card turns up in front of a seat that is not on turn
+    for i in range(4):
+        if i == 1:
+            camera.hand_over("S", frames=1)
+        observations += st.update(table.read(camera.frame()), on_turn="S")
+    for _ in range(3):
+        observations += st.update(table.read(camera.frame()), on_turn="S")
+    kinds = [(o.kind, o.zone, o.cards) for o in observations]
+    assert kinds.count((PLAY, "S", ("DK", "DK"))) == 1
+    assert kinds.count((EXPOSED, "N", ("C4",))) == 1
+    camera.clear()
+
+
+def test_card_outside_every_zone_is_reported(camera: SimulatedTableCamera, table: TableReader) -> None:
+    camera.clear()
+    frame = camera.frame().copy()
+    from vision.render import paste_card, render_face
+
+    paste_card(frame, render_face("SA", 160, 0), (640, 360), 10.0, 150)  # the middle of the table
+    got = table.read(frame, outside=True)
+    assert codes(got["outside"]) == ["SA"]
+    assert all(got[s] == [] for s in "SENW")
+
+
+def test_calibration_needs_all_four_markers_and_round_trips(tmp_path, camera: SimulatedTableCamera) -> None:
+    with pytest.raises(CalibrationError):
+        TableCalibration.from_markers(np.full((720, 1280, 3), 128, np.uint8))
+    path = tmp_path / "cal.json"
+    camera.calibration.save(path)
+    again = TableCalibration.load(path)
+    assert set(again.zones) == {"S", "E", "N", "W"}
+    assert np.allclose(again.zones["E"].corners, camera.calibration.zones["E"].corners, atol=0.1)
+    path.write_text('{"zones": {"S": [[0, 0]]}}')
+    with pytest.raises(CalibrationError):
+        TableCalibration.load(path)
