@@ -158,9 +158,10 @@ class DealerClient:
 
     @property
     def retransmits(self) -> int:
-        """Host command retransmissions plus device event frames received more than once or out of order."""
+        """Commands the host sent again plus events the device sent again (those that arrived: they carry the
+        RETRANSMIT flag)."""
         stats = self.runner.link.stats
-        return stats.retransmits + stats.duplicate_events + stats.out_of_order_events
+        return stats.retransmits + stats.peer_retransmits
 
     @property
     def rtts(self) -> list[float]:

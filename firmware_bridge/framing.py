@@ -22,6 +22,7 @@ MAX_ENCODED_FRAME = MAX_RAW_FRAME + MAX_RAW_FRAME // 254 + 1
 DELIMITER = 0x00
 
 FLAG_ACK_VALID = 0x01  # the ack field carries a real cumulative acknowledgement
+FLAG_RETRANSMIT = 0x02  # this command or event frame is a retransmission (informational: statistics)
 
 
 class FrameError(ValueError):

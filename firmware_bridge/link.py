@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .framing import FLAG_ACK_VALID, Frame, encode_frame
+from .framing import FLAG_ACK_VALID, FLAG_RETRANSMIT, Frame, encode_frame
 from .messages import Ack
 from .protocol import Msg, is_event, is_reply
 
@@ -145,7 +145,8 @@ class _Pending:
 @dataclass
 class LinkStats:
     commands: int = 0
-    retransmits: int = 0
+    retransmits: int = 0  # commands sent again
+    peer_retransmits: int = 0  # device events received that the device had sent again
     events: int = 0
     duplicate_events: int = 0
     out_of_order_events: int = 0
@@ -224,10 +225,12 @@ class HostLink:
         return bits
 
     # -- outgoing --
-    def _frame(self, mtype: int, seq: int = 0, payload: bytes = b"") -> bytes:
+    def _frame(self, mtype: int, seq: int = 0, payload: bytes = b"", *, again: bool = False) -> bytes:
+        flags = FLAG_RETRANSMIT if again else 0
         if self._expected is None:
-            return encode_frame(Frame(mtype, seq, 0, 0, payload))
-        return encode_frame(Frame(mtype, seq, seq_add(self._expected, -1), FLAG_ACK_VALID, payload))
+            return encode_frame(Frame(mtype, seq, 0, flags, payload))
+        ack = seq_add(self._expected, -1)
+        return encode_frame(Frame(mtype, seq, ack, flags | FLAG_ACK_VALID, payload))
 
     def send_command(self, command: int, payload: bytes, now: float) -> tuple[int, list[Effect]]:
         """Start one command; only one may be outstanding (stop-and-wait)."""
@@ -273,6 +276,8 @@ class HostLink:
             if self._expected is None:
                 self.stats.unsynced_events += 1
                 return effects
+            if frame.flags & FLAG_RETRANSMIT:
+                self.stats.peer_retransmits += 1
             d = seq_diff(frame.seq, self._expected)
             self._ack_due = True
             if d == 0:
@@ -310,7 +315,8 @@ class HostLink:
                 self.stats.retransmits += 1
                 self.rto.backoff()
                 pending.deadline = now + self.rto.rto
-                effects.append(self._transmit(self._frame(pending.command, pending.seq, pending.payload), now))
+                frame = self._frame(pending.command, pending.seq, pending.payload, again=True)
+                effects.append(self._transmit(frame, now))
         if self._ack_due and self._expected is not None:
             effects.append(self._transmit(self._frame(Msg.ACK, 0, Ack(self._sack()).pack()), now))
         if now - self._last_tx >= self.config.heartbeat_s:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from firmware_bridge.framing import FLAG_ACK_VALID, Frame, encode_frame
+from firmware_bridge.framing import FLAG_ACK_VALID, FLAG_RETRANSMIT, Frame, encode_frame
 from firmware_bridge.link import RtoEstimator, seq_add, seq_diff
 from firmware_bridge.messages import Ack, DeviceHeartbeat, PayloadError
 from firmware_bridge.protocol import Msg, is_command
@@ -187,7 +187,8 @@ class DeviceLink:
         return seq
 
     def _event_bytes(self, out: _Out) -> bytes:
-        return encode_frame(Frame(out.type, out.seq, self._last_cmd_seq, FLAG_ACK_VALID, out.payload))
+        flags = FLAG_ACK_VALID | (FLAG_RETRANSMIT if out.attempts > 1 else 0)
+        return encode_frame(Frame(out.type, out.seq, self._last_cmd_seq, flags, out.payload))
 
     def poll(self, now: float, state: int) -> tuple[list[bytes], bool]:
         """Send what is due; returns (bytes to send, host newly lost)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware_bridge.framing import FLAG_ACK_VALID, Frame, FrameDecoder
+from firmware_bridge.framing import FLAG_ACK_VALID, FLAG_RETRANSMIT, Frame, FrameDecoder
 from firmware_bridge.link import (
     CommandFailed,
     EventIn,
@@ -73,6 +73,7 @@ def test_command_is_retransmitted_with_the_same_seq_until_replied() -> None:
     assert sent(link.poll(0.09)) == []
     again = sent(link.poll(0.1))
     assert [(f.type, f.seq) for f in again] == [(Msg.PING, 41)]
+    assert again[0].flags & FLAG_RETRANSMIT and not first.flags & FLAG_RETRANSMIT
     assert link.rto.rto == pytest.approx(0.2)  # backed off
     assert link.on_frame(reply(40), 0.15) == []  # a reply to another command is stale
     effects = link.on_frame(reply(41), 0.15)
@@ -113,6 +114,9 @@ def test_events_are_delivered_in_order_once_with_sack() -> None:
     ack = sent(link.poll(0.002))[0]
     assert (ack.ack, Ack.unpack(ack.payload).sack) == (104, 0)
     assert link.stats.duplicate_events == 1
+    link.on_frame(Frame(Msg.CARD, 104, 0, FLAG_ACK_VALID | FLAG_RETRANSMIT, b""), 0.0)
+    assert link.stats.peer_retransmits == 1 and link.stats.duplicate_events == 2
+    link.poll(0.003)
     # commands carry the cumulative ack too
     _, effects = link.send_command(Msg.GET_STATUS, b"", 0.01)
     cmd = sent(effects)[0]
