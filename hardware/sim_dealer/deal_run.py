@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 HAND = 27
 MAX_STEPS_PER_POLL = 32
+BACKLOG_LIMIT = 48  # events buffered before the feeder waits for the host to acknowledge
 
 
 @dataclass
@@ -44,8 +45,6 @@ class DealRun:
         return cls(deal_id, plan, now + cfg.scaled(0.5), at(cfg.reset), at(cfg.unplug), at(cfg.door))
 
     def advance(self, fw: SimFirmware, now: float) -> None:
-        from .firmware import BACKLOG_LIMIT
-
         steps = 0
         while (
             fw.state == State.DEALING and fw.run is self and now >= self.next_card_at

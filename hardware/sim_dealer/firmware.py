@@ -45,12 +45,11 @@ from firmware_bridge.protocol import (
 )
 
 from .config import SimConfig
-from .deal_run import DealRun
+from .deal_run import BACKLOG_LIMIT, DealRun
 from .link import DeviceLink
 from .mechanics import Mechanics
 
 FW_VERSION = (1, 2, 0)
-BACKLOG_LIMIT = 48  # events buffered before the feeder waits for the host to acknowledge
 PLAN_SIZE = 108
 
 
