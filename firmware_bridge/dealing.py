@@ -102,6 +102,28 @@ class _Deal:
             self.verifier.boot_seen(body.boot_id)
 
 
+def _follow(
+    client: DealerClient, state: _Deal, deadline: float, timeout: float,
+    on_card: Callable[[CardRecord], None] | None,
+) -> None:
+    """Consume events until DEAL_DONE, a foul, or the deadline; resume the dealer when it stops."""
+    verifier = state.verifier
+    while not state.finished and verifier.fouled is None:
+        now = time.monotonic()
+        if now >= deadline:
+            verifier.foul(f"timeout: the deal did not finish within {timeout:.0f} s")
+            return
+        if state.resume_at is not None and now >= state.resume_at:
+            state.try_resume(now)
+            continue
+        wake = min(deadline, state.resume_at if state.resume_at is not None else deadline)
+        try:
+            item = client.inbox.get(timeout=max(0.0, min(0.5, wake - now)))
+        except queue.Empty:
+            continue
+        state.handle(item, on_card)
+
+
 def run_deal(
     client: DealerClient, plan: DealPlan | None, on_card: Callable[[CardRecord], None] | None, *,
     timeout: float, max_recoveries: int,
@@ -131,26 +153,15 @@ def run_deal(
         client.start(deal_id, use_plan=plan is not None)
     except (DealerError, LinkError) as exc:
         verifier.foul(f"setup: {exc}")
-    while not state.finished and verifier.fouled is None:
-        now = time.monotonic()
-        if now >= deadline:
-            verifier.foul(f"timeout: the deal did not finish within {timeout:.0f} s")
-            break
-        if state.resume_at is not None and now >= state.resume_at:
-            state.try_resume(now)
-            continue
-        wake = min(deadline, state.resume_at if state.resume_at is not None else deadline)
-        try:
-            item = client.inbox.get(timeout=max(0.0, min(0.5, wake - now)))
-        except queue.Empty:
-            continue
-        state.handle(item, on_card)
+    try:
+        _follow(client, state, deadline, timeout, on_card)
+    finally:  # fouled, timed out, or the caller's on_card raised: stop a dealer still busy with this deal
+        if not state.finished and not state.estopped and client.runner.boot_id == info.boot_id:
+            try:
+                client.abort()
+            except (DealerError, LinkError):
+                pass
     ok, reason = verifier.finish(state.done)
-    if not state.finished and not state.estopped and client.runner.boot_id == info.boot_id:
-        try:  # stop a dealer still busy with a fouled deal
-            client.abort()
-        except (DealerError, LinkError):
-            pass
     return DealOutcome(
         ok=ok, fouled=reason, hands=verifier.hands(), cards=list(verifier.cards),
         faces_verified=info.reads_faces, faults=list(verifier.faults),

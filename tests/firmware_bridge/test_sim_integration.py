@@ -17,7 +17,8 @@ SEATS = "SENW"
 
 @contextmanager
 def dealer(query: str, notices: list[Notice] | None = None) -> Iterator[DealerClient]:
-    client = open_dealer(f"sim://?speed=0&{query}", on_notice=(notices.append if notices is not None else None))
+    url = f"sim://?{query}" if "speed=" in query else f"sim://?speed=0&{query}"
+    client = open_dealer(url, on_notice=(notices.append if notices is not None else None))
     try:
         yield client
     finally:
@@ -145,3 +146,19 @@ def test_a_dealer_without_reader_deals_27_a_seat_unverified() -> None:
     assert not info.reads_faces and not info.deals_to_plan
     assert outcome.ok and not outcome.faces_verified and outcome.commitment is None
     assert all(len(outcome.hands[s]) == 27 and set(outcome.hands[s]) == {None} for s in SEATS)
+
+
+def test_a_failing_card_callback_stops_the_dealer() -> None:
+    with dealer("seed=12&speed=20") as client:
+        def boom(record) -> None:
+            if record.index == 5:
+                raise RuntimeError("display crashed")
+
+        try:
+            client.deal(new_deal(1), on_card=boom, timeout=30)
+        except RuntimeError:
+            pass
+        else:
+            raise AssertionError("the callback's error must reach the caller")
+        assert client.status().state == State.IDLE  # aborted, not dealing on
+        assert deal_checked(client)[0].ok  # and the next deal works
