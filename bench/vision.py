@@ -26,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
-from vision.deck import DeckProfile  # noqa: E402
 from vision.enrol import enrol_folder  # noqa: E402
 from vision.files import labelled_images, load_image  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
@@ -75,7 +74,7 @@ def bench_single() -> dict[str, object]:
             (enrol_dir / p.name).symlink_to(p.resolve())
         profile, _ = enrol_folder(enrol_dir, reader)
         held_out = files[1::2]
-        deck_reader = CardReader(deck=DeckProfile(profile.codes, profile.signatures))
+        deck_reader = CardReader(deck=profile)
         # enrolment covers only half the deck here, so held-out cards are read with the index model plus
         # templates of the other cards; the figure that matters is the full-deck one in tests/vision.
         enrolled = sum(_best(deck_reader, p) == code for p, code in held_out)

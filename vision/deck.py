@@ -47,41 +47,61 @@ def card_signature(flat: np.ndarray) -> np.ndarray:
     return np.concatenate(parts) / float(np.sqrt(sum(x * x for x in WEIGHTS)))
 
 
+def ink_redness(flat: np.ndarray) -> float:
+    """Share of a card's ink that is red (0 for a black card, near 1 for hearts, diamonds, the big joker).
+
+    Correlations of standardised thumbnails cannot tell a black card's colourless noise from red ink, so colour
+    is compared on its own.
+    """
+    b, g, r = (flat[:, :, i].astype(np.int16) for i in range(3))
+    dark = np.minimum(np.minimum(b, g), r)
+    paper = float(np.percentile(dark, 80))
+    ink = dark < 0.7 * paper
+    if ink.sum() < 20:
+        return 0.0
+    redness = (r - np.maximum(g, b))
+    paper_red = float(np.median(redness[~ink])) if (~ink).any() else 0.0
+    return float(((redness[ink] - paper_red) > 40).mean())
+
+
 @dataclass(frozen=True)
 class DeckProfile:
     """Enrolled signatures: ``codes[i]`` has signature ``signatures[i]`` (several rows per code allowed)."""
 
     codes: tuple[str, ...]
     signatures: np.ndarray
+    reds: np.ndarray  # ink redness of each enrolled row
 
-    def match(self, candidates: list[np.ndarray]) -> tuple[str, float, float]:
-        """Best code for any of the candidate signatures: (code, correlation, margin over the next code)."""
-        scores = np.stack(candidates) @ self.signatures.T  # (turns, enrolled)
-        best_per = scores.max(axis=0)
+    def ranked(self, candidates: list[np.ndarray], redness: float) -> list[tuple[str, float]]:
+        """Enrolled codes by their best correlation with any of the candidate signatures, best first.
+
+        A difference in ink colour costs up to 0.5 (a red card never matches a black one).
+        """
+        scores = (np.stack(candidates) @ self.signatures.T).max(axis=0) - 0.5 * np.abs(self.reds - redness)
         by_code: dict[str, float] = {}
-        for code, s in zip(self.codes, best_per, strict=True):
+        for code, s in zip(self.codes, scores, strict=True):
             by_code[code] = max(by_code.get(code, -1.0), float(s))
-        ranked = sorted(by_code.items(), key=lambda kv: -kv[1])
-        second = ranked[1][1] if len(ranked) > 1 else -1.0
-        return ranked[0][0], ranked[0][1], ranked[0][1] - second
+        return sorted(by_code.items(), key=lambda kv: -kv[1])
 
     def save(self, path: Path) -> None:
         with open(path, "wb") as fh:
             np.savez_compressed(fh, codes=np.array(self.codes), signatures=self.signatures.astype(np.float32),
-                                kind=np.array("guandan-deck-profile-1"))
+                                reds=self.reds.astype(np.float32), kind=np.array("guandan-deck-profile-2"))
 
     @classmethod
     def load(cls, path: Path) -> DeckProfile:
         try:
             with np.load(path, allow_pickle=False) as data:
-                if "kind" not in data or str(data["kind"]) != "guandan-deck-profile-1":
-                    raise DeckProfileError(f"{path} is not a deck profile")
+                if "kind" not in data or str(data["kind"]) != "guandan-deck-profile-2":
+                    raise DeckProfileError(f"{path} is not a deck profile (or one from an older version: enrol again)")
                 codes = tuple(str(c) for c in data["codes"])
                 signatures = np.asarray(data["signatures"], np.float32)
+                reds = np.asarray(data["reds"], np.float32)
         except (OSError, ValueError, KeyError) as exc:
             if isinstance(exc, DeckProfileError):
                 raise
             raise DeckProfileError(f"cannot read deck profile {path}: {exc}") from exc
-        if not codes or signatures.shape[0] != len(codes) or any(c not in CARD_CODES for c in codes):
+        if not codes or signatures.shape[0] != len(codes) or reds.shape != (len(codes),) \
+                or any(c not in CARD_CODES for c in codes):
             raise DeckProfileError(f"{path} is not a valid deck profile")
-        return cls(codes, signatures)
+        return cls(codes, signatures, reds)

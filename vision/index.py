@@ -90,7 +90,7 @@ def find_candidates(mask: np.ndarray) -> list[IndexCandidate]:
             continue
         best: Glyph | None = None
         for suit in glyphs:
-            if suit is rank or suit.y < rank.bottom - 0.15 * rank.h or suit.y - rank.bottom > 0.7 * rank.h:
+            if suit is rank or suit.y < rank.bottom - 0.15 * rank.h or suit.y - rank.bottom > 0.9 * rank.h:
                 continue
             if abs(suit.cx - rank.cx) > 0.55 * max(rank.w, suit.w, 0.5 * rank.h):
                 continue
@@ -112,7 +112,7 @@ def _merge_side_by_side(glyphs: list[Glyph]) -> list[Glyph]:
             overlap = min(m.bottom, g.bottom) - max(m.y, g.y)
             gap = g.x - (m.x + m.w)
             if overlap > 0.75 * min(m.h, g.h) and abs(m.h - g.h) < 0.2 * max(m.h, g.h) \
-                    and gap < 0.18 * max(m.h, g.h) and m.union(g).w < 1.15 * max(m.h, g.h):
+                    and gap < 0.3 * max(m.h, g.h) and m.union(g).w < 1.7 * max(m.h, g.h):
                 merged[i] = m.union(g)
                 break
         else:

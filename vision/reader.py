@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .classifier import RANK_CLASSES, SUIT_CLASSES, GlyphModel
-from .deck import DeckProfile, card_signature
+from .deck import DeckProfile, card_signature, ink_redness
 from .geometry import CARD_H, Region, find_regions, map_box, rectify, whole_image_region
 from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
 from .types import RED_SUITS, CardReading
@@ -93,18 +93,30 @@ class CardReader:
         return best
 
     def _match_deck(self, image: np.ndarray, region: Region, read: RegionRead) -> RegionRead:
-        """Combine the index reading of a single card with the enrolled deck's template match."""
+        """Read a single card of the enrolled deck: its template match decides, the index model breaks ties.
+
+        A card that matches no enrolled face well (a joker left out of the enrolment, another deck) keeps the
+        index model's reading.
+        """
         assert self.deck is not None
         turns = (read.turn, (read.turn + 2) % 4) if read.readings else (0, 1, 2, 3)
-        signatures = [card_signature(rectify(image, region, t)[0]) for t in turns]
-        code, score, margin = self.deck.match(signatures)
-        prior = {r.card: r.confidence for r in read.readings}
-        confidence = float(np.clip((score - 0.35) * 2.0, 0, 1) * np.clip(margin * 12, 0, 1))
-        if prior.get(code, 0.0) > 0:
-            confidence = 1 - (1 - confidence) * (1 - prior[code])
-        elif read.readings and read.readings[0].confidence > confidence + 0.2:
+        flats = [rectify(image, region, t)[0] for t in turns]
+        ranked = self.deck.ranked([card_signature(f) for f in flats], ink_redness(flats[0]))
+        code, score = ranked[0]
+        second_score = ranked[1][1] if len(ranked) > 1 else -1.0
+        model = read.readings[0] if read.readings else None
+        if score < 0.45:
             return read
-        box = read.readings[0].box if read.readings else region.box
+        scores = dict(ranked)
+        if model is not None and model.card != code and scores.get(model.card, -1.0) >= score - 0.04:
+            # templates of one deck's number cards differ by a pip or two: a near tie goes to the index reading
+            second_score = score
+            code, score = model.card, scores[model.card]
+        margin = score - second_score
+        confidence = float(np.clip((score - 0.45) * 3.0, 0, 1) * np.clip(0.5 + margin * 10, 0, 1))
+        if model is not None and model.card == code:
+            confidence = 1 - (1 - confidence) * (1 - model.confidence)
+        box = model.box if model is not None else region.box
         return RegionRead(read.turn, [CardReading(code, confidence, box)], read.flat, confidence)
 
     def read_image(self, image: np.ndarray) -> list[CardReading]:
@@ -140,18 +152,25 @@ class CardReader:
         return regions
 
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
-        """The one card of a single-card photo: the card-shaped region (or whole image) that reads best."""
+        """The one card of a single-card photo: the card-shaped region that reads best, else the whole image.
+
+        The whole image stands for an image cropped to the card; it is only taken when no region found by
+        edges reads clearly better or as well, since a photo of a card on a desk may itself be card-shaped.
+        """
         total = float(image.shape[0] * image.shape[1])
-        options = [r for r in _top_level(self._regions(image)) if r.area >= 0.08 * total and is_card_shaped(r)]
-        whole = whole_image_region(image)
-        if is_card_shaped(whole) or not options:
-            options.append(whole)
         best: tuple[Region, RegionRead] | None = None
-        for region in options[:6]:
+        for region in [r for r in _top_level(self._regions(image)) if r.area >= 0.08 * total and is_card_shaped(r)][:5]:
             read = self.read_region(image, region)
-            if best is None or read.score > best[1].score + 1e-9:
+            # equal readings: the bigger region is the whole card, the smaller one something printed on it
+            if best is None or read.score > best[1].score + 0.05 or \
+                    (read.score > best[1].score - 0.05 and region.area > best[0].area):
                 best = (region, read)
-        assert best is not None
+        if best is not None and best[1].score >= 0.5:
+            return best
+        whole = whole_image_region(image)
+        read = self.read_region(image, whole)
+        if best is None or read.score > best[1].score:
+            return whole, read
         return best
 
 
@@ -174,11 +193,12 @@ def _index_box(cand: IndexCandidate) -> tuple[int, int, int, int]:
 
 
 def _drop_overlaps(found: list[tuple[str, float, IndexCandidate]]) -> list[tuple[str, float, IndexCandidate]]:
+    """Keep the surest of index readings whose boxes overlap (a joker's letters pair up more than once)."""
     kept: list[tuple[str, float, IndexCandidate]] = []
     for item in sorted(found, key=lambda f: -f[1]):
-        g = item[2].rank
-        if all(min(g.x + g.w, k[2].rank.x + k[2].rank.w) - max(g.x, k[2].rank.x) <= 0 or
-               min(g.bottom, k[2].rank.bottom) - max(g.y, k[2].rank.y) <= 0 for k in kept):
+        g = item[2].rank.union(item[2].suit)
+        if all(min(g.x + g.w, k.x + k.w) - max(g.x, k.x) <= 0 or min(g.bottom, k.bottom) - max(g.y, k.y) <= 0
+               for k in (kept_item[2].rank.union(kept_item[2].suit) for kept_item in kept)):
             kept.append(item)
     return kept
 

@@ -92,18 +92,18 @@ def render_face(code: str, width: int = 200, style: int = 0) -> np.ndarray:
                 for k, a in enumerate(np.linspace(0, 2 * np.pi, 11)[:-1])]
         cv2.fillPoly(img, [np.round(np.array(star)).astype(np.int32)], colour, cv2.LINE_AA)
     elif code[1] in "JQK":
-        cv2.rectangle(img, (round(width * 0.22), round(height * 0.16)), (round(width * 0.78), round(height * 0.84)),
+        cv2.rectangle(img, (round(width * 0.27), round(height * 0.17)), (round(width * 0.73), round(height * 0.83)),
                       colour, 2, cv2.LINE_AA)
         _text(img, code[1], width * 0.36, height * 0.38, height * 0.2, FONTS[(style + 1) % len(FONTS)], colour, 2.5)
     else:
         n = {"A": 1, "T": 10}.get(code[1]) or int(code[1])
         cols = 1 if n <= 3 else 2
         rows = (n + cols - 1) // cols
-        size = width * (0.4 if n == 1 else 0.16)
+        size = width * (0.4 if n == 1 else 0.14)
         for i in range(n):
             col, row = (i % cols, i // cols)
-            cx = width * (0.5 if cols == 1 else (0.36 + 0.28 * col))
-            cy = height * (0.5 if rows == 1 else 0.25 + 0.5 * row / (rows - 1))
+            cx = width * (0.5 if cols == 1 else (0.39 + 0.22 * col))
+            cy = height * (0.5 if rows == 1 else 0.28 + 0.44 * row / (rows - 1))
             draw_suit(img, code[0], cx, cy, size, colour)
     cv2.rectangle(img, (0, 0), (width - 1, height - 1), (160, 160, 160), 1)
     return img

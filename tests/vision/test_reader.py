@@ -49,11 +49,11 @@ def test_real_photos_turned_on_a_light_desk(bidly: Path, reader: CardReader) -> 
 
 def test_rendered_jokers_and_overlapping_fan(reader: CardReader) -> None:
     rng = np.random.default_rng(8)
-    scene = table_cloth(420, 760, rng, light=False)
+    scene = table_cloth(420, 980, rng, light=False)
     for i, code in enumerate(["HR", "SB"]):
-        paste_card(scene, render_face(code, 200, 2), (150 + 200 * i, 210), 15.0 - 30 * i, 260)
+        paste_card(scene, render_face(code, 200, 2), (140 + 280 * i, 210), 15.0 - 30 * i, 260)
     for i, code in enumerate(["D5", "D6", "D7"]):  # fanned: only the top-left indices of the lower cards show
-        paste_card(scene, render_face(code, 200, 3), (520 + 45 * i, 210), 0.0, 260)
+        paste_card(scene, render_face(code, 200, 3), (680 + 45 * i, 210), 5.0, 260)
     got = reader.read_image(light_scene(scene, rng, 0.4))
     assert [r.card for r in got] == ["HR", "SB", "D5", "D6", "D7"]
 
