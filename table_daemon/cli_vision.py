@@ -3,6 +3,7 @@
 - ``classify IMAGE... [--deck PROFILE]``: one JSON line per image, cards left to right.
 - ``enroll DIR --out PROFILE``: learn a deck from one photo per card (progress on stderr).
 - ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
+- ``calibrate IMAGE --out FILE``: seat zones from the table's four corner markers.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--deck", type=Path, metavar="PROFILE")
     evaluate.add_argument("--verbose", action="store_true", help="print every wrong reading on stderr")
     evaluate.set_defaults(handler=_eval)
+    calibrate = sub.add_parser("calibrate", help="标定牌桌 find the 4 corner markers (ArUco 4x4 ids 0-3) and "
+                               "write the seat zones")
+    calibrate.add_argument("image", type=Path, metavar="IMAGE", help="a camera frame of the empty table")
+    calibrate.add_argument("--out", type=Path, required=True, metavar="FILE", help="calibration JSON to write")
+    calibrate.set_defaults(handler=_calibrate)
 
 
 def _reader(deck_path: Path | None) -> Any:
@@ -120,4 +126,19 @@ def _eval(args: argparse.Namespace) -> int:
         raise UsageError(f"no images named by card code in {args.folder}")
     print(json.dumps({"folder": str(args.folder), "images": total, "correct": correct, "unread": unread,
                       "accuracy": round(correct / total, 4)}))
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from vision.calibration import CalibrationError, TableCalibration
+    from vision.files import ImageError, load_image
+
+    try:
+        calibration = TableCalibration.from_markers(load_image(args.image))
+        calibration.save(args.out)
+    except (ImageError, CalibrationError) as exc:
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc}") from exc
+    print(json.dumps(calibration.to_json()))
     return 0

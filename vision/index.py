@@ -52,20 +52,25 @@ class IndexCandidate:
 
 
 def ink_mask(band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Binary ink mask of a BGR band and its per-pixel redness (red ink minus background), both uint8-ish."""
-    b, g, r = (band[:, :, i].astype(np.int16) for i in range(3))
+    """Binary ink mask of an upright card band and its per-pixel redness (red ink minus background)."""
+    mask, redness = ink_mask_k(band, max(9, (CARD_H // 14) | 1))
+    edge = max(2, CARD_H // 75)  # the card's own outline and any sliver of table left by the rectification
+    mask[:edge] = 0
+    mask[:, :edge] = 0
+    mask[:, -edge:] = 0
+    return mask, redness
+
+
+def ink_mask_k(image: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ink: clearly darker than the paper around it, the paper estimated by a ``k``-pixel grey closing."""
+    b, g, r = (image[:, :, i].astype(np.int16) for i in range(3))
     dark = np.minimum(np.minimum(b, g), r).astype(np.uint8)
-    k = max(9, (CARD_H // 14) | 1)
     background = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     background = cv2.blur(background, (k, k))
     diff = background.astype(np.int16) - dark.astype(np.int16)
     threshold = np.maximum(28, background.astype(np.int16) // 4)
     mask = (diff > threshold).astype(np.uint8)
     mask[background < 70] = 0  # no ink on a dark background: that is cloth, not card
-    edge = max(2, CARD_H // 75)  # the card's own outline and any sliver of table left by the rectification
-    mask[:edge] = 0
-    mask[:, :edge] = 0
-    mask[:, -edge:] = 0
     redness = np.clip(r - np.maximum(g, b), -255, 255)
     return mask, redness
 

@@ -17,6 +17,7 @@ from .classifier import RANK_CLASSES, SUIT_CLASSES, GlyphModel
 from .deck import DeckProfile, card_signature, ink_redness
 from .geometry import CARD_H, Region, find_regions, map_box, rectify, whole_image_region
 from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
+from .spotting import spot
 from .types import RED_SUITS, CardReading
 
 #: A region no wider than this (in card heights) holds one card, not a fan.
@@ -129,6 +130,10 @@ class CardReader:
         confident_cards = 0
         for region in _top_level(self._regions(image))[:40]:
             read = self.read_region(image, region)
+            if not is_card_shaped(region) and region.area >= 0.02 * total:
+                spotted = self._spot(image, region)  # a fan in an arc: each card turned its own way
+                if sum(r.confidence for r in spotted) > read.score:
+                    read = RegionRead(read.turn, spotted, read.flat, sum(r.confidence for r in spotted))
             readings.extend(read.readings)
             covered += region.area if read.readings else 0.0
             confident_cards += is_card_shaped(region) and region.area >= 0.02 * total and read.score >= 0.5
@@ -141,6 +146,15 @@ class CardReader:
                     or best_whole >= 0.5 and confident_cards == 0:
                 readings = whole.readings
         return sorted(readings, key=lambda r: (r.box[0], r.box[1]))
+
+    def _spot(self, image: np.ndarray, region: Region) -> list[CardReading]:
+        x, y, w, h = region.box
+        x0, y0 = max(0, x), max(0, y)
+        crop = image[y0: y + h, x0: x + w]
+        if crop.size == 0:
+            return []
+        found = spot(crop, self.model, self._classify)
+        return [CardReading(code, conf, (bx + x0, by + y0, bw, bh)) for code, conf, (bx, by, bw, bh) in found]
 
     @staticmethod
     def _regions(image: np.ndarray) -> list[Region]:

@@ -78,3 +78,16 @@ def test_enroll_then_eval_on_other_photos_of_the_deck(tmp_path: Path, bidly: Pat
     code, lines, _ = run(capsys, "eval", str(desk), "--deck", str(profile))
     assert code == 0 and lines[0]["images"] == len(photos)
     assert lines[0]["accuracy"] >= 0.94
+
+
+def test_calibrate_from_a_simulated_frame(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hardware.cameras.simulated import SimulatedTableCamera
+
+    frame = tmp_path / "table.png"
+    cv2.imwrite(str(frame), SimulatedTableCamera(seed=5).frame())
+    code, lines, _ = run(capsys, "calibrate", str(frame), "--out", str(tmp_path / "cal.json"))
+    assert code == 0 and set(lines[0]["zones"]) == {"S", "E", "N", "W"}
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((200, 200, 3), 90, np.uint8))
+    code, _, err = run(capsys, "calibrate", str(blank), "--out", str(tmp_path / "c2.json"))
+    assert code == 2 and "marker" in err
