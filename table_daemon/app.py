@@ -201,15 +201,23 @@ class TableApp:
                     plain.append(m)
         data = event.to_dict()
         self.journal.record(now, event.kind, data, outbox, results)
+        # journaled: from here on a failure of one effect must not stop the others
         for m in outbox:
-            self.publisher.send(m)
+            self._guard(self.publisher.send, m)
             if self.on_published is not None:
-                self.on_published(m.topic, json.loads(m.payload))
+                self._guard(self.on_published, m.topic, json.loads(m.payload))
         for topic, text, retain, qos in plain:
-            self.publisher.send_plain(topic, text, retain, qos)
+            self._guard(self.publisher.send_plain, topic, text, retain, qos)
         for ef in effects:
-            self._effect(ef)
+            self._guard(self._effect, ef)
         return effects
+
+    @staticmethod
+    def _guard(fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception:
+            log.exception("effect failed: %s%r", getattr(fn, "__name__", fn), args[:1])
 
     def _effect(self, ef: Effect) -> None:
         if isinstance(ef, Light) and self.panels is not None:

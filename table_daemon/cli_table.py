@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
     group.add_argument("--deals", type=int, help="play N deals (打N副), default 1")
     group.add_argument("--match", action="store_true", help="play to the end of a match (打完一场)")
     sim.add_argument("--seed", type=int, default=1, help="same seed, same deals and same plays")
-    sim.add_argument("--speed", type=float, default=1.0, help="time scale; 0 = as fast as possible")
+    sim.add_argument("--speed", type=float, default=1.0, help="time scale: 1 = real time, 10 = ten times faster, 0 = as fast as possible")
     sim.add_argument("--tables", type=int, default=1, help="number of tables in one process")
     sim.add_argument("--journal-dir", help="keep the tables' journals here (a rerun continues them)")
     sim.add_argument("--duration", type=float, help="stop after this many seconds")

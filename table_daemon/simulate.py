@@ -57,7 +57,7 @@ class SimSeats:
         if self.speed <= 0:
             self.act(ef)
             return
-        delay = self.speed * (0.3 + self.rng.random() * 1.5)
+        delay = (1.0 + self.rng.random() * 3.0) / self.speed  # a player thinks 1-4 s at speed 1
         timer = threading.Timer(delay, self.act, args=(ef,))
         timer.daemon = True
         timer.start()
@@ -168,7 +168,7 @@ def make_sim_dealer(cfg: TableConfig, seed: int, speed: float) -> Any:
     try:
         from firmware_bridge.connect import open_dealer  # noqa: F401
     except ImportError:
-        return PlannedDealer(seed=seed, delay=0.0 if speed <= 0 else 0.02 * speed)
+        return PlannedDealer(seed=seed, delay=0.0 if speed <= 0 else 0.15 / speed)
     from .adapters.devices import SerialDealer
 
     return SerialDealer(f"sim://?speed={speed:g}&seed={seed}", seed=seed)
@@ -213,7 +213,8 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             tid = table if tables == 1 else f"{table}{i + 1:02d}"
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker,
                                    journal=str(jdir / f"{tid}.sqlite"))
-            cfg.panels = replace(cfg.panels, debounce_ms=0 if speed <= 0 else 40)
+            # simulated presses never bounce, and fast bots press faster than any debounce window
+            cfg.panels = replace(cfg.panels, debounce_ms=0)
             sim = SimTable(cfg, seed=seed + i, speed=speed)
             if not quiet:
                 sim.app.on_published = _topic_filter(progress_printer(tid))

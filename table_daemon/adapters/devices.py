@@ -193,7 +193,10 @@ class DirectZones:
         self.frame = 0
 
     def start(self, feed: Feed) -> None:
+        """The first view: every zone empty (after a restart the journal's zones may be stale)."""
         self.feed = feed
+        for seat in SEATS:
+            self.clear(seat)
 
     def lay(self, seat: str, cards: Sequence[str]) -> None:
         self.frame += 1

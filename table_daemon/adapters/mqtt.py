@@ -188,7 +188,11 @@ class MqttLink:
                 return
             with self._lock:
                 self._tokens[info.mid] = token
-            if info.is_published():  # the ack can beat us to the table above
+            try:
+                done = info.is_published()  # the ack can beat us to the table above
+            except RuntimeError:  # not connected: paho keeps it and sends it after the reconnect
+                done = False
+            if done:
                 with self._lock:
                     if self._tokens.pop(info.mid, None) is not None:
                         self.on_sent(token)
