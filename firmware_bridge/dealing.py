@@ -152,6 +152,10 @@ def run_deal(
             client.load_plan(deal_id, plan)
         client.start(deal_id, use_plan=plan is not None)
     except (DealerError, LinkError) as exc:
+        try:  # a refusal right after a reboot (the plan is gone) is a reset, say so
+            verifier.boot_seen(client.identify(timeout=2.0).boot_id)
+        except (DealerError, LinkError):
+            pass
         verifier.foul(f"setup: {exc}")
     try:
         _follow(client, state, deadline, timeout, on_card)

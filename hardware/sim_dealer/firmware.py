@@ -68,6 +68,7 @@ class SimFirmware:
         self._now = now
         self.mechanics = Mechanics(config, rng)
         self.boots = 0
+        self.past_link_stats: dict[str, int] = {}
         self.unplug_requested = False
         self._boot(now, ResetCause.POWER_ON)
 
@@ -75,6 +76,9 @@ class SimFirmware:
     def _boot(self, now: float, cause: ResetCause) -> None:
         """Everything volatile is lost; the cards stay where they physically are."""
         self.boots += 1
+        if hasattr(self, "link"):  # keep the statistics of the boots before
+            for name, value in vars(self.link.stats).items():
+                self.past_link_stats[name] = self.past_link_stats.get(name, 0) + value
         self.boot_id = int.from_bytes(os.urandom(4), "little")
         self.reset_cause = cause
         self.settings = DeviceSettings()
@@ -99,6 +103,10 @@ class SimFirmware:
 
     def reboot(self, now: float, cause: ResetCause) -> None:
         self._boot(now, cause)
+
+    def link_stats(self) -> dict[str, int]:
+        """Device link statistics summed over every boot."""
+        return {k: v + self.past_link_stats.get(k, 0) for k, v in vars(self.link.stats).items()}
 
     @property
     def capabilities(self) -> int:

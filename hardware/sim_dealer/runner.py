@@ -100,11 +100,11 @@ class SimDealer:
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
-            link = self.firmware.link.stats
+            link = self.firmware.link_stats()
             return {
                 "boots": self.firmware.boots, "unplugs": self.unplugs,
-                "device_retransmits": link.retransmits, "duplicate_commands": link.duplicate_commands,
-                "stale_commands": link.stale_commands,
+                "device_retransmits": link["retransmits"], "duplicate_commands": link["duplicate_commands"],
+                "stale_commands": link["stale_commands"],
                 "frames_lost": self.inbound.dropped + self.outbound.dropped,
                 "bytes_corrupted": self.inbound.corrupted_bytes + self.outbound.corrupted_bytes,
             }

@@ -7,10 +7,18 @@ import time
 
 import pytest
 
-from firmware_bridge import CommandRefused, DealerClient, DealerError, LinkError, Notice, serial_opener
+from firmware_bridge import (
+    CommandRefused,
+    DealerClient,
+    DealerError,
+    LinkError,
+    Notice,
+    new_deal,
+    serial_opener,
+)
 from firmware_bridge.framing import Frame
 from firmware_bridge.link import LinkConfig
-from firmware_bridge.messages import Ping, Pong, ResultMsg
+from firmware_bridge.messages import Ping, Pong, ResultMsg, Status
 from firmware_bridge.protocol import Msg, Result
 
 from .scripted import ScriptedDevice
@@ -189,6 +197,29 @@ def test_a_command_outstanding_across_a_reconnect_keeps_its_sequence_number() ->
             return Msg.IDENTIFY in kinds[len(kinds) - 1 - kinds[::-1].index(Msg.START) :]
 
         wait_for(identified_after_start)  # resynchronised once the outstanding command was answered
+    finally:
+        client.close()
+        device.close()
+
+
+def test_a_setup_refusal_after_a_reboot_is_reported_as_a_reset() -> None:
+    def rebooting(device: ScriptedDevice, frame: Frame) -> None:
+        if frame.type == Msg.START:  # the dealer rebooted just before: its plan is gone
+            device.boot_id = 0x0BADB007
+            device.reply(frame, Msg.RESULT, ResultMsg(Result.NO_PLAN, "no committed plan").pack())
+        elif frame.type == Msg.GET_STATUS:
+            device.reply(frame, Msg.STATUS_REPLY, Status(0, device.boot_id, 0, 0, (0, 0, 0, 0), 0, 108, 0, 0).pack())
+        elif frame.type in (Msg.CONFIGURE, Msg.LOAD_PLAN, Msg.COMMIT_PLAN, Msg.ABORT):
+            device.reply(frame, Msg.RESULT, ResultMsg(Result.OK, "").pack())
+        else:
+            standard(device, frame)
+
+    device = ScriptedDevice(rebooting)
+    client = client_for(device)
+    try:
+        outcome = client.deal(new_deal(1), timeout=10)
+        assert not outcome.ok
+        assert outcome.fouled.startswith("reset: dealer rebooted mid-deal (boot id b0b0b0b0 -> 0badb007)")
     finally:
         client.close()
         device.close()
