@@ -58,7 +58,32 @@ def ink_mask(band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mask[:edge] = 0
     mask[:, :edge] = 0
     mask[:, -edge:] = 0
-    return mask, redness
+    return _drop_thin_lines(mask), redness
+
+
+def _drop_thin_lines(mask: np.ndarray) -> np.ndarray:
+    """Remove long ink lines one or two pixels thick: the edges and shadows of overlapping cards in a fan.
+
+    They would otherwise join an index glyph they touch. Only runs that, with their gaps bridged, are longer
+    than any glyph go (a fan's card edge, often broken into dashes); thin strokes of a glyph stay.
+    """
+    thin = mask & (1 - cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+    run = max(8, int(0.035 * CARD_H))
+    long_side = 0.12 * CARD_H
+    remove = np.zeros_like(mask)
+    for kernel, bridge, axis in (((run, 1), (21, 1), 3), ((1, run), (1, 21), 2)):
+        lines = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones(kernel, np.uint8))
+        if not lines.any():
+            continue
+        joined = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones(bridge, np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+        long_ids = np.flatnonzero(stats[:, axis] >= long_side)
+        long_ids = long_ids[long_ids > 0]
+        if long_ids.size:
+            remove |= (np.isin(labels, long_ids) & (lines > 0)).astype(np.uint8)
+    if not remove.any():
+        return mask
+    return mask & (1 - cv2.dilate(remove, np.ones((3, 3), np.uint8)))
 
 
 def ink_mask_k(image: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

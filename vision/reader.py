@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from .classifier import RANK_CLASSES, SUIT_CLASSES, GlyphModel
@@ -56,7 +57,7 @@ class CardReader:
         for cand, rp, sp in zip(candidates, rank_p, suit_p, strict=True):
             red = _red_probability(0.5 * (redness_of(redness, mask, cand.rank)
                                           + redness_of(redness, mask, cand.suit)))
-            if cand.stack >= 2 and sp[x_suit] > 0.5:  # J-O-K-E-R down the corner
+            if cand.stack >= 2 and sp[x_suit] > 0.5 and rp[RANK_CLASSES.index("J")] >= 0.4:  # J-O-K-E-R
                 out.append(("HR" if red > 0.5 else "SB", float(sp[x_suit] * max(red, 1 - red)), cand))
                 continue
             if rp[x_rank] > 0.5 or sp[x_suit] > 0.5:
@@ -138,6 +139,12 @@ class CardReader:
             covered += region.area if read.readings else 0.0
             confident_cards += is_card_shaped(region) and region.area >= 0.02 * total and read.score >= 0.5
         whole_region = whole_image_region(image)
+        if confident_cards == 0 or max(image.shape[:2]) >= 800:
+            # hands fanned in arcs, or outlines lost in shadow: spotting indices over the whole image may see
+            # clearly more cards than the regions did (a lone card never gains that much)
+            spotted = self._spot(image, whole_region)
+            if sum(r.confidence for r in spotted) > sum(r.confidence for r in readings) + 2.0:
+                readings = spotted
         if confident_cards <= 1 and is_card_shaped(whole_region):
             # an image cropped to one card: regions found inside it (pips, the court frame) are not cards
             whole = self.read_region(image, whole_region)
@@ -153,8 +160,12 @@ class CardReader:
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        found = spot(crop, self.model, self._classify)
-        return [CardReading(code, conf, (bx + x0, by + y0, bw, bh)) for code, conf, (bx, by, bw, bh) in found]
+        scale = min(1.0, 1600.0 / max(crop.shape[:2]))  # big phone photos: indices stay tens of pixels high
+        if scale < 1.0:
+            crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        found = spot(crop, self._classify)
+        return [CardReading(code, conf, (round(bx / scale) + x0, round(by / scale) + y0, round(bw / scale),
+                                         round(bh / scale))) for code, conf, (bx, by, bw, bh) in found]
 
     @staticmethod
     def _regions(image: np.ndarray) -> list[Region]:
@@ -218,8 +229,6 @@ def _drop_overlaps(found: list[tuple[str, float, IndexCandidate]]) -> list[tuple
 
 
 def _inside(inner: Region, outer: Region) -> bool:
-    import cv2
-
     contour = outer.corners.reshape(-1, 1, 2)
     centre = inner.corners.mean(axis=0)
     return cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) > 0

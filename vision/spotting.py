@@ -9,10 +9,11 @@ reader's second opinion on fans, not the table reader's path.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import cv2
 import numpy as np
 
-from .classifier import GlyphModel
 from .geometry import CARD_H
 from .index import Glyph, IndexCandidate, ink_mask_k
 
@@ -20,9 +21,15 @@ from .index import Glyph, IndexCandidate, ink_mask_k
 TARGET_H = 0.1 * CARD_H
 
 
-def spot(image: np.ndarray, model: GlyphModel, classify: object, min_glyph: int = 8,
+Classify = Callable[[Sequence[IndexCandidate], np.ndarray, np.ndarray], list[tuple[str, float, IndexCandidate]]]
+
+
+def spot(image: np.ndarray, classify: Classify, min_glyph: int = 8,
          max_pairs: int = 1500) -> list[tuple[str, float, tuple[int, int, int, int]]]:
-    """(code, confidence, box in ``image``) for every index spotted in ``image`` (BGR)."""
+    """(code, confidence, box in ``image``) for every index spotted in ``image`` (BGR).
+
+    ``classify(candidates, mask, redness)`` is the reader's index classifier (``CardReader._classify``).
+    """
     h, w = image.shape[:2]
     k = max(9, (max(h, w) // 45) | 1)
     mask, redness = ink_mask_k(image, k)
@@ -45,16 +52,12 @@ def spot(image: np.ndarray, model: GlyphModel, classify: object, min_glyph: int 
                 pairs.append((int(a), int(b)))
     pairs = pairs[:max_pairs]
     found: list[tuple[str, float, tuple[int, int, int, int], int, int]] = []
-    batch: list[tuple[np.ndarray, np.ndarray, IndexCandidate, int, int]] = []
     for a, b in pairs:
         upright = _upright(mask, redness, centroids[a], centroids[b], float(stats[a, 3]), float(sizes[a]))
         if upright is None:
             continue
         patch_mask, patch_red, cand = upright
-        batch.append((patch_mask, patch_red, cand, a, b))
-    for patch_mask, patch_red, cand, a, b in batch:
-        results = classify([cand], patch_mask, patch_red)  # type: ignore[operator]
-        for code, conf, _ in results:
+        for code, conf, _ in classify([cand], patch_mask, patch_red):
             x0 = int(min(stats[a, 0], stats[b, 0]))
             y0 = int(min(stats[a, 1], stats[b, 1]))
             x1 = int(max(stats[a, 0] + stats[a, 2], stats[b, 0] + stats[b, 2]))

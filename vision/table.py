@@ -14,7 +14,7 @@ import numpy as np
 from .calibration import TableCalibration
 from .classifier import GlyphModel
 from .deck import DeckProfile
-from .geometry import find_regions
+from .geometry import find_regions, map_box
 from .reader import CardReader
 from .types import CardReading
 
@@ -40,8 +40,10 @@ class TableReader:
             inverse = np.linalg.inv(matrix)
             readings: list[CardReading] = []
             for region in find_regions(view, min_area_frac=0.02):
-                read = self.reader.read_region(view, region, turns=(_upright_turn(region),))
-                readings.extend(CardReading(r.card, r.confidence, _map(inverse, r.box)) for r in read.readings)
+                # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees
+                # of facing its seat upright
+                read = self.reader.read_region(view, region, turns=(0,))
+                readings.extend(CardReading(r.card, r.confidence, map_box(inverse, r.box)) for r in read.readings)
             order = np.array([[r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2] for r in readings], np.float32)
             if readings:  # sort by x in the seat's upright view
                 seat_x = cv2.perspectiveTransform(order[None], matrix)[0][:, 0]
@@ -61,14 +63,3 @@ class TableReader:
             if self.calibration.zone_of((float(centre[0]), float(centre[1]))) is None:
                 found.extend(self.reader.read_region(frame, region).readings)
         return found
-
-
-def _upright_turn(region: object) -> int:
-    """Regions come ordered from their top-left corner: turn 0 keeps a card that is within 45 degrees of upright."""
-    return 0
-
-
-def _map(inverse: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    from .geometry import map_box
-
-    return map_box(inverse, box)

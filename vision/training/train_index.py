@@ -5,8 +5,9 @@ designs with jokers) plus this package's own rendered faces (``vision.render``, 
 pasted on a random cloth, turned up to 40 degrees, lit unevenly, tinted, blurred, noised, partly covered and
 JPEG-compressed, and then goes through the reader's own pipeline (edge finder, rectification, ink mask, glyph
 pairing), so the classifiers learn exactly what the reader will show them. The top-left pair of the upright
-card is labelled with its rank and suit; the card's other pairs and every pair seen with the card turned a
-quarter (sideways glyphs) are labelled "not an index" (X). Deterministic for a given ``--seed``.
+card is labelled with its rank and suit; the card's other pairs (rank only: their lower glyph is often a real
+pip) and every pair seen with the card turned a quarter (sideways glyphs) are labelled "not an index" (X), as
+are a joker's J-O-K-E-R letters as a suit. Deterministic for a given ``--seed``.
 
 Usage: ``nice -n 10 python -m vision.training.train_index [--decks DIR] [--per-face N] [--out PATH]``
 (renders the Debian decks into ``DIR`` first when it is empty; about 12 minutes on one core).
@@ -99,6 +100,8 @@ def samples_from(scene: np.ndarray, code: str) -> tuple[list[np.ndarray], list[i
                 rank_label = RANK_CLASSES.index("J") if cand.stack >= 2 else rank_label
             rx.append(glyph_features(mask, cand.rank))
             ry.append(rank_label)
+            if turn == 0 and not is_index:
+                continue  # a pip of the card's body paired with another is still a suit shape: no suit label
             sx.append(glyph_features(mask, cand.suit))
             sy.append(suit_label)
     return rx, ry, sx, sy
