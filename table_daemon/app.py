@@ -67,6 +67,8 @@ class TableApp:
         self.dealer, self.camera, self.panels = dealer, camera, panels
         self.inbox: queue.Queue[tuple[Input | None, Inbound | None]] = queue.Queue()
         self.turn_listeners: list[Callable[[TurnChanged], None]] = []
+        if hasattr(camera, "turn_changed"):
+            self.turn_listeners.append(camera.turn_changed)
         self.journal = Journal(cfg.journal.path)
         self.controller = self._new_controller()
         self.epoch = self.journal.new_epoch(cfg.table.id)
@@ -95,6 +97,8 @@ class TableApp:
         self.last_health = 0.0
         self.desk_online: bool | None = None
         self.on_published: Callable[[str, dict[str, Any]], None] | None = None
+        #: called (in the loop's thread) with every alert this table raises: simulated seats react to them
+        self.alert_listeners: list[Callable[[dict[str, Any]], None]] = []
 
     def _new_controller(self) -> TableController:
         t = self.cfg.timing
@@ -206,6 +210,10 @@ class TableApp:
             self._guard(self.publisher.send, m)
             if self.on_published is not None:
                 self._guard(self.on_published, m.topic, json.loads(m.payload))
+        for ef in effects:
+            if isinstance(ef, Publish) and ef.topic == "alerts":
+                for listener in self.alert_listeners:
+                    self._guard(listener, ef.payload)
         for topic, text, retain, qos in plain:
             self._guard(self.publisher.send_plain, topic, text, retain, qos)
         for ef in effects:

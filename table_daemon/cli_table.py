@@ -34,6 +34,8 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--journal-dir", help="keep the tables' journals here (a rerun continues them)")
     sim.add_argument("--duration", type=float, help="stop after this many seconds")
     sim.add_argument("--quiet", action="store_true", help="no per-deal progress on stderr")
+    sim.add_argument("--direct", action="store_true",
+                     help="read laid cards directly instead of through the simulated camera and card reader")
     sim.set_defaults(handler=cmd_simulate)
 
     run = subparsers.add_parser("run", help="运行牌桌守护进程 | run the daemon of one real table",
@@ -91,7 +93,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
-                          quiet=args.quiet)
+                          quiet=args.quiet, camera=not args.direct)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

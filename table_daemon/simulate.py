@@ -34,6 +34,8 @@ from .config import TableConfig, simulated_config
 from .controller import Command, TurnChanged
 
 log = logging.getLogger(__name__)
+MAX_RELAYS = 12  # a seat lays a misread set again at most this often
+RELAY_CODES = frozenset({"misread", "illegal_play", "not_held", "wrong_tribute", "wrong_return"})
 
 
 class SimSeats:
@@ -49,9 +51,34 @@ class SimSeats:
         self.rng = random.Random(seed)
         self.bots = {s: Bot(seed * 4 + i) for i, s in enumerate("SENW")}
         self.intended: dict[str, Any] = {}
+        self.laid: set[str] = set()
+        self.immediate_clear = not hasattr(zones, "turn_changed")  # direct zones: read at once
+        self.last_laid: dict[str, list[str]] = {}
+        self.retries: dict[str, int] = {}
         app.turn_listeners.append(self.on_turn)
+        app.alert_listeners.append(self.on_alert)
+
+    def on_alert(self, alert: dict[str, Any]) -> None:
+        """A laid set the table refused because the reader got it wrong: take it up and lay it again, as a
+        player does when the referee asks (a few times at most)."""
+        seat = alert.get("seat")
+        if alert.get("code") not in RELAY_CODES or seat not in self.last_laid or self.immediate_clear:
+            return
+        tries = self.retries.get(seat, 0) + 1
+        self.retries[seat] = tries
+        if tries > MAX_RELAYS:
+            return
+        self.zones.clear(seat)
+        cards = self.last_laid[seat]
+        timer = threading.Timer(0.3 if self.speed <= 0 else 1.0 / self.speed, self.zones.lay, args=(seat, cards))
+        timer.daemon = True
+        timer.start()
 
     def on_turn(self, ef: TurnChanged) -> None:
+        if not self.immediate_clear:  # the turn moved on: what a seat laid was accepted; take it up
+            for seat in sorted(self.laid - {ef.seat}):
+                self.zones.clear(seat)
+                self.laid.discard(seat)
         if ef.seat is None or ef.state is None or ef.asked == "wait":
             return
         if self.speed <= 0:
@@ -91,8 +118,15 @@ class SimSeats:
             elif action.kind in (act.PLAY, act.GIVE, act.RETURN):
                 if action.kind == act.PLAY:
                     self.intended[seat] = action.reading
-                self.zones.lay(seat, [c.code for c in action.cards])
-                self.zones.clear(seat)
+                if seat in self.laid:
+                    self.zones.clear(seat)
+                self.last_laid[seat] = [c.code for c in action.cards]
+                self.retries[seat] = 0
+                self.zones.lay(seat, self.last_laid[seat])
+                if self.immediate_clear:
+                    self.zones.clear(seat)
+                else:
+                    self.laid.add(seat)
         except Exception:
             log.exception("simulated seat %s failed", seat)
 
@@ -112,7 +146,7 @@ class SimSeats:
 class SimTable:
     """One simulated table: the daemon plus simulated devices and bots."""
 
-    def __init__(self, cfg: TableConfig, *, seed: int, speed: float) -> None:
+    def __init__(self, cfg: TableConfig, *, seed: int, speed: float, camera: bool = True) -> None:
         self.cfg = cfg
         factory = make_pin_factory("mock")
         self.pin_factory = factory
@@ -120,7 +154,11 @@ class SimTable:
         self.panels = TablePanels(pins, status_light=cfg.panels.status_light, buzzer=cfg.panels.buzzer,
                                   pin_factory=factory, debounce_ms=cfg.panels.debounce_ms)
         self.dealer = make_sim_dealer(cfg, seed, speed)
-        self.zones = DirectZones()
+        self.zones: Any = DirectZones()
+        if camera:
+            from .adapters.camera import CameraZones
+
+            self.zones = CameraZones.simulated_table(seed, stable_frames=cfg.camera.stable_frames)
         self.app = TableApp(cfg, dealer=self.dealer, camera=self.zones, panels=self.panels)
         self.seats = SimSeats(self.app, self.zones, self.panels, factory, seed, speed)
         self.seats.panels_pins = pins
@@ -195,7 +233,7 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 
 def run_simulation(*, broker: str | None, table: str, event: str, profile: str, deals: int | None,
                    match: bool, seed: int, speed: float, tables: int, journal_dir: str | None = None,
-                   timeout: float | None = None, quiet: bool = False) -> int:
+                   timeout: float | None = None, quiet: bool = False, camera: bool = True) -> int:
     """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals); returns exit status."""
     from .adapters.broker import LocalBroker
 
@@ -215,7 +253,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                                    journal=str(jdir / f"{tid}.sqlite"))
             # simulated presses never bounce, and fast bots press faster than any debounce window
             cfg.panels = replace(cfg.panels, debounce_ms=0)
-            sim = SimTable(cfg, seed=seed + i, speed=speed)
+            sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
             if not quiet:
                 sim.app.on_published = _topic_filter(progress_printer(tid))
             sims.append(sim)

@@ -240,9 +240,11 @@ def run_effects(c: TableController, effects: list[dict[str, Any]]) -> None:
 # -- what the camera sees -----------------------------------------------------------------------------------------
 def on_cards_seen(c: TableController, e: CardsSeen) -> None:
     d = c.deal
-    if e.seat not in SEATS:
-        return
     evidence: dict[str, Any] = {"frame": e.frame, "seen": list(e.cards), "confidence": e.confidence}
+    if e.seat not in SEATS:  # the reader found cards outside every play zone
+        if e.cards:
+            c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
+        return
     if e.unreadable or e.confidence < c.timing.min_confidence:
         c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
                 {**evidence, "unreadable": e.unreadable})

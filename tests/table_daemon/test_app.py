@@ -23,11 +23,11 @@ from table_daemon.simulate import SimTable
 SEQUENCED = ("/state", "/events", "/results", "/alerts")
 
 
-def make_sim(url: str, tr: Any, tmp: Path, *, speed: float = 0.0, seed: int = 3) -> SimTable:
+def make_sim(url: str, tr: Any, tmp: Path, *, speed: float = 0.0, seed: int = 3, camera: bool = False) -> SimTable:
     cfg = simulated_config(table=tr.table, event=tr.event, broker=url, journal=str(tmp / "j.sqlite"))
     cfg.panels = replace(cfg.panels, debounce_ms=0)
     cfg.health = replace(cfg.health, interval_seconds=0.2)
-    return SimTable(cfg, seed=seed, speed=speed)
+    return SimTable(cfg, seed=seed, speed=speed, camera=camera)
 
 
 def check_sequence(msgs: list[Any]) -> None:

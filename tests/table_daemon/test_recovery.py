@@ -89,7 +89,7 @@ def test_broker_restart_loses_no_result(broker_factory: Any, topic_root: Any, tm
 
 def _simulate(url: str, tr: Any, journal: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", url, "--table", tr.table,
-           "--event", tr.event, "--deals", "2", "--speed", "300", "--seed", "5", "--journal-dir", str(journal)]
+           "--event", tr.event, "--deals", "2", "--speed", "300", "--seed", "5", "--journal-dir", str(journal), "--direct"]
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

@@ -1,0 +1,183 @@
+"""The play-zone camera adapter: frames through the real card reader into controller inputs.
+
+A thread takes frames (a USB/Pi camera, or :class:`hardware.cameras.simulated.SimulatedTableCamera` which
+renders the simulated table), reads every seat's zone with :class:`vision.table.TableReader`, settles the
+readings with :class:`vision.stabiliser.Stabiliser` (a set counts once it reads the same in ``stable_frames``
+frames) and feeds the controller ``CardsSeen`` (a play laid, or cards in a zone not on turn) and
+``ZoneCleared``. Cards found outside every zone come in as ``CardsSeen("outside", ...)`` (exposed cards).
+
+A real camera runs at ``fps``. The simulated one renders only while its scene has changed and not yet
+settled, so a simulation at full speed spends no time on frames that cannot change anything.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from table_daemon.controller import CardsSeen, Input, TurnChanged, ZoneCleared
+from table_daemon.guandan.cards import SEATS
+
+log = logging.getLogger(__name__)
+#: frames a simulated camera renders at most after its scene changed (a flickering misread stops there)
+MAX_FRAMES_AFTER_CHANGE = 30
+
+
+class CameraZones:
+    """Camera + reader + stabiliser. ``simulated``: the camera is the simulated table (``lay``/``clear``)."""
+
+    def __init__(self, camera: Any, reader: Any, *, fps: float = 15.0, stable_frames: int = 2,
+                 simulated: bool = False, outside: bool = False) -> None:
+        from vision.stabiliser import Stabiliser
+
+        self.camera = camera
+        self.reader = reader
+        self.stabiliser = Stabiliser(frames=stable_frames)
+        self.stable_frames = stable_frames
+        self.period = 1.0 / fps if fps > 0 else 0.0
+        self.simulated = simulated
+        self.outside = outside
+        self.feed: Callable[[Input], None] = lambda _e: None
+        self.on_turn: str | None = None
+        self.frames = 0
+        self.errors = 0
+        self.last_confidence: float | None = None
+        self._fps = 0.0
+        self._pending = MAX_FRAMES_AFTER_CHANGE
+        self._same = 0
+        self._version = 0
+        self._last: dict[str, tuple[str, ...]] | None = None
+        self._wake = threading.Condition()
+        self._camera_lock = threading.Lock()
+        self._relaid: set[str] = set()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.laid_at: dict[str, float] = {}
+        self.latencies: list[tuple[str, float]] = []
+
+    @classmethod
+    def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2) -> CameraZones:
+        from hardware.cameras.simulated import SimulatedTableCamera
+        from vision.table import TableReader
+
+        camera = SimulatedTableCamera(seed=seed)
+        return cls(camera, TableReader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True)
+
+    @classmethod
+    def from_config(cls, cam: Any) -> CameraZones:
+        """From the ``[camera]`` config section: ``sim://`` or a device (``/dev/video0``, ``0``)."""
+        if cam.source.startswith("sim://"):
+            return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames)
+        from hardware.cameras.opencv_camera import OpenCvCamera
+        from vision.calibration import TableCalibration
+        from vision.table import TableReader
+
+        device: int | str = int(cam.source) if cam.source.isdigit() else cam.source
+        camera = OpenCvCamera(device, cam.width, cam.height)
+        calibration = TableCalibration.from_markers(camera.frame())
+        deck = None
+        if cam.deck:
+            from vision.deck import DeckProfile
+
+            deck = DeckProfile.load(cam.deck)
+        return cls(camera, TableReader(calibration, deck), fps=cam.fps, stable_frames=cam.stable_frames,
+                   outside=True)
+
+    # -- life cycle ----------------------------------------------------------------------------------------
+    def start(self, feed: Callable[[Input], None]) -> None:
+        self.feed = feed
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._wake:
+            self._wake.notify_all()
+        if self._thread is not None:
+            self._thread.join(5)
+        close = getattr(self.camera, "close", None)
+        if close is not None:
+            close()
+
+    def turn_changed(self, ef: TurnChanged) -> None:
+        """Listener for the app's turn effects: the stabiliser tells a play from an exposed card by it."""
+        if ef.asked in ("play", "declare") or ef.seat is None:
+            self.on_turn = ef.seat
+
+    # -- the simulated table ----------------------------------------------------------------------------------
+    def lay(self, seat: str, cards: Sequence[str]) -> None:
+        with self._camera_lock:  # the simulated scene is not thread-safe: never change it mid-frame
+            self.camera.lay(seat, list(cards))
+            self._relaid.add(seat)  # a fresh set: reported anew even when it reads like the last one
+        self.laid_at[seat] = time.perf_counter()
+        self._changed()
+
+    def clear(self, seat: str) -> None:
+        with self._camera_lock:
+            self.camera.clear(seat)
+        self._changed()
+
+    def _changed(self) -> None:
+        with self._wake:
+            self._pending = MAX_FRAMES_AFTER_CHANGE
+            self._same = 0
+            self._version += 1
+            self._wake.notify_all()
+
+    # -- the frame loop -----------------------------------------------------------------------------------------
+    def _run(self) -> None:
+        started = time.monotonic()
+        while not self._stop.is_set():
+            if self.simulated:
+                with self._wake:
+                    while self._pending <= 0 and not self._stop.is_set():
+                        self._wake.wait(0.5)
+                    self._pending -= 1
+            t0 = time.monotonic()
+            try:
+                self.step()
+            except Exception as exc:  # a bad frame is a camera fault, never the end of the table
+                self.errors += 1
+                log.warning("camera frame failed: %s", exc)
+                time.sleep(0.2)
+            self._fps = self.frames / max(1e-6, time.monotonic() - started)
+            if self.period and not self.simulated:
+                time.sleep(max(0.0, self.period - (time.monotonic() - t0)))
+
+    def step(self) -> None:
+        """Take and read one frame; feed what it settles."""
+        with self._camera_lock:
+            frame = self.camera.frame()
+            version = self._version
+            relaid, self._relaid = self._relaid, set()
+        self.frames += 1
+        for seat in sorted(relaid):
+            self.stabiliser.reset(seat)
+            self.feed(ZoneCleared(seat, self.frames))
+        readings = self.reader.read(frame, outside=self.outside) if self.outside else self.reader.read(frame)
+        codes = {zone: tuple(r.card for r in rs) for zone, rs in readings.items()}
+        if self.simulated:  # the scene is still: stop rendering once every zone has read the same long enough
+            with self._wake:
+                if version == self._version:  # the scene did not change while this frame was read
+                    self._same = self._same + 1 if codes == self._last else 0
+                    if self._same >= self.stable_frames:
+                        self._pending = 0
+            self._last = codes
+        for obs in self.stabiliser.update(readings, self.on_turn):
+            if obs.kind == "cleared":
+                if obs.zone in SEATS:
+                    self.feed(ZoneCleared(obs.zone, self.frames))
+                continue
+            confidence = min(obs.confidences) if obs.confidences else 1.0
+            self.last_confidence = confidence
+            laid = self.laid_at.pop(obs.zone, None)
+            if laid is not None:
+                self.latencies.append((obs.zone, laid))
+            self.feed(CardsSeen(obs.zone, list(obs.cards), round(confidence, 4), self.frames))
+
+    def health(self) -> dict[str, Any]:
+        return {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
+                "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence}
