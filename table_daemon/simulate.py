@@ -31,7 +31,7 @@ from table_daemon.guandan.levels import format_team_level
 from .adapters.devices import DirectZones, PlannedDealer
 from .app import TableApp
 from .config import TableConfig, simulated_config
-from .controller import Command, TurnChanged
+from .controller import CardsSeen, Command, TurnChanged
 
 log = logging.getLogger(__name__)
 MAX_RELAYS = 12  # a seat lays a misread set again at most this often
@@ -55,6 +55,7 @@ class SimSeats:
         self.immediate_clear = not hasattr(zones, "turn_changed")  # direct zones: read at once
         self.last_laid: dict[str, list[str]] = {}
         self.retries: dict[str, int] = {}
+        self.token: dict[str, int] = {}
         app.turn_listeners.append(self.on_turn)
         app.alert_listeners.append(self.on_alert)
 
@@ -64,15 +65,40 @@ class SimSeats:
         seat = alert.get("seat")
         if alert.get("code") not in RELAY_CODES or seat not in self.last_laid or self.immediate_clear:
             return
+        self.relay(seat)
+
+    def relay(self, seat: str) -> None:
         tries = self.retries.get(seat, 0) + 1
         self.retries[seat] = tries
-        if tries > MAX_RELAYS:
+        cards = self.last_laid[seat]
+        if tries > MAX_RELAYS:  # the referee reads the cards and enters them by hand
+            self.app.feed(CardsSeen(seat, cards, 1.0, 0))
             return
         self.zones.clear(seat)
-        cards = self.last_laid[seat]
-        timer = threading.Timer(0.3 if self.speed <= 0 else 1.0 / self.speed, self.zones.lay, args=(seat, cards))
+        timer = threading.Timer(0.3 if self.speed <= 0 else 1.0 / self.speed, self._lay, args=(seat, cards))
         timer.daemon = True
         timer.start()
+
+    def _lay(self, seat: str, cards: list[str]) -> None:
+        """Lay cards in the camera's view and check later that the table took them (a set the reader
+        cannot read at all raises no alert: only the wait shows it)."""
+        self.token[seat] = token = self.token.get(seat, 0) + 1
+        self.zones.lay(seat, cards)
+        timer = threading.Timer(3.0 if self.speed <= 0 else max(3.0, 3.0 / self.speed), self._check,
+                                args=(seat, token))
+        timer.daemon = True
+        timer.start()
+
+    def _check(self, seat: str, token: int) -> None:
+        if self.token.get(seat) != token:
+            return
+        d = self.app.controller.deal
+        st = d.state if d is not None else None
+        if st is None or d.pending_declare is not None:
+            return
+        waiting = [st.to_move] if st.to_move else st.pending_gives() or [x for x, _ in st.pending_returns()]
+        if seat in waiting and seat in self.laid:
+            self.relay(seat)
 
     def on_turn(self, ef: TurnChanged) -> None:
         if not self.immediate_clear:  # the turn moved on: what a seat laid was accepted; take it up
@@ -122,11 +148,12 @@ class SimSeats:
                     self.zones.clear(seat)
                 self.last_laid[seat] = [c.code for c in action.cards]
                 self.retries[seat] = 0
-                self.zones.lay(seat, self.last_laid[seat])
                 if self.immediate_clear:
+                    self.zones.lay(seat, self.last_laid[seat])
                     self.zones.clear(seat)
                 else:
                     self.laid.add(seat)
+                    self._lay(seat, self.last_laid[seat])
         except Exception:
             log.exception("simulated seat %s failed", seat)
 
@@ -247,8 +274,10 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
     match_end: dict[str, Any] = {"method": "deals", "deals": deals or 1} if not match else {}
     sims: list[SimTable] = []
     try:
+        digits = len(table) - len(table.rstrip("0123456789"))
+        base, first = (table[:-digits], int(table[-digits:])) if digits else (table, 1)
         for i in range(tables):
-            tid = table if tables == 1 else f"{table}{i + 1:02d}"
+            tid = table if tables == 1 else f"{base}{first + i:02d}"
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker,
                                    journal=str(jdir / f"{tid}.sqlite"))
             # simulated presses never bounce, and fast bots press faster than any debounce window

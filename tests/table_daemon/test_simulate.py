@@ -1,0 +1,74 @@
+"""``guandan-table simulate`` as acceptance runs it: an ordinary MQTT client subscribes, replays every deal
+record; the embedded broker; several tables; the simulated camera through the real card reader."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+from table_daemon.adapters.camera import CameraZones
+from table_daemon.controller import CardsSeen, Input, TurnChanged, ZoneCleared
+from table_daemon.guandan.replay import replay
+
+from .test_app import check_sequence
+
+
+def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "table_daemon.cli", "simulate", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def test_two_tables_publish_replayable_records(mosquitto: Any, topic_root: Any, mqtt_messages: Any) -> None:
+    log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/#")
+    done = _run("--broker", mosquitto.url, "--event", topic_root.event, "--deals", "1", "--speed", "0",
+                "--tables", "2", "--seed", "9", "--direct")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == ""
+    assert "第1副结束" in done.stderr and "deal 1 over" in done.stderr
+    msgs = log.wait_for(lambda ms: len([m for m in ms if m.topic.endswith("/results")]) >= 4, timeout=20)
+    records = [m.payload for m in msgs if m.topic.endswith("/results") and m.payload.get("format")]
+    assert sorted(r["table"] for r in records) == ["T01", "T02"]
+    for r in records:
+        assert r["format"] == "guandan-deal/1" and replay(r)["ok"]
+    for table in ("T01", "T02"):
+        check_sequence([m for m in msgs if f"/{table}/" in m.topic])
+
+
+def test_embedded_broker_and_bad_arguments() -> None:
+    done = _run("--deals", "1", "--speed", "0", "--direct", "--quiet")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "mqtt://127.0.0.1:" in done.stderr
+    bad = _run("--tables", "0")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--tables" in bad.stderr
+    bad = _run("--profile", "nope")
+    assert bad.returncode == 2 and "unknown profile" in bad.stderr
+
+
+def test_simulated_camera_through_the_real_reader() -> None:
+    zones = CameraZones.simulated_table(seed=4, stable_frames=2)
+    got: list[Input] = []
+    seen = threading.Event()
+
+    def feed(e: Input) -> None:
+        got.append(e)
+        if isinstance(e, CardsSeen) and e.seat == "S":
+            seen.set()
+
+    zones.start(feed)
+    try:
+        zones.turn_changed(TurnChanged("S", "play"))
+        zones.lay("S", ["D3", "D4", "D5", "D6", "D7"])
+        assert seen.wait(30), "the laid cards were never reported"
+        play = next(e for e in got if isinstance(e, CardsSeen) and e.seat == "S")
+        assert play.cards == ["D3", "D4", "D5", "D6", "D7"] and play.confidence > 0.5 and play.frame > 0
+        zones.clear("S")
+        deadline = time.monotonic() + 20
+        while not any(isinstance(e, ZoneCleared) and e.seat == "S" and e.frame > play.frame for e in got):
+            assert time.monotonic() < deadline, "the cleared zone was never reported"
+            time.sleep(0.05)
+        assert zones.health()["frames"] >= 4
+    finally:
+        zones.close()
