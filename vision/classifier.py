@@ -53,21 +53,48 @@ class Mlp:
 
 
 @dataclass(frozen=True)
+class Ensemble:
+    """Several networks for one task; their probabilities are averaged."""
+
+    members: tuple[Mlp, ...]
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        return np.mean([m.predict(features) for m in self.members], axis=0)
+
+
+@dataclass(frozen=True)
 class GlyphModel:
-    rank: Mlp
-    suit: Mlp
+    """The rank and suit classifiers, each an ensemble of one or more trained networks."""
+
+    rank: Ensemble
+    suit: Ensemble
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> GlyphModel:
         try:
             with np.load(path) as data:
                 arrays = dict(data)
-        except (OSError, ValueError) as exc:
+            count = int(arrays.get("members", np.array(1)))
+            ranks = tuple(Mlp.from_arrays(arrays, _prefix("rank", i)) for i in range(count))
+            suits = tuple(Mlp.from_arrays(arrays, _prefix("suit", i)) for i in range(count))
+        except (OSError, ValueError, KeyError) as exc:
             raise ModelMissingError(f"cannot load the card index model {path}: {exc}") from exc
-        return cls(Mlp.from_arrays(arrays, "rank"), Mlp.from_arrays(arrays, "suit"))
+        return cls(Ensemble(ranks), Ensemble(suits))
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(path, **self.rank.arrays("rank"), **self.suit.arrays("suit"))
+        arrays: dict[str, np.ndarray] = {"members": np.array(len(self.rank.members))}
+        for i, (rank, suit) in enumerate(zip(self.rank.members, self.suit.members, strict=True)):
+            arrays |= rank.arrays(_prefix("rank", i)) | suit.arrays(_prefix("suit", i))
+        np.savez_compressed(path, **arrays)
+
+    def joined(self, other: GlyphModel) -> GlyphModel:
+        """This model with ``other``'s networks added to the ensembles."""
+        return GlyphModel(Ensemble(self.rank.members + other.rank.members),
+                          Ensemble(self.suit.members + other.suit.members))
+
+
+def _prefix(task: str, index: int) -> str:
+    return task if index == 0 else f"{task}{index}"
 
 
 def train_mlp(x: np.ndarray, y: np.ndarray, classes: int, *, hidden: int = 128, epochs: int = 40,

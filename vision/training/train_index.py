@@ -10,7 +10,10 @@ pip) and every pair seen with the card turned a quarter (sideways glyphs) are la
 are a joker's J-O-K-E-R letters as a suit. Deterministic for a given ``--seed``.
 
 Usage: ``nice -n 10 python -m vision.training.train_index [--decks DIR] [--per-face N] [--out PATH]``
-(renders the Debian decks into ``DIR`` first when it is empty; about 12 minutes on one core).
+(renders the Debian decks into ``DIR`` first when it is empty; about 12 minutes on one shared core).
+The committed model is an ensemble of two runs (under 13 minutes each):
+``train_index --fans-per-face 0 --per-face 10 --out /tmp/a.npz`` then
+``train_index --per-face 12 --add-to /tmp/a.npz`` (the second adds networks that also saw fanned cards).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, GlyphModel, train_mlp
+from vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, Ensemble, GlyphModel, train_mlp
 from vision.geometry import CARD_H, find_regions, rectify
 from vision.index import BAND, find_candidates, glyph_features, ink_mask
 from vision.render import light_scene, paste_card, render_face, table_cloth
@@ -67,6 +70,62 @@ def augmented_scene(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         ok, buf = cv2.imencode(".jpg", scene, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
         scene = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return scene
+
+
+def fan_scene(faces: list[tuple[str, np.ndarray]], rng: np.random.Generator) -> tuple[np.ndarray, list, list]:
+    """Two to five cards of one design overlapped left to right (only the top-left indices of the lower ones
+    show), tilted together up to 40 degrees: (scene, codes, top-left corners in the scene)."""
+    h, w = int(rng.integers(320, 480)), int(rng.integers(560, 760))
+    scene = table_cloth(h, w, rng)
+    n = int(rng.integers(2, 6))
+    card_h = float(rng.uniform(0.45, 0.75)) * h
+    card_w = card_h / 1.45
+    step = card_w * float(rng.uniform(0.3, 0.5))
+    tilt = float(rng.uniform(-40, 40))
+    a = np.deg2rad(tilt)
+    along = np.array([np.cos(a), np.sin(a)])
+    start = np.array([w / 2, h / 2]) - along * step * (n - 1) / 2
+    codes, corners = [], []
+    for i in range(n):
+        code, face = faces[int(rng.integers(0, len(faces)))]
+        centre = start + along * step * i + rng.normal(0, 2, 2)
+        quad = paste_card(scene, face, (float(centre[0]), float(centre[1])), tilt + float(rng.normal(0, 2)),
+                          card_h, shadow=float(rng.uniform(0, 0.4)))
+        codes.append(code)
+        corners.append(quad[0])
+    return light_scene(scene, rng), codes, corners
+
+
+def fan_samples(scene: np.ndarray, codes: list[str], corners: list[np.ndarray],
+                ) -> tuple[list[np.ndarray], list[int], list[np.ndarray], list[int]]:
+    """Labelled samples from a fan: each index is told by where its card's top-left corner lies."""
+    rx: list[np.ndarray] = []
+    ry: list[int] = []
+    sx: list[np.ndarray] = []
+    sy: list[int] = []
+    regions = find_regions(scene)
+    if not regions:
+        return rx, ry, sx, sy
+    for turn in range(4):
+        flat, inverse = rectify(scene, regions[0], turn)
+        tl = cv2.perspectiveTransform(np.array([corners], np.float32), np.linalg.inv(inverse))[0]
+        if not (np.all(tl[:, 1] > -0.1 * CARD_H) and np.all(tl[:, 1] < 0.15 * CARD_H)
+                and np.all(np.diff(tl[:, 0]) > 0)):
+            continue
+        mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
+        for cand in find_candidates(mask):
+            offset = np.array([cand.rank.cx, cand.rank.y]) - tl
+            near = np.flatnonzero((offset[:, 0] > 0) & (offset[:, 0] < 0.12 * CARD_H) & (offset[:, 1] > -0.02 * CARD_H)
+                                  & (offset[:, 1] < 0.11 * CARD_H))
+            if len(near) == 0 or codes[near[-1]] in ("SB", "HR"):
+                continue  # not clearly one card's index: negatives come from the single-card scenes
+            code = codes[near[-1]]  # the card on top at that place
+            rx.append(glyph_features(mask, cand.rank))
+            ry.append(RANK_CLASSES.index(code[1]))
+            sx.append(glyph_features(mask, cand.suit))
+            sy.append(SUIT_CLASSES.index(code[0]))
+        break
+    return rx, ry, sx, sy
 
 
 def samples_from(scene: np.ndarray, code: str) -> tuple[list[np.ndarray], list[int], list[np.ndarray], list[int]]:
@@ -123,9 +182,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decks", type=Path, default=Path("/tmp/guandan-decks"))
     parser.add_argument("--per-face", type=int, default=10)
+    parser.add_argument("--fans-per-face", type=int, default=2, help="of the scenes per face, fanned ones")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--add-to", type=Path, help="add the new networks to this model's ensembles")
     args = parser.parse_args(argv)
     if not any(args.decks.glob("*/*.png")):
         render_decks.main([str(args.decks)])
@@ -137,9 +198,15 @@ def main(argv: list[str]) -> int:
     sx: list[np.ndarray] = []
     sy: list[int] = []
     start = time.monotonic()
+    decks: dict[int, list[tuple[str, np.ndarray]]] = {}
     for i, (code, face) in enumerate(faces):
-        for _ in range(args.per_face):
-            a, b, c, d = samples_from(augmented_scene(face, rng), code)
+        decks.setdefault(i // 54, []).append((code, face))
+    for i, (code, face) in enumerate(faces):
+        for k in range(args.per_face):
+            if k < args.fans_per_face:
+                a, b, c, d = fan_samples(*fan_scene(decks[i // 54], rng))
+            else:
+                a, b, c, d = samples_from(augmented_scene(face, rng), code)
             rx += a
             ry += b
             sx += c
@@ -156,7 +223,10 @@ def main(argv: list[str]) -> int:
         acc = float((model.predict(x).argmax(axis=1) == y).mean())
         print(f"{name} training accuracy {acc:.4f}", file=sys.stderr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    GlyphModel(rank, suit).save(args.out)
+    model = GlyphModel(Ensemble((rank,)), Ensemble((suit,)))
+    if args.add_to is not None:
+        model = GlyphModel.load(args.add_to).joined(model)
+    model.save(args.out)
     print(f"saved {args.out} ({args.out.stat().st_size} bytes) in {time.monotonic() - start:.0f} s", file=sys.stderr)
     return 0
 
