@@ -107,7 +107,7 @@ def find_candidates(mask: np.ndarray) -> list[IndexCandidate]:
     glyphs: list[Glyph] = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if area < 10 or h < 0.03 * height or h > 0.17 * height or w > 0.16 * height or w < 2:
+        if area < 10 or h < 0.03 * height or h > 0.22 * height or w > 0.2 * height or w < 2:
             continue
         if area < 0.08 * w * h:
             continue

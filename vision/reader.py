@@ -123,7 +123,7 @@ class CardReader:
 
     def read_image(self, image: np.ndarray) -> list[CardReading]:
         """Every card read in a free-standing image, left to right (by index box)."""
-        if image is None or image.ndim != 3 or min(image.shape[:2]) < 24:
+        if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:  # too small to hold a readable index
             return []
         total = float(image.shape[0] * image.shape[1])
         readings: list[CardReading] = []
