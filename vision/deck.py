@@ -32,14 +32,25 @@ def _standardise(v: np.ndarray) -> np.ndarray:
     return v / (np.linalg.norm(v) + 1e-6)
 
 
-def card_signature(flat: np.ndarray) -> np.ndarray:
-    """Signature of one upright card image (BGR): concatenated, separately standardised parts."""
+def card_signature(flat: np.ndarray, index_box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """Signature of one upright card image (BGR): concatenated, separately standardised parts.
+
+    The corner part is the top-left corner, or, when ``index_box`` (x, y, w, h in ``flat``) is given, the
+    index itself with a margin: aligned on the glyphs, it stays comparable when the card outline was found a
+    few pixels off.
+    """
     h, w = flat.shape[:2]
     gray = cv2.cvtColor(flat, cv2.COLOR_BGR2GRAY)
     gray = cv2.GaussianBlur(gray, (0, 0), max(1.0, h / 150))
     inset = gray[int(0.02 * h): int(0.98 * h), int(0.02 * w): int(0.98 * w)]
     face = cv2.resize(inset, FACE, interpolation=cv2.INTER_AREA)
-    corner = cv2.resize(gray[: int(0.3 * h), : int(0.24 * h)], CORNER, interpolation=cv2.INTER_AREA)
+    if index_box is not None:
+        x, y, bw, bh = index_box
+        mx, my = int(0.25 * bw) + 2, int(0.12 * bh) + 2
+        crop = gray[max(0, y - my): y + bh + my, max(0, x - mx): x + bw + mx]
+    else:
+        crop = gray[: int(0.3 * h), : int(0.24 * h)]
+    corner = cv2.resize(crop, CORNER, interpolation=cv2.INTER_AREA)
     b, g, r = (flat[:, :, i].astype(np.int16) for i in range(3))
     red = np.clip(r - np.maximum(g, b), 0, 255).astype(np.float32)
     red_map = cv2.resize(red, RED, interpolation=cv2.INTER_AREA)
@@ -47,12 +58,18 @@ def card_signature(flat: np.ndarray) -> np.ndarray:
     return np.concatenate(parts) / float(np.sqrt(sum(x * x for x in WEIGHTS)))
 
 
-def ink_redness(flat: np.ndarray) -> float:
-    """Share of a card's ink that is red (0 for a black card, near 1 for hearts, diamonds, the big joker).
+def ink_redness(flat: np.ndarray) -> np.ndarray:
+    """Share of red ink on the whole face and in its top-left corner (0 black, near 1 hearts and diamonds).
 
     Correlations of standardised thumbnails cannot tell a black card's colourless noise from red ink, so colour
-    is compared on its own.
+    is compared on its own; the corner alone tells the jokers apart when both show the same coloured picture
+    (J-O-K-E-R printed red on the big joker, black on the small one).
     """
+    h = flat.shape[0]
+    return np.array([_red_share(flat), _red_share(flat[: int(0.3 * h), : int(0.24 * h)])], np.float32)
+
+
+def _red_share(flat: np.ndarray) -> float:
     b, g, r = (flat[:, :, i].astype(np.int16) for i in range(3))
     dark = np.minimum(np.minimum(b, g), r)
     paper = float(np.percentile(dark, 80))
@@ -70,14 +87,15 @@ class DeckProfile:
 
     codes: tuple[str, ...]
     signatures: np.ndarray
-    reds: np.ndarray  # ink redness of each enrolled row
+    reds: np.ndarray  # (rows, 2): ink redness of each enrolled face and of its corner
 
-    def ranked(self, candidates: list[np.ndarray], redness: float) -> list[tuple[str, float]]:
+    def ranked(self, candidates: list[np.ndarray], redness: np.ndarray) -> list[tuple[str, float]]:
         """Enrolled codes by their best correlation with any of the candidate signatures, best first.
 
-        A difference in ink colour costs up to 0.5 (a red card never matches a black one).
+        A difference in ink colour (face, corner) costs up to 0.5 each: a red card never matches a black one.
         """
-        scores = (np.stack(candidates) @ self.signatures.T).max(axis=0) - 0.5 * np.abs(self.reds - redness)
+        colour = 0.5 * np.abs(self.reds - redness[None, :]).sum(axis=1)
+        scores = (np.stack(candidates) @ self.signatures.T).max(axis=0) - colour
         by_code: dict[str, float] = {}
         for code, s in zip(self.codes, scores, strict=True):
             by_code[code] = max(by_code.get(code, -1.0), float(s))
@@ -86,13 +104,13 @@ class DeckProfile:
     def save(self, path: Path) -> None:
         with open(path, "wb") as fh:
             np.savez_compressed(fh, codes=np.array(self.codes), signatures=self.signatures.astype(np.float32),
-                                reds=self.reds.astype(np.float32), kind=np.array("guandan-deck-profile-2"))
+                                reds=self.reds.astype(np.float32), kind=np.array("guandan-deck-profile-3"))
 
     @classmethod
     def load(cls, path: Path) -> DeckProfile:
         try:
             with np.load(path, allow_pickle=False) as data:
-                if "kind" not in data or str(data["kind"]) != "guandan-deck-profile-2":
+                if "kind" not in data or str(data["kind"]) != "guandan-deck-profile-3":
                     raise DeckProfileError(f"{path} is not a deck profile (or one from an older version: enrol again)")
                 codes = tuple(str(c) for c in data["codes"])
                 signatures = np.asarray(data["signatures"], np.float32)
@@ -101,7 +119,7 @@ class DeckProfile:
             if isinstance(exc, DeckProfileError):
                 raise
             raise DeckProfileError(f"cannot read deck profile {path}: {exc}") from exc
-        if not codes or signatures.shape[0] != len(codes) or reds.shape != (len(codes),) \
+        if not codes or signatures.shape[0] != len(codes) or reds.shape != (len(codes), 2) \
                 or any(c not in CARD_CODES for c in codes):
             raise DeckProfileError(f"{path} is not a valid deck profile")
         return cls(codes, signatures, reds)

@@ -23,7 +23,7 @@ def enrol_folder(folder: Path, reader: CardReader, progress: Callable[[str], Non
     """
     codes: list[str] = []
     signatures: list[np.ndarray] = []
-    reds: list[float] = []
+    reds: list[np.ndarray] = []
     problems: list[str] = []
     files = list(labelled_images(folder))
     for i, (path, code) in enumerate(files, 1):
@@ -46,6 +46,10 @@ def enrol_folder(folder: Path, reader: CardReader, progress: Callable[[str], Non
                     codes.append(code)
                     signatures.append(card_signature(rectify(image, _scaled(view, scale), t)[0]))
                     reds.append(redness)
+        if read.flat_boxes:  # aligned on the index, as the reader does when it finds one
+            codes.append(code)
+            signatures.append(card_signature(read.flat, read.flat_boxes[0]))
+            reds.append(ink_redness(read.flat))
         seen = read.readings[0].card if read.readings else "?"
         progress(f"[{i}/{len(files)}] {path.name}: {code} (model reads {seen})")
     missing = sorted(set(_all_codes()) - set(codes))
@@ -53,7 +57,7 @@ def enrol_folder(folder: Path, reader: CardReader, progress: Callable[[str], Non
         problems.append(f"no photo for {len(missing)} card(s): {' '.join(missing)}")
     if not codes:
         raise ImageError(f"no usable card photos named by card code in {folder}")
-    return DeckProfile(tuple(codes), np.stack(signatures), np.array(reds, np.float32)), problems
+    return DeckProfile(tuple(codes), np.stack(signatures), np.stack(reds).astype(np.float32)), problems
 
 
 def _turn(read: RegionRead, image: np.ndarray, region: Region) -> int:

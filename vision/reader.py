@@ -21,6 +21,8 @@ from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_ma
 from .spotting import spot
 from .types import RED_SUITS, CardReading
 
+#: Temperature of enrolled-template correlations when weighed against the index reading.
+TEMPLATE_T = 0.02
 #: A region no wider than this (in card heights) holds one card, not a fan.
 SINGLE_CARD_WIDTH = 0.85
 
@@ -33,6 +35,8 @@ class RegionRead:
     readings: list[CardReading]
     flat: np.ndarray
     score: float
+    #: the index box of each reading in ``flat`` (for aligning enrolled templates), when read from it
+    flat_boxes: tuple[tuple[int, int, int, int], ...] = ()
 
 
 def _red_probability(redness: float) -> float:
@@ -84,42 +88,47 @@ class CardReader:
                 found = sorted(found, key=lambda f: -f[1])[:1]
             else:
                 found = _drop_overlaps(found)
-            readings = [CardReading(code, conf, map_box(inverse, _index_box(cand)))
-                        for code, conf, cand in sorted(found, key=lambda f: f[2].rank.x)]
+            found = sorted(found, key=lambda f: f[2].rank.x)
+            readings = [CardReading(code, conf, map_box(inverse, _index_box(cand))) for code, conf, cand in found]
             score = sum(r.confidence for r in readings)
             if best is None or score > best.score + 1e-9:
-                best = RegionRead(turn, readings, flat, score)
+                best = RegionRead(turn, readings, flat, score, tuple(_index_box(f[2]) for f in found))
         assert best is not None
         if self.deck is not None and is_card_shaped(region):
             best = self._match_deck(image, region, best)
         return best
 
     def _match_deck(self, image: np.ndarray, region: Region, read: RegionRead) -> RegionRead:
-        """Read a single card of the enrolled deck: its template match decides, the index model breaks ties.
+        """Read a single card of the enrolled deck: index reading and template match, weighed together.
 
-        A card that matches no enrolled face well (a joker left out of the enrolment, another deck) keeps the
-        index model's reading.
+        Templates tell a deck's court cards, jokers and odd designs apart, but one deck's 7 of spades and 7 of
+        clubs differ by a pip shape; the index reading tells those apart. Each code's log-odds are the
+        template correlation over ``TEMPLATE_T`` plus the log of the index model's belief in it, so a sure
+        index reading stands unless the templates disagree by more than about 0.15. A card that matches no
+        enrolled face (a joker left out of the enrolment, another deck) keeps the index reading.
         """
         assert self.deck is not None
         turns = (read.turn, (read.turn + 2) % 4) if read.readings else (0, 1, 2, 3)
         flats = [rectify(image, region, t)[0] for t in turns]
-        ranked = self.deck.ranked([card_signature(f) for f in flats], ink_redness(flats[0]))
-        code, score = ranked[0]
-        second_score = ranked[1][1] if len(ranked) > 1 else -1.0
-        model = read.readings[0] if read.readings else None
-        if score < 0.45:
+        signatures = [card_signature(f) for f in flats]
+        if read.flat_boxes:  # the index found: its crop aligned on it compares better than a fixed corner
+            signatures.append(card_signature(read.flat, read.flat_boxes[0]))
+        ranked = self.deck.ranked(signatures, ink_redness(flats[0]))
+        if ranked[0][1] < 0.45:
             return read
-        scores = dict(ranked)
-        if model is not None and model.card != code and scores.get(model.card, -1.0) >= score - 0.04:
-            # templates of one deck's number cards differ by a pip or two: a near tie goes to the index reading
-            second_score = score
-            code, score = model.card, scores[model.card]
-        margin = score - second_score
-        confidence = float(np.clip((score - 0.45) * 3.0, 0, 1) * np.clip(0.5 + margin * 10, 0, 1))
-        if model is not None and model.card == code:
-            confidence = 1 - (1 - confidence) * (1 - model.confidence)
+        model = read.readings[0] if read.readings else None
+        codes = [c for c, _ in ranked]
+        logits = np.array([score for _, score in ranked]) / TEMPLATE_T
+        if model is not None and model.card in codes:
+            belief = np.full(len(codes), (1 - min(model.confidence, 0.999)) / 53)
+            belief[codes.index(model.card)] = min(model.confidence, 0.999)
+            logits = logits + np.log(belief)
+        posterior = np.exp(logits - logits.max())
+        posterior /= posterior.sum()
+        best = int(np.argmax(posterior))
+        confidence = float(posterior[best]) * float(np.clip((ranked[best][1] - 0.3) * 4, 0, 1))
         box = model.box if model is not None else region.box
-        return RegionRead(read.turn, [CardReading(code, confidence, box)], read.flat, confidence)
+        return RegionRead(read.turn, [CardReading(codes[best], confidence, box)], read.flat, confidence)
 
     def read_image(self, image: np.ndarray) -> list[CardReading]:
         """Every card read in a free-standing image, left to right (by index box)."""
