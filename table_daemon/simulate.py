@@ -101,7 +101,9 @@ class SimSeats:
             self.relay(seat)
 
     def on_turn(self, ef: TurnChanged) -> None:
-        if not self.immediate_clear:  # the turn moved on: what a seat laid was accepted; take it up
+        # the turn moved on: what the other seats laid was accepted, take it up (tribute and return cards are
+        # laid by several seats at once: they stay until play begins)
+        if not self.immediate_clear and ef.asked not in ("tribute", "return"):
             for seat in sorted(self.laid - {ef.seat}):
                 self.zones.clear(seat)
                 self.laid.discard(seat)
