@@ -1,0 +1,132 @@
+"""Throughput and scale of the simulated table.
+
+1. Deals per minute of one table at full speed with the simulated camera and the real card reader in the loop,
+   and the daemon's resident memory (target <= 150 MB). ``--deals N`` (default 3).
+2. ``simulate --tables N`` (default 50) against one Mosquitto for a bounded time (``--duration`` s): a
+   subscriber counts, per table and run (epoch), messages lost (gaps in ``seq``) or out of order (target 0),
+   and the CPU time the simulate process used per table. The many-table run reads laid cards directly
+   (``--direct``) unless ``--camera`` is given: 50 rendered cameras do not fit on a small machine.
+
+    python bench/simulate.py [--deals 3] [--tables 50] [--duration 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from table_daemon.adapters.broker import LocalBroker  # noqa: E402
+
+
+def one_table(broker: LocalBroker, deals: int) -> None:
+    from dataclasses import replace
+
+    from table_daemon.config import simulated_config
+    from table_daemon.simulate import SimTable
+
+    tmp = Path(tempfile.mkdtemp(prefix="guandan-bench-"))
+    cfg = simulated_config(table="B1", event="bench", broker=broker.url, journal=str(tmp / "j.sqlite"))
+    cfg.panels = replace(cfg.panels, debounce_ms=0)
+    sim = SimTable(cfg, seed=1, speed=0, camera=True)
+    t0 = time.monotonic()
+    cpu0 = time.process_time()
+    sim.start({"method": "deals", "deals": deals})
+    while not sim.done:
+        time.sleep(0.1)
+    wall = time.monotonic() - t0
+    cpu = time.process_time() - cpu0
+    done = sim.app.controller.deals_done
+    frames = sim.zones.health()["frames"]
+    sim.stop()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"one table, camera + reader in the loop, full speed: {done} deals in {wall:.1f} s = "
+          f"{done / wall * 60:.1f} deals/min ({frames} frames read, CPU {cpu:.1f} s)")
+    print(f"resident memory of the daemon (peak RSS of this process): {peak:.0f} MB (target <= 150 MB)")
+
+
+def many_tables(broker: LocalBroker, tables: int, duration: float, camera: bool) -> None:
+    event = "scale"
+    seqs: dict[tuple[str, str], list[int]] = {}
+    lock = threading.Lock()
+    count = [0]
+
+    def on_message(c: object, u: object, msg: mqtt.MQTTMessage) -> None:
+        if msg.retain or not msg.topic.endswith(("/events", "/state", "/results", "/alerts")):
+            return
+        m = json.loads(msg.payload)
+        with lock:
+            count[0] += 1
+            seqs.setdefault((m["table"], m["epoch"]), []).append(m["seq"])
+
+    sub = mqtt.Client(CallbackAPIVersion.VERSION2)
+    sub.on_message = on_message
+    sub.connect("127.0.0.1", broker.port)
+    sub.subscribe(f"guandan/v1/{event}/#", qos=1)
+    sub.loop_start()
+    time.sleep(0.3)
+    cmd = [sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", broker.url, "--event", event,
+           "--tables", str(tables), "--match", "--speed", "0", "--duration", str(duration), "--quiet"]
+    if not camera:
+        cmd.append("--direct")
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.monotonic() - t0
+    time.sleep(2)
+    sub.loop_stop()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime
+    lost = disorder = dup = 0
+    with lock:
+        for got in seqs.values():
+            seen: set[int] = set()
+            last = 0
+            for s in got:
+                if s in seen:
+                    dup += 1
+                    continue
+                if s < last:
+                    disorder += 1
+                seen.add(s)
+                last = max(last, s)
+            lost += (max(seen) - min(seen) + 1) - len(seen)
+    deals = proc.stderr.count("deals played")
+    print(f"simulate --tables {tables} ({'camera' if camera else 'direct'}) for {duration:.0f} s against one "
+          f"Mosquitto: {count[0]} messages from {len(seqs)} table runs (exit {proc.returncode}, {deals} summaries)")
+    print(f"  lost: {lost}, out of order: {disorder}, duplicates dropped: {dup} (target 0 lost, 0 out of order)")
+    print(f"  CPU: {cpu:.1f} s in {wall:.1f} s = {cpu / wall / tables * 100:.2f} % of a core per table, "
+          f"{count[0] / wall:.0f} msg/s at the subscriber")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=3)
+    ap.add_argument("--tables", type=int, default=50)
+    ap.add_argument("--duration", type=float, default=60.0)
+    ap.add_argument("--camera", action="store_true", help="many-table run with the camera too")
+    ap.add_argument("--skip-one", action="store_true")
+    ap.add_argument("--skip-many", action="store_true")
+    args = ap.parse_args()
+    with LocalBroker() as broker:
+        if not args.skip_one:
+            one_table(broker, args.deals)
+        if not args.skip_many:
+            many_tables(broker, args.tables, args.duration, args.camera)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
