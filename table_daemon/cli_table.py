@@ -90,10 +90,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    signal.signal(signal.SIGTERM, _interrupt)  # stop the tables and the embedded broker on SIGTERM too
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
                           quiet=args.quiet, camera=not args.direct)
+
+
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt
 
 
 def cmd_run(args: argparse.Namespace) -> int:

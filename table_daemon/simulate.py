@@ -18,7 +18,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -180,8 +179,9 @@ class SimTable:
         factory = make_pin_factory("mock")
         self.pin_factory = factory
         pins = {s: PanelPins(**vars(p)) for s, p in cfg.panels.seats.items()}
+        # simulated presses never bounce, and fast bots press faster than any debounce window
         self.panels = TablePanels(pins, status_light=cfg.panels.status_light, buzzer=cfg.panels.buzzer,
-                                  pin_factory=factory, debounce_ms=cfg.panels.debounce_ms)
+                                  pin_factory=factory, debounce_ms=0)
         self.dealer = make_sim_dealer(cfg, seed, speed)
         self.zones: Any = DirectZones()
         if camera:
@@ -282,8 +282,6 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             tid = table if tables == 1 else f"{base}{first + i:02d}"
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker,
                                    journal=str(jdir / f"{tid}.sqlite"))
-            # simulated presses never bounce, and fast bots press faster than any debounce window
-            cfg.panels = replace(cfg.panels, debounce_ms=0)
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
             if not quiet:
                 sim.app.on_published = _topic_filter(progress_printer(tid))
