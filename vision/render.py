@@ -147,18 +147,28 @@ def table_cloth(height: int, width: int, rng: np.random.Generator, light: bool |
 
 
 def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
-    """Uneven light, a colour cast, a glare spot, sensor noise and a little blur (returns a new image)."""
+    """Uneven light, a colour cast, a glare spot, sensor noise and a little blur (returns a new image).
+
+    Works in float32 with separable (row x column) light fields, so a 1280x720 frame needs a few frame-sized
+    buffers rather than dozens of megabytes of float64 grids.
+    """
     h, w = scene.shape[:2]
     img = scene.astype(np.float32)
-    gx, gy = np.meshgrid(np.linspace(-1, 1, w), np.linspace(-1, 1, h))
-    ramp = 1 + strength * (rng.uniform(-0.25, 0.25) * gx + rng.uniform(-0.25, 0.25) * gy)
+    gx = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
+    gy = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
+    ramp = 1 + np.float32(strength) * (np.float32(rng.uniform(-0.25, 0.25)) * gx
+                                       + np.float32(rng.uniform(-0.25, 0.25)) * gy)
     img *= ramp[..., None]
-    img *= (1 + strength * rng.uniform(-0.12, 0.12, 3))[None, None, :]
+    img *= (1 + strength * rng.uniform(-0.12, 0.12, 3)).astype(np.float32)[None, None, :]
     if rng.random() < 0.4 * strength:
         cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.05, 0.2) * max(h, w)
-        glare = np.exp(-((gx * w / 2 - cx + w / 2) ** 2 + (gy * h / 2 - cy + h / 2) ** 2) / (2 * r * r))
-        img += (rng.uniform(30, 90) * glare)[..., None]
-    img += rng.normal(0, rng.uniform(1, 6) * strength, img.shape)
+        across = np.exp(-((gx * (w / 2) + w / 2 - cx) ** 2) / (2 * r * r)).astype(np.float32)
+        down = np.exp(-((gy * (h / 2) + h / 2 - cy) ** 2) / (2 * r * r)).astype(np.float32)
+        img += (np.float32(rng.uniform(30, 90)) * (down * across))[..., None]
+    noise = rng.standard_normal(img.shape, dtype=np.float32)
+    noise *= np.float32(rng.uniform(1, 6) * strength)
+    img += noise
+    del noise
     out = np.clip(img, 0, 255).astype(np.uint8)
     sigma = rng.uniform(0.1, 1.3) * strength
     if sigma > 0.3:
