@@ -146,11 +146,22 @@ def table_cloth(height: int, width: int, rng: np.random.Generator, light: bool |
     return np.clip(cloth, 0, 255).astype(np.uint8)
 
 
-def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+NOISE_MARGIN = 64
+
+
+def noise_field(height: int, width: int, rng: np.random.Generator) -> np.ndarray:
+    """A standard-normal sensor-noise field a little larger than a frame, for :func:`light_scene` to reuse."""
+    return rng.standard_normal((height + NOISE_MARGIN, width + NOISE_MARGIN, 3), dtype=np.float32)
+
+
+def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
+                noise: np.ndarray | None = None) -> np.ndarray:
     """Uneven light, a colour cast, a glare spot, sensor noise and a little blur (returns a new image).
 
     Works in float32 with separable (row x column) light fields, so a 1280x720 frame needs a few frame-sized
-    buffers rather than dozens of megabytes of float64 grids.
+    buffers rather than dozens of megabytes of float64 grids. A camera that renders many frames passes a
+    :func:`noise_field` made once: each frame then takes the noise at a random offset into it instead of
+    drawing millions of fresh normals (the costliest step of a frame).
     """
     h, w = scene.shape[:2]
     img = scene.astype(np.float32)
@@ -165,10 +176,15 @@ def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1
         across = np.exp(-((gx * (w / 2) + w / 2 - cx) ** 2) / (2 * r * r)).astype(np.float32)
         down = np.exp(-((gy * (h / 2) + h / 2 - cy) ** 2) / (2 * r * r)).astype(np.float32)
         img += (np.float32(rng.uniform(30, 90)) * (down * across))[..., None]
-    noise = rng.standard_normal(img.shape, dtype=np.float32)
-    noise *= np.float32(rng.uniform(1, 6) * strength)
-    img += noise
-    del noise
+    sigma = np.float32(rng.uniform(1, 6) * strength)
+    if noise is not None and noise.shape[0] >= h + NOISE_MARGIN and noise.shape[1] >= w + NOISE_MARGIN:
+        dy, dx = (int(v) for v in rng.integers(0, NOISE_MARGIN, 2))
+        img += noise[dy:dy + h, dx:dx + w] * sigma
+    else:
+        fresh = rng.standard_normal(img.shape, dtype=np.float32)
+        fresh *= sigma
+        img += fresh
+        del fresh
     out = np.clip(img, 0, 255).astype(np.uint8)
     sigma = rng.uniform(0.1, 1.3) * strength
     if sigma > 0.3:

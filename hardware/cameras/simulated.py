@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import MARKER_POSITIONS, TableCalibration, marker_image
-from vision.render import CARD_RATIO, light_scene, render_face, table_cloth
+from vision.render import CARD_RATIO, light_scene, noise_field, render_face, table_cloth
 from vision.types import CARD_CODES
 
 from .base import CameraError
@@ -41,10 +41,12 @@ class SimulatedTableCamera:
             x0, y0 = int(cx - 36), int(cy - 36)
             self._cloth[y0:y0 + 72, x0:x0 + 72] = m
         self._light_seed = int(self.rng.integers(0, 2**31))
+        self._noise = noise_field(height, width, np.random.default_rng(self._light_seed))
         self._faces: dict[str, np.ndarray] = {}
         self._laid: dict[str, list[tuple[str, np.ndarray]]] = {}
         self._hands: dict[str, int] = {}
         self._frame_no = 0
+        self._still: np.ndarray | None = None  # cloth + laid cards, kept until the cards change
 
     def _face(self, code: str) -> np.ndarray:
         if code not in self._faces:
@@ -79,6 +81,7 @@ class SimulatedTableCamera:
             corners = (local + [cx, cy]).astype(np.float32)
             placed.append((code, cv2.perspectiveTransform(corners[None], back)[0]))
         self._laid[seat] = placed
+        self._still = None
 
     def clear(self, seat: str | None = None) -> None:
         """Take the cards off one seat's area (or off the whole table)."""
@@ -86,6 +89,7 @@ class SimulatedTableCamera:
             self._laid.clear()
         else:
             self._laid.pop(seat, None)
+        self._still = None
 
     def hand_over(self, seat: str, frames: int = 2) -> None:
         """A player's hand passes over the seat's area during the next ``frames`` frames."""
@@ -93,10 +97,12 @@ class SimulatedTableCamera:
 
     def frame(self) -> np.ndarray:
         """The current view (BGR 1280x720)."""
-        scene = self._cloth.copy()
-        for placed in self._laid.values():
-            for code, corners in placed:
-                _paste(scene, self._face(code), corners)
+        if self._still is None:
+            self._still = self._cloth.copy()
+            for placed in self._laid.values():
+                for code, corners in placed:
+                    _paste(self._still, self._face(code), corners)
+        scene = self._still.copy() if self._hands else self._still
         for seat in list(self._hands):
             self._draw_hand(scene, seat)
             self._hands[seat] -= 1
@@ -104,7 +110,7 @@ class SimulatedTableCamera:
                 del self._hands[seat]
         self._frame_no += 1
         rng = np.random.default_rng((self._light_seed, self._frame_no))
-        return light_scene(scene, rng, strength=0.5 * self.noise)
+        return light_scene(scene, rng, strength=0.5 * self.noise, noise=self._noise)
 
     def _draw_hand(self, scene: np.ndarray, seat: str) -> None:
         zone = self.calibration.zones[seat]
@@ -120,6 +126,7 @@ class SimulatedTableCamera:
 
     def close(self) -> None:
         self._laid.clear()
+        self._still = None
 
 
 def _paste(scene: np.ndarray, face: np.ndarray, corners: np.ndarray) -> None:
