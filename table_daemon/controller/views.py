@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from table_daemon.guandan import deal as engine
+from table_daemon.guandan import scoring
 from table_daemon.guandan.cards import SEATS, rank_name, team_of
-from table_daemon.guandan.levels import Settlement, format_team_level
+from table_daemon.guandan.levels import Settlement, format_team_level, parse_team_level
 from table_daemon.guandan.record import build_record
 from table_daemon.guandan.timers import deadline
 
@@ -114,19 +115,19 @@ def match_result(c: TableController, winner: str | None, reason: str) -> dict[st
 
 def score(c: TableController, levels: dict[str, str], winner: str | None,
           finished: bool) -> tuple[dict[str, float], dict[str, float]] | None:
-    """场分 and 级差分 by the profile's scoring variant (the desk's scoring rules)."""
-    from table_daemon.desk.points import score_match
+    """场分 and 级差分 by the profile's scoring settings (the rules engine's §9 formulas).
 
+    Under ``one_to_three`` the deal totals stand in for 级差分; the table does not keep them (the desk
+    counts them from the deal records), so they are reported as zero here.
+    """
     p = c.profile
-    variant = "standard"
-    if p.deal_points == "one_to_three":
-        variant = "one_to_three"
-    elif p.match_points == "three_point":
-        variant = "three_point"
-    elif p.level_points == "level_value":
-        variant = "level_value"
     try:
-        ms = score_match(levels, winner, variant=variant, finished=finished)
-    except ValueError:
+        values = {team: parse_team_level(level) for team, level in levels.items()}
+        match = scoring.match_points(p, winner, finished=finished or p.deal_points == "one_to_three")
+        if p.deal_points == "one_to_three":
+            level: dict[str, float] = {"NS": 0.0, "EW": 0.0}
+        else:
+            level = {team: float(v) for team, v in scoring.level_points(p, values, winner).items()}
+    except (ValueError, KeyError):
         return None
-    return dict(ms.match), dict(ms.level)
+    return {team: float(v) for team, v in match.items()}, level

@@ -1,8 +1,9 @@
-"""Scoring of one match and of one duplicate board (rules spec §9, §12): pure functions, no I/O.
+"""Scoring of one match and of one duplicate board (rules spec §9, §12) for the desk: pure functions, no I/O.
 
-The deal-state engineer's ``table_daemon.guandan.scoring`` did not exist when the desk was written, so the desk
-carries its own small copy of the §9 formulas here; the desk always recomputes 场分 and 级差分 from a match's
-final levels and winner rather than trusting the figures a table sends.
+The §9 formulas live in the rules engine (``table_daemon.guandan.scoring``); this module maps the desk's
+scoring variant names onto them and adds what only a desk needs (byes, walk-overs, duplicate boards). The
+desk always recomputes 场分 and 级差分 from a match's final levels and winner rather than trusting the figures
+a table sends.
 
 Variants (an event's ``scoring`` setting):
 - ``standard``: 场分 2/1/0 and 级差分 on the 26-point table (every profile of §10).
@@ -17,29 +18,46 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from table_daemon.guandan import scoring
+from table_daemon.guandan.levels import PASSED, LevelError, parse_team_level
+from table_daemon.guandan.profiles import PROFILES, Profile, profile_with
+
 LEVEL_ORDER: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "A+")
 VARIANTS: tuple[str, ...] = ("standard", "three_point", "level_value", "one_to_three")
 TEAMS: tuple[str, str] = ("NS", "EW")
-_FACE: dict[str, int] = {"T": 10, "J": 11, "Q": 12, "K": 13, "A": 14, "A+": 14}
+
+#: The engine's scoring settings for each desk variant.
+_SETTINGS: dict[str, dict[str, str]] = {
+    "standard": {},
+    "three_point": {"match_points": "three_point"},
+    "level_value": {"level_points": "level_value"},
+    "one_to_three": {"deal_points": "one_to_three"},
+}
+_PROFILES: dict[str, Profile] = {
+    name: profile_with(PROFILES["national"], dict(settings), source=f"scoring variant {name}")
+    for name, settings in _SETTINGS.items()
+}
 
 
 class ScoringError(ValueError):
     """A match outcome that cannot be scored (unknown level or variant)."""
 
 
+def _level(level: str) -> int:
+    try:
+        return parse_team_level(level)
+    except LevelError:
+        raise ScoringError(f"unknown level {level!r}") from None
+
+
 def level_index(level: str) -> int:
     """2 -> 0 ... A -> 12, A+ -> 13 (``10`` is accepted for ``T``)."""
-    text = str(level).strip().upper()
-    text = "T" if text == "10" else text
-    if text not in LEVEL_ORDER:
-        raise ScoringError(f"unknown level {level!r}")
-    return LEVEL_ORDER.index(text)
+    return _level(level) - 2
 
 
 def level_value(level: str) -> int:
     """Face value of a level for the ``level_value`` variant: 2..10, J 11, Q 12, K 13, A and A+ 14."""
-    text = LEVEL_ORDER[level_index(level)]
-    return _FACE.get(text) or int(text)
+    return scoring.level_face_value(_level(level))
 
 
 @dataclass(frozen=True)
@@ -73,54 +91,25 @@ def score_match(
         raise ScoringError(f"unknown scoring variant {variant!r}")
     if winner not in (None, "NS", "EW"):
         raise ScoringError(f"winner must be NS, EW or null, not {winner!r}")
-    idx = {t: level_index(levels[t]) for t in TEAMS}
+    profile = _PROFILES[variant]
+    values = {t: _level(levels[t]) for t in TEAMS}
     if finished is None:
-        finished = 13 in idx.values()
+        finished = PASSED in values.values()
     if variant == "one_to_three":
         pts = {t: float((deal_points or {}).get(t, 0)) for t in TEAMS}
         if winner is None and pts["NS"] != pts["EW"]:
             winner = "NS" if pts["NS"] > pts["EW"] else "EW"
-        return MatchScore(_two_one_zero(winner), pts)
-    match = _three_point(winner, finished) if variant == "three_point" else _two_one_zero(winner)
-    if variant == "level_value":
-        level = _level_value_points(levels, winner, walkover)
-    else:
-        level = _twenty_six(idx, winner, walkover)
-    return MatchScore(match, level)
+        return MatchScore(_floats(scoring.match_points(profile, winner, finished=True)), pts)
+    if walkover and winner is not None:
+        scores = scoring.walkover(profile, winner)
+        match = scoring.match_points(profile, winner, finished=finished)
+        return MatchScore(_floats(match), {t: float(scores[t]["level_points"]) for t in TEAMS})
+    match = scoring.match_points(profile, winner, finished=finished)
+    return MatchScore(_floats(match), _floats(scoring.level_points(profile, values, winner)))
 
 
-def _two_one_zero(winner: str | None) -> dict[str, float]:
-    if winner is None:
-        return {"NS": 1.0, "EW": 1.0}
-    return {winner: 2.0, other(winner): 0.0}
-
-
-def _three_point(winner: str | None, finished: bool) -> dict[str, float]:
-    if winner is None:
-        return {"NS": 1.5, "EW": 1.5}
-    if finished:
-        return {winner: 3.0, other(winner): 0.0}
-    return {winner: 2.0, other(winner): 1.0}
-
-
-def _twenty_six(idx: Mapping[str, int], winner: str | None, walkover: bool) -> dict[str, float]:
-    if winner is None:
-        return {"NS": 13.0, "EW": 13.0}
-    if walkover:
-        return {winner: 26.0, other(winner): 0.0}
-    d = min(13, max(0, idx[winner] - idx[other(winner)]))
-    return {winner: float(13 + d), other(winner): float(13 - d)}
-
-
-def _level_value_points(levels: Mapping[str, str], winner: str | None, walkover: bool) -> dict[str, float]:
-    value = {t: level_value(levels[t]) for t in TEAMS}
-    if winner is None:
-        return {t: float(value[t]) for t in TEAMS}
-    if walkover:
-        return {winner: 14.0, other(winner): 0.0}
-    loser = other(winner)
-    diff = max(0, value[winner] - value[loser])
-    return {winner: float(value[winner] + diff), loser: float(value[loser])}
+def _floats(points: Mapping[str, float]) -> dict[str, float]:
+    return {t: float(points[t]) for t in TEAMS}
 
 
 def bye_score(variant: str = "standard") -> tuple[float, float]:
