@@ -1,25 +1,23 @@
-"""A small paho-mqtt adapter shared by the desk and the display server: connect from a URL (read as the table
-daemon reads it: mqtt, mqtts, ws, wss), keep a persistent session, (re)subscribe on every connect, hand each
-message to one callback, publish JSON.
+"""The desk's and the display server's MQTT link: a broker URL read as the table daemon reads it (mqtt, mqtts,
+ws, wss; a bare ``host:port`` means mqtt), subscriptions renewed on every connect, each message handed to one
+``handler(topic, payload)``, JSON published.
 
 MQTT 3.1.1 so that any broker will do; the session is persistent (``clean_session=False`` under a fixed client
-id) so that QoS 1 messages published while the desk is away wait at the broker. paho reconnects by itself
-after the broker or the network drops; subscriptions are renewed in ``on_connect``.
+id) so that QoS 1 messages published while the desk is away wait at the broker. The connection itself (TLS,
+last will, reconnects, resubscribing) is :class:`~table_daemon.adapters.mqtt_connection.MqttConnection`,
+shared with the table's link.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from ..adapters.mqtt import BrokerAddress, parse_broker_url
+from ..adapters.mqtt_connection import BrokerAddress, MqttConnection, parse_broker_url
 
-log = logging.getLogger(__name__)
 Handler = Callable[[str, bytes], None]
 
 
@@ -41,7 +39,8 @@ def dumps(payload: dict[str, Any]) -> bytes:
 
 
 class MqttLink:
-    """One client: ``subscriptions`` (topic, qos) renewed on each connect; ``handler(topic, payload)`` per message."""
+    """One client: ``subscriptions`` (topic, qos) renewed on each connect; ``handler(topic, payload)`` per message;
+    ``will`` (topic, payload) is left at the broker, QoS 1 and retained; ``on_connect()`` after each connect."""
 
     def __init__(
         self,
@@ -56,62 +55,25 @@ class MqttLink:
         keepalive: int = 10,
         ca_file: str | None = None,
     ) -> None:
-        address = parse_broker(url)
-        self.host, self.port = address.host, address.port
-        self.subscriptions = list(subscriptions)
         self.handler = handler
-        self.keepalive = keepalive
-        self._on_connect_cb = on_connect
-        self.connected = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                                  clean_session=not persistent, protocol=mqtt.MQTTv311,
-                                  transport="websockets" if address.websockets else "tcp")
-        if address.username:
-            self.client.username_pw_set(address.username, address.password)
-        if address.tls or ca_file:
-            self.client.tls_set(ca_certs=ca_file or None)
-        if will:
-            self.client.will_set(will[0], will[1], qos=1, retain=True)
-        self.client.reconnect_delay_set(0.2, 5)
-        self.client.max_queued_messages_set(0)
-        self.client.on_connect = self._on_connect
-        self.client.on_disconnect = self._on_disconnect
-        self.client.on_message = self._on_message
+        self.connection = MqttConnection(
+            parse_broker(url), client_id=client_id, protocol=4, persistent=persistent, keepalive=keepalive,
+            subscriptions=subscriptions, will=will, on_connect=on_connect, on_message=self._on_message,
+            ca_file=ca_file,
+        )
+        self.connected = self.connection.connected
 
     def start(self) -> None:
-        self.client.connect_async(self.host, self.port, keepalive=self.keepalive)
-        self.client.loop_start()
+        self.connection.start()
 
     def stop(self, final: tuple[str, bytes] | None = None) -> None:
-        """Publish ``final`` (e.g. an offline status) if connected, then disconnect cleanly."""
-        if final and self.connected.is_set():
-            info = self.client.publish(final[0], final[1], qos=1, retain=True)
-            try:
-                info.wait_for_publish(2)
-            except (RuntimeError, ValueError):
-                pass
-        self.client.disconnect()
-        self.client.loop_stop()
+        """Publish ``final`` (e.g. an offline status; QoS 1, retained) if connected, then disconnect cleanly."""
+        self.connection.stop(final)
 
     def publish(self, topic: str, payload: dict[str, Any] | bytes, *, qos: int = 1, retain: bool = False) -> None:
-        data = payload if isinstance(payload, bytes) else dumps(payload)
-        self.client.publish(topic, data, qos=qos, retain=retain)
+        """Publish a dict as compact UTF-8 JSON (bytes as they are); paho queues it while disconnected."""
+        self.connection.publish(topic, payload if isinstance(payload, bytes) else dumps(payload), qos=qos,
+                                retain=retain)
 
-    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if getattr(reason, "is_failure", False):
-            log.warning("broker refused the connection: %s", reason)
-            return
-        if self.subscriptions:
-            client.subscribe([(t, q) for t, q in self.subscriptions])
-        self.connected.set()
-        if self._on_connect_cb:
-            self._on_connect_cb()
-
-    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        self.connected.clear()
-
-    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        try:
-            self.handler(msg.topic, msg.payload)
-        except Exception:  # one bad message must never stop the client's thread
-            log.exception("handling a message on %s failed", msg.topic)
+    def _on_message(self, msg: mqtt.MQTTMessage) -> None:
+        self.handler(msg.topic, msg.payload)

@@ -1,0 +1,200 @@
+"""One paho-mqtt 2 connection, shared by the table's link and the desk's (and display's) link.
+
+What both need and nothing more: read a broker URL, connect with TLS and credentials under a client id (MQTT 5
+or 3.1.1), leave a retained last will, renew the subscriptions on every (re)connect (a clean session forgets
+them when the broker restarts), hand every message to one callback, publish from any thread with an optional
+callback once the broker acknowledged, and say goodbye cleanly. Topics, payloads and what a message means
+belong to the links built on it (``adapters/mqtt.py`` for the table, ``desk/mqtt_link.py`` for the desk).
+
+paho reconnects by itself after the broker or the network drops, and keeps the QoS 1 messages the broker has
+not acknowledged to send them again after the reconnect; callbacks from paho's thread never raise into it.
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.properties import Properties
+
+log = logging.getLogger(__name__)
+
+#: a topic and its payload: a last will, or the final message of a clean stop (both QoS 1, retained)
+Message = tuple[str, str | bytes]
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    host: str
+    port: int
+    tls: bool
+    websockets: bool
+    username: str | None
+    password: str | None
+
+
+def parse_broker_url(url: str) -> BrokerAddress:
+    """``mqtt://[user:pass@]host[:port]``, ``mqtts://`` (TLS, 8883), ``ws://`` / ``wss://`` (websockets)."""
+    u = urlparse(url)
+    scheme = u.scheme.lower()
+    if scheme not in ("mqtt", "tcp", "mqtts", "ssl", "ws", "wss") or not u.hostname:
+        raise ValueError(f"bad broker URL {url!r} (expected mqtt://HOST:PORT or mqtts://HOST:PORT)")
+    tls = scheme in ("mqtts", "ssl", "wss")
+    ws = scheme in ("ws", "wss")
+    default = {"mqtt": 1883, "tcp": 1883, "mqtts": 8883, "ssl": 8883, "ws": 9001, "wss": 9001}[scheme]
+    return BrokerAddress(u.hostname, u.port or default, tls, ws, u.username, u.password)
+
+
+class MqttConnection:
+    """One paho client: ``start()`` connects in the background, ``stop()`` disconnects.
+
+    ``subscriptions`` (topic, QoS) are made again on every connect, then ``connected`` is set and
+    ``on_connect()`` runs; ``on_message(msg)`` gets every message. Both run in paho's thread. ``protocol`` is
+    5 (MQTT 5) or 4 (3.1.1); ``persistent`` (3.1.1 only) keeps the session at the broker across disconnects,
+    so QoS 1 messages for this client id wait there while it is away. ``username``/``password`` override the
+    URL's; TLS is used for ``mqtts``/``wss`` or when a CA file is given.
+    """
+
+    def __init__(self, address: BrokerAddress, *, client_id: str = "", protocol: int = 4,
+                 persistent: bool = False, keepalive: int = 10,
+                 subscriptions: Sequence[tuple[str, int]] = (), will: Message | None = None,
+                 on_connect: Callable[[], None] | None = None,
+                 on_message: Callable[[mqtt.MQTTMessage], None] | None = None,
+                 username: str | None = None, password: str | None = None, ca_file: str | None = None,
+                 cert_file: str | None = None, key_file: str | None = None, insecure: bool = False) -> None:
+        if protocol not in (4, 5):
+            raise ValueError(f"MQTT protocol must be 4 (3.1.1) or 5, not {protocol!r}")
+        if persistent and protocol == 5:
+            raise ValueError("a persistent session is only supported with MQTT 3.1.1 (protocol 4)")
+        self.address = address
+        self.keepalive = keepalive
+        self.v5 = protocol == 5
+        self.subscriptions = list(subscriptions)
+        self.on_connect = on_connect
+        self.on_message = on_message
+        self.connected = threading.Event()
+        # acknowledgement callbacks by message id; publish() says what _publishing and _early are for
+        self._lock = threading.Lock()
+        self._pending: dict[int, Callable[[], None]] = {}
+        self._publishing = 0
+        self._early: set[int] = set()
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id,
+            clean_session=None if self.v5 else not persistent,
+            protocol=mqtt.MQTTv5 if self.v5 else mqtt.MQTTv311,
+            transport="websockets" if address.websockets else "tcp",
+        )
+        self.client.max_inflight_messages_set(100)  # as Mosquitto's max_inflight_messages in our configs
+        self.client.reconnect_delay_set(min_delay=0.2, max_delay=5)  # doubled per failed try
+        user = username or address.username
+        if user:
+            self.client.username_pw_set(user, password or address.password)
+        if address.tls or ca_file:
+            self.client.tls_set(ca_certs=ca_file or None, certfile=cert_file or None, keyfile=key_file or None,
+                                cert_reqs=ssl.CERT_REQUIRED)
+            if insecure:
+                self.client.tls_insecure_set(True)
+        if will is not None:
+            self.client.will_set(will[0], will[1], qos=1, retain=True)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+        self.client.on_publish = self._on_publish
+
+    # -- life cycle -------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect in paho's background thread (it keeps trying until the broker answers)."""
+        self.client.connect_async(self.address.host, self.address.port, keepalive=self.keepalive)
+        self.client.loop_start()
+
+    def stop(self, final: Message | None = None) -> None:
+        """Publish ``final`` (QoS 1, retained: e.g. an offline status, as the will would) if connected, wait
+        up to 2 s for its acknowledgement, then disconnect cleanly, so the broker does not send the will."""
+        if final is not None and self.connected.is_set():
+            info = self.publish(final[0], final[1], qos=1, retain=True)
+            try:
+                info.wait_for_publish(2)
+            except (RuntimeError, ValueError):
+                pass
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # -- publishing -------------------------------------------------------------------------------------------
+    def publish(self, topic: str, payload: str | bytes, *, qos: int = 1, retain: bool = False,
+                properties: Properties | None = None,
+                on_ack: Callable[[], None] | None = None) -> mqtt.MQTTMessageInfo:
+        """Publish from any thread; paho queues it while disconnected and sends it after the reconnect.
+
+        ``on_ack()`` runs once when the broker acknowledged a QoS 1 message (QoS 0 has no acknowledgement:
+        it runs at once). paho may report the acknowledgement before ``client.publish`` has returned the
+        message id, so an acknowledgement that arrives while a publish is under way and finds no callback
+        is kept in ``_early`` until that publish has registered its callback. Our lock is never held across
+        a paho call: paho holds its own lock while it reports an acknowledgement.
+        """
+        with self._lock:
+            self._publishing += 1
+        try:
+            info = self.client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
+        except BaseException:
+            self._published(None, None)
+            raise
+        acked_already = self._published(info.mid, on_ack if qos > 0 else None)
+        if on_ack is not None and (acked_already or qos == 0):
+            self._call("on_ack", on_ack)
+        return info
+
+    def _published(self, mid: int | None, on_ack: Callable[[], None] | None) -> bool:
+        """End of a publish: register ``on_ack`` for ``mid``; True when its acknowledgement came first."""
+        with self._lock:
+            self._publishing -= 1
+            acked_already = False
+            if mid is not None and on_ack is not None:
+                if mid in self._early:
+                    self._early.discard(mid)
+                    acked_already = True
+                else:
+                    self._pending[mid] = on_ack
+            if not self._publishing:
+                self._early.clear()  # what is left there belongs to publishes without a callback
+            return acked_already
+
+    # -- paho's callbacks (its thread) ---------------------------------------------------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            log.warning("broker refused the connection: %s", reason)
+            return
+        if self.subscriptions:
+            client.subscribe(list(self.subscriptions))
+        self.connected.set()
+        if self.on_connect is not None:
+            self._call("on_connect", self.on_connect)
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        self.connected.clear()
+        log.info("disconnected from broker: %s", reason)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        if self.on_message is not None:
+            self._call(f"handling a message on {msg.topic}", self.on_message, msg)
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+        with self._lock:
+            on_ack = self._pending.pop(mid, None)
+            if on_ack is None and self._publishing:
+                self._early.add(mid)
+        if on_ack is not None:
+            self._call("on_ack", on_ack)
+
+    @staticmethod
+    def _call(what: str, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception:  # the app's code must never kill paho's thread (nor a publisher's)
+            log.exception("%s failed", what)
