@@ -42,7 +42,8 @@ from .tribute import plan_tribute, return_allowed
 
 __all__ = [
     "HAND_SIZE", "OVER", "PLAYING", "REPORT_AT", "RETURNING", "TRIBUTE", "DealState", "Effect", "Hands",
-    "apply", "check_action", "check_hands", "evolve", "read_play", "start_deal", "_reading_of",
+    "apply", "check_action", "check_hands", "evolve", "evolve_kw", "read_play", "skip_turn", "start_deal",
+    "_reading_of",
 ]
 
 
@@ -271,6 +272,20 @@ def _return(state: DealState, action: Action, t: float) -> tuple[DealState, list
         new = _begin_play(new, new.leader, t)
         effects.append({"kind": "turn", "seat": new.leader, "lead": True})
     return new, effects
+
+
+def skip_turn(state: DealState, t: float) -> tuple[DealState, list[Effect]]:
+    """A referee's skip (跳过) of the seat on turn. Following a play it is that seat's pass (kept in the
+    history as one); on the lead, the lead moves on to the next seat holding cards and nothing else changes.
+    The table and replay both call this, so a recorded ``{"referee": "skip"}`` replays exactly."""
+    if state.phase != PLAYING:
+        raise _illegal("not_your_turn", f"no turn to skip (phase: {state.phase})")
+    seat = SEATS[state.turn]
+    if not state.leading:
+        return apply(state, Action(seat, PASS), t)
+    nxt = _next_holding(state.hands, state.turn)
+    return evolve_kw(state, turn=nxt, turn_since=t, warned=False), [{"kind": "turn", "seat": SEATS[nxt],
+                                                                     "lead": True}]
 
 
 def check_action(state: DealState, action: Action, t: float) -> str | None:

@@ -20,6 +20,15 @@ from .profiles import PROFILES
 
 FORMAT = "guandan-deal/1"
 REQUIRED = ("format", "profile", "level", "hands", "leader", "actions")
+#: ``{"referee": KIND}`` actions (deal-record.md "Referee actions are actions too"): ``take_back`` (收回重出:
+#: a play taken back) and ``undo_last`` undo the step before them; ``skip`` (``skip_turn`` is read as the same)
+#: takes the turn from the seat on turn; ``skip_trick`` makes a seat pass for the rest of the trick (its passes
+#: follow as ordinary passes); ``redo_tribute`` starts the tribute over (before play only); ``penalty`` changes
+#: nothing in the play.
+REFEREE_KINDS = ("take_back", "undo_last", "skip", "skip_turn", "skip_trick", "redo_tribute", "penalty")
+#: penalties of rules §11 (003's escalation ladder)
+PENALTY_KINDS = ("verbal_warning", "warning", "violation", "level_down", "level_up_opponent", "forfeit",
+                 "suspension")
 
 
 def build_record(
@@ -32,8 +41,14 @@ def build_record(
     first_lead: dict[str, Any] | None = None,
     meta: Mapping[str, Any] | None = None,
     events: list[dict[str, Any]] | None = None,
+    actions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The deal record of a finished (or abandoned) deal. ``meta`` supplies event/table/match/deal."""
+    """The deal record of a finished (or abandoned) deal. ``meta`` supplies event/table/match/deal.
+
+    ``actions``, when given, is the record's ``actions`` as the table logged them, referee corrections
+    included (a take-back leaves the taken-back play and the ``{"referee": ...}`` entry in the record, while
+    ``state``'s own history has forgotten it); by default they are the plays, passes and reports of
+    ``state``'s history."""
     profile = state.profile
     record: dict[str, Any] = {"format": FORMAT}
     for key in ("event", "table", "match", "deal"):
@@ -53,13 +68,14 @@ def build_record(
     record["tribute"] = [{"from": g, "to": r, "card": c.code} for g, r, c in state.given]
     record["returns"] = [{"from": g, "to": r, "card": c.code} for g, r, c in state.returned]
     record["leader"] = state.leader
-    actions: list[dict[str, Any]] = []
-    for action, t in state.actions():
-        if action.kind in (PLAY, PASS, REPORT):
-            entry = action.to_json()
-            entry["t"] = round(t, 3)
-            actions.append(entry)
-    record["actions"] = actions
+    if actions is None:
+        actions = []
+        for action, t in state.actions():
+            if action.kind in (PLAY, PASS, REPORT):
+                entry = action.to_json()
+                entry["t"] = round(t, 3)
+                actions.append(entry)
+    record["actions"] = [dict(a) for a in actions]
     if state.over:
         record["result"] = result_of(state, levels_before, played, failed_a)
     else:

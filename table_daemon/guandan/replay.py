@@ -7,8 +7,15 @@ state machine the table runs (turn order, cards held, combinations, beating, 借
 None, "finish", "levels_after"}``. ``index`` is the position in ``actions`` of the first refused action;
 errors found before the actions (header, hands, tribute, returns, leader) have index -1 and name the
 ``field``; errors found after them (deal not finished, wrong result) have index ``len(actions)``.
-Referee entries in ``actions`` (``{"referee": ...}``) are kept: ``take_back`` / ``undo_last`` restore the
-state before the previous action, the others (penalty, warnings) change nothing in the play.
+Referee entries in ``actions`` (``{"referee": KIND, ...}``, :data:`record.REFEREE_KINDS`) are replayed:
+``take_back`` / ``undo_last`` restore the state before the previous step of play (``take_back`` only after a
+play; an ``undone`` list, when given, must match that step, and a ``seat`` its seat); before any play they may
+undo a tribute or return card (``undone`` names it), which changes nothing since ``tribute`` and ``returns``
+hold the final cards. ``skip`` (also read as ``skip_turn``) takes the turn from the seat on turn, as the table
+does (:func:`deal.skip_turn`), and can itself be undone; ``skip_trick`` (with its ``seat``) and ``penalty``
+(a known ``kind`` and a team or seat) change nothing in the play; ``redo_tribute`` is accepted before play
+only. Anything else is refused with reason ``bad_referee`` (``nothing_to_undo`` for an undo with nothing
+before it, ``not_your_turn`` for a skip naming the wrong seat), at the entry's index.
 """
 
 from __future__ import annotations
@@ -18,11 +25,11 @@ from typing import Any
 
 from .actions import action_from_json, give, return_card
 from .cards import SEATS, parse_card, parse_cards, partner
-from .deal import PLAYING, DealState, apply, start_deal
+from .deal import PLAYING, DealState, apply, skip_turn, start_deal
 from .errors import GuandanError
 from .levels import format_team_level, parse_team, parse_team_level, settle
 from .profiles import PROFILES, Profile, profile_with
-from .record import FORMAT, REQUIRED
+from .record import FORMAT, PENALTY_KINDS, REFEREE_KINDS, REQUIRED
 
 
 class ReplayError(Exception):
@@ -196,6 +203,70 @@ def _check_result(record: Mapping[str, Any], finish: list[str], levels_after: di
                           "result.match_winner")
 
 
+#: referee actions that are a step of play (an undo can take them back)
+_PLAY_STEPS = ("skip", "skip_turn")
+_TRIBUTE_STEPS = ("give", "return")
+
+
+def _without_t(entry: Any) -> Any:
+    return {k: v for k, v in entry.items() if k != "t"} if isinstance(entry, Mapping) else entry
+
+
+def _referee(entry: dict[str, Any], i: int, state: DealState, history: list[tuple[DealState, Any]],
+             began: bool) -> DealState:
+    """Replay one ``{"referee": ...}`` action (see :data:`record.REFEREE_KINDS`); returns the new state.
+
+    ``history`` holds (state before, recorded entry) for every step of play so far; ``began`` says whether
+    any step of play came before (tribute corrections must come before play)."""
+    kind, where = entry["referee"], f"actions[{i}]"
+    seat = entry.get("seat")
+    if kind not in REFEREE_KINDS:
+        raise ReplayError(i, "bad_referee", f"unknown referee action {kind!r} (known: "
+                          f"{', '.join(REFEREE_KINDS)})", where)
+    if seat is not None and seat not in SEATS:
+        raise ReplayError(i, "bad_referee", f"referee action {kind} names no seat: {seat!r}", where)
+    if kind in ("take_back", "undo_last"):
+        undone = entry.get("undone")
+        if undone is not None and (not isinstance(undone, list) or not undone):
+            raise ReplayError(i, "bad_referee", f"{kind}: 'undone' must be a non-empty list of actions", where)
+        if not began and undone and all(isinstance(u, Mapping) and any(k in u for k in _TRIBUTE_STEPS)
+                                         for u in undone):
+            return state  # a tribute or return card undone before play: the record's tribute is the final one
+        if not history:
+            raise ReplayError(i, "nothing_to_undo", f"{kind} but no action of play comes before it", where)
+        before, last = history[-1]
+        if kind == "take_back" and not (isinstance(last, Mapping) and "play" in last):
+            raise ReplayError(i, "bad_referee", f"take_back, but the last action is not a play: {last}", where)
+        if undone is not None and [_without_t(u) for u in undone] != [_without_t(last)]:
+            raise ReplayError(i, "bad_referee", f"{kind} undoes {undone}, but the last action is "
+                              f"{_without_t(last)}", where)
+        if seat is not None and isinstance(last, Mapping) and last.get("seat") != seat:
+            raise ReplayError(i, "bad_referee", f"{kind} names {seat}, but the last action is "
+                              f"{last.get('seat')}'s", where)
+        history.pop()
+        return before
+    if kind in _PLAY_STEPS:
+        if seat is not None and seat != state.to_move:
+            raise ReplayError(i, "not_your_turn", f"skip of {seat}, but it is {state.to_move}'s turn", where)
+        try:
+            new, _ = skip_turn(state, _seconds(entry.get("t")))
+        except GuandanError as exc:
+            raise ReplayError(i, exc.reason, str(exc), where) from None
+        history.append((state, entry))
+        return new
+    if kind == "skip_trick" and seat is None:
+        raise ReplayError(i, "bad_referee", "skip_trick needs the seat that sits out the trick", where)
+    if kind == "redo_tribute" and began:
+        raise ReplayError(i, "bad_referee", "redo_tribute after play began", where)
+    if kind == "penalty":
+        if entry.get("kind") not in PENALTY_KINDS:
+            raise ReplayError(i, "bad_referee", f"unknown penalty {entry.get('kind')!r} (known: "
+                              f"{', '.join(PENALTY_KINDS)})", where)
+        if entry.get("team") not in ("NS", "EW", None) or (entry.get("team") is None and seat is None):
+            raise ReplayError(i, "bad_referee", "a penalty names its team (NS or EW) or a seat", where)
+    return state  # skip_trick (its passes are recorded), redo_tribute, penalty: nothing changes in the play
+
+
 def _seconds(t: Any) -> float:
     return float(t) if isinstance(t, int | float) and not isinstance(t, bool) else 0.0
 
@@ -211,16 +282,16 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
         actions = record["actions"]
         if not isinstance(actions, list):
             raise ReplayError(-1, "bad_record", "actions must be a list", "actions")
-        history: list[DealState] = []
+        history: list[tuple[DealState, Any]] = []
+        began = False  # a step of play came before
         for i, entry in enumerate(actions):
             if type(entry) is dict and "referee" in entry:
-                # referee actions: a take-back (收回重出) / undo restores the state before the last action;
-                # the others (penalties, warnings, skips recorded with their pass) change nothing here
-                if entry["referee"] in ("take_back", "undo_last") and history:
-                    state = history.pop()
+                state = _referee(entry, i, state, history, began)
+                began = began or entry["referee"] in _PLAY_STEPS
                 continue
             try:
-                history.append(state)
+                history.append((state, entry))
+                began = True
                 action = action_from_json(entry)
                 t = entry.get("t", 0.0)
                 state, _ = apply(state, action, t if type(t) is float else _seconds(t))
