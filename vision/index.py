@@ -112,42 +112,53 @@ def find_candidates(mask: np.ndarray) -> list[IndexCandidate]:
         if area < 0.08 * w * h:
             continue
         glyphs.append(Glyph(x, y, w, h))
-    glyphs = _merge_side_by_side(glyphs)
+    glyphs, parts = _merge_side_by_side(glyphs)
     glyphs.sort(key=lambda g: (g.x, g.y))
+    # a suit pip may have been joined to a sliver of the card beside it: its parts are candidates too
+    suits = glyphs + [p for g in glyphs for p in parts.get(g, ())]
     out: list[IndexCandidate] = []
     for rank in glyphs:
         if rank.y > 0.22 * height or rank.h < 0.045 * height:
             continue
         best: Glyph | None = None
-        for suit in glyphs:
+        for suit in suits:
             if suit is rank or suit.y < rank.bottom - 0.15 * rank.h or suit.y - rank.bottom > 0.9 * rank.h:
                 continue
             if abs(suit.cx - rank.cx) > 0.55 * max(rank.w, suit.w, 0.5 * rank.h):
                 continue
-            if not 0.3 * rank.h <= suit.h <= 1.6 * rank.h:
+            if not 0.3 * rank.h <= suit.h <= 1.6 * rank.h or suit.w > 1.6 * rank.h:
                 continue
-            if best is None or suit.y < best.y:
+            if best is None or (suit.y, abs(suit.cx - rank.cx)) < (best.y, abs(best.cx - rank.cx)):
                 best = suit
         if best is not None:
             out.append(IndexCandidate(rank, best, _stack_below(best, glyphs)))
     return out
 
 
-def _merge_side_by_side(glyphs: list[Glyph]) -> list[Glyph]:
-    """Join glyphs standing side by side at the same height (the 1 and 0 of a 10, a broken stroke)."""
+def _merge_side_by_side(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[Glyph, list[Glyph]]]:
+    """Join glyphs standing side by side at the same height (the 1 and 0 of a 10, a broken stroke).
+
+    One of the two must be narrow (a 1, a stroke's fragment): two wide glyphs side by side are the suit pips
+    or ranks of two cards in a tight fan, and joining them would lose the second card's index. Returns the
+    glyphs and, for each joined one, the glyphs it was joined from.
+    """
     glyphs = sorted(glyphs, key=lambda g: g.x)
     merged: list[Glyph] = []
+    parts: dict[Glyph, list[Glyph]] = {}
     for g in glyphs:
         for i, m in enumerate(merged):
             overlap = min(m.bottom, g.bottom) - max(m.y, g.y)
             gap = g.x - (m.x + m.w)
             if overlap > 0.75 * min(m.h, g.h) and abs(m.h - g.h) < 0.2 * max(m.h, g.h) \
-                    and gap < 0.3 * max(m.h, g.h) and m.union(g).w < 1.7 * max(m.h, g.h):
-                merged[i] = m.union(g)
+                    and gap < 0.3 * max(m.h, g.h) and m.union(g).w < 1.7 * max(m.h, g.h) \
+                    and min(m.w, g.w) <= 0.5 * max(m.h, g.h):
+                joined = m.union(g)
+                parts[joined] = parts.pop(m, [m]) + [g]
+                merged[i] = joined
                 break
         else:
             merged.append(g)
-    return merged
+    return merged, parts
 
 
 def _stack_below(suit: Glyph, glyphs: list[Glyph]) -> int:
