@@ -5,13 +5,15 @@ id 0 at (0, 0) (between N and W, top-left with S at the bottom of the image), id
 (1, 1) (E/S) and id 3 at (0, 1) (S/W). Each seat's zone is a quadrilateral in those coordinates, listed as
 seen from that seat: far-left, far-right, near-right, near-left. Warping a zone to a rectangle therefore shows
 the seat's cards upright and in their left-to-right order from that seat (the order tells how a wild card is
-meant). Calibration is a JSON file, so an organiser can check or adjust it.
+meant). Calibration is a JSON file, so an organiser can check or adjust it; it keeps the marker centres it was
+made from, so that when the camera or the table is bumped the zones can follow the markers
+(``TableCalibration.followed``, driven by ``vision.tracking.CalibrationTracker``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -60,9 +62,10 @@ class Zone:
 
 @dataclass(frozen=True)
 class TableCalibration:
-    """The four seat zones of one camera view."""
+    """The four seat zones of one camera view, and the marker centres (by id) they were placed from."""
 
     zones: dict[str, Zone]
+    markers: dict[int, tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
     def from_table_homography(cls, table_to_image: np.ndarray,
@@ -71,7 +74,10 @@ class TableCalibration:
         for seat, quad in (zones or DEFAULT_ZONES).items():
             pts = np.array([quad], np.float32)
             out[seat] = Zone(seat, cv2.perspectiveTransform(pts, table_to_image)[0].astype(np.float32))
-        return cls(out)
+        table = np.array([[MARKER_POSITIONS[i] for i in sorted(MARKER_POSITIONS)]], np.float32)
+        image = cv2.perspectiveTransform(table, table_to_image)[0]
+        markers = {i: (float(x), float(y)) for i, (x, y) in zip(sorted(MARKER_POSITIONS), image, strict=True)}
+        return cls(out, markers)
 
     @classmethod
     def from_marker_centres(cls, centres: dict[int, tuple[float, float]]) -> TableCalibration:
@@ -88,6 +94,34 @@ class TableCalibration:
             raise CalibrationError(f"table marker(s) {missing} not visible (need ArUco 4x4 ids 0-3 at the corners)")
         return cls.from_marker_centres(centres)
 
+    def followed(self, centres: dict[int, tuple[float, float]]) -> TableCalibration:
+        """The same zones moved with the markers: ``centres`` are where (at least three of) them are now.
+
+        Four markers give the full perspective change, three an affine one (a hand or a card over one marker
+        while the camera was bumped). Zones an organiser adjusted by hand keep their shape relative to the table.
+        """
+        common = sorted(set(centres) & set(self.markers))
+        if len(common) < 3:
+            raise CalibrationError(f"need three known markers to follow the table, saw {sorted(centres)}")
+        src = np.array([self.markers[i] for i in common], np.float32)
+        dst = np.array([centres[i] for i in common], np.float32)
+        if len(common) >= 4:
+            matrix, _ = cv2.findHomography(src, dst, 0)
+        else:
+            matrix = np.vstack([cv2.getAffineTransform(src[:3], dst[:3]), [0.0, 0.0, 1.0]])
+        if matrix is None:
+            raise CalibrationError("the markers seen do not fit one view of the table")
+
+        def move(points: np.ndarray) -> np.ndarray:
+            return cv2.perspectiveTransform(points.reshape(1, -1, 2).astype(np.float64), matrix)[0].astype(np.float32)
+
+        zones = {seat: Zone(seat, move(zone.corners)) for seat, zone in self.zones.items()}
+        known = sorted(self.markers)
+        moved = move(np.array([self.markers[i] for i in known], np.float32))
+        markers = {i: (float(x), float(y)) for i, (x, y) in zip(known, moved, strict=True)}
+        markers.update({i: centres[i] for i in common})
+        return TableCalibration(zones, markers)
+
     def zone_of(self, point: tuple[float, float]) -> str | None:
         for seat, zone in self.zones.items():
             if zone.contains(point):
@@ -95,7 +129,10 @@ class TableCalibration:
         return None
 
     def to_json(self) -> dict[str, object]:
-        return {"zones": {s: z.corners.round(1).tolist() for s, z in self.zones.items()}}
+        out: dict[str, object] = {"zones": {s: z.corners.round(1).tolist() for s, z in self.zones.items()}}
+        if self.markers:
+            out["markers"] = {str(i): [round(x, 1), round(y, 1)] for i, (x, y) in sorted(self.markers.items())}
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, object]) -> TableCalibration:
@@ -108,11 +145,19 @@ class TableCalibration:
                 if seat not in SEATS or arr.shape != (4, 2):
                     raise CalibrationError(f"bad zone for seat {seat!r}: need 4 [x, y] corners")
                 out[seat] = Zone(seat, arr)
+            markers: dict[int, tuple[float, float]] = {}
+            raw = data.get("markers", {})
+            assert isinstance(raw, dict), "markers must be an object of id: [x, y]"
+            for key, centre in raw.items():
+                x, y = (float(v) for v in centre)
+                if int(key) not in MARKER_POSITIONS:
+                    raise CalibrationError(f"unknown table marker id {key!r} (ids 0-3)")
+                markers[int(key)] = (x, y)
         except (KeyError, AssertionError, TypeError, ValueError) as exc:
             if isinstance(exc, CalibrationError):
                 raise
             raise CalibrationError(f"malformed calibration: {exc}") from exc
-        return cls(out)
+        return cls(out, markers)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=1), "utf-8")

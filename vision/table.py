@@ -26,8 +26,12 @@ class TableReader:
 
     def __init__(self, calibration: TableCalibration, deck_profile: DeckProfile | None = None,
                  model: GlyphModel | None = None) -> None:
-        self.calibration = calibration
         self.reader = CardReader(model=model, deck=deck_profile)
+        self.recalibrate(calibration)
+
+    def recalibrate(self, calibration: TableCalibration) -> None:
+        """Read the seats' zones where ``calibration`` puts them from now on (the camera or table moved)."""
+        self.calibration = calibration
         self._warps = {seat: (zone.upright_matrix(), zone.size) for seat, zone in calibration.zones.items()}
 
     def read(self, frame: np.ndarray, outside: bool = False) -> dict[str, list[CardReading]]:

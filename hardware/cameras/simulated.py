@@ -5,6 +5,10 @@ takes pictures with ``frame()``. Cards are drawn by ``vision.render`` in the sea
 fanned left to right as the seat sees them (each card covering the right part of the one before, so every
 top-left index shows), with random offsets, rotation, overlap and lighting from the seed. Four ArUco markers
 at the table corners let ``TableCalibration.from_markers`` calibrate on its frames, as on a real table.
+
+Fault switches, as on a real table: ``bump(dx, dy)`` moves the whole view (a knocked camera or table),
+``cover_markers(ids)`` hides corner markers (a sleeve, a cup), ``unplug()`` makes frames fail until ``replug()``
+and the daemon's ``reopen()``.
 """
 
 from __future__ import annotations
@@ -47,6 +51,10 @@ class SimulatedTableCamera:
         self._hands: dict[str, int] = {}
         self._frame_no = 0
         self._still: np.ndarray | None = None  # cloth + laid cards, kept until the cards change
+        self._offset = (0.0, 0.0)
+        self._covered: set[int] = set()
+        self._plugged = True
+        self._open = True
 
     def _face(self, code: str) -> np.ndarray:
         if code not in self._faces:
@@ -95,13 +103,51 @@ class SimulatedTableCamera:
         """A player's hand passes over the seat's area during the next ``frames`` frames."""
         self._hands[seat] = frames
 
+    # -- fault switches -----------------------------------------------------------------------------------------
+    def bump(self, dx: float, dy: float) -> None:
+        """The camera (or the table) is knocked: everything shows ``dx, dy`` pixels further on, from now on."""
+        self._offset = (self._offset[0] + dx, self._offset[1] + dy)
+        self._still = None
+
+    def cover_markers(self, ids: Sequence[int] = (0, 1, 2, 3)) -> None:
+        """Lay something over these corner markers (``uncover_markers`` lifts it)."""
+        self._covered = set(ids)
+        self._still = None
+
+    def uncover_markers(self) -> None:
+        self._covered = set()
+        self._still = None
+
+    def unplug(self) -> None:
+        """The camera stops delivering frames (a pulled cable), until it is plugged back and reopened."""
+        self._plugged = False
+        self._open = False
+
+    def replug(self) -> None:
+        self._plugged = True
+
+    def reopen(self) -> None:
+        """What the daemon does with a lost camera; fails while the camera is unplugged."""
+        if not self._plugged:
+            raise CameraError("simulated camera: no device")
+        self._open = True
+
     def frame(self) -> np.ndarray:
         """The current view (BGR 1280x720)."""
+        if not self._open:
+            raise CameraError("simulated camera: no frame (unplugged)")
         if self._still is None:
             self._still = self._cloth.copy()
             for placed in self._laid.values():
                 for code, corners in placed:
                     _paste(self._still, self._face(code), corners)
+            for marker_id in self._covered:
+                cx, cy = self.marker_centres[marker_id]
+                cv2.rectangle(self._still, (int(cx - 45), int(cy - 45)), (int(cx + 45), int(cy + 45)), (40, 60, 150), -1)
+            if self._offset != (0.0, 0.0):
+                shift = np.float32([[1, 0, self._offset[0]], [0, 1, self._offset[1]]])
+                self._still = cv2.warpAffine(self._still, shift, (self.width, self.height),
+                                             borderMode=cv2.BORDER_REPLICATE)
         scene = self._still.copy() if self._hands else self._still
         for seat in list(self._hands):
             self._draw_hand(scene, seat)

@@ -1,0 +1,114 @@
+"""Keeping the calibration true: the tracker on marker sightings, and zones that follow a bumped camera."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.cameras.simulated import SimulatedTableCamera
+from vision.calibration import CalibrationError, TableCalibration, find_markers
+from vision.table import TableReader
+from vision.tracking import CALIBRATED, HIDDEN, MOVED, UNCALIBRATED, VISIBLE, CalibrationTracker
+
+CENTRES = {0: (300.0, 50.0), 1: (980.0, 50.0), 2: (980.0, 670.0), 3: (300.0, 670.0)}
+
+
+def close_to(found: dict[int, tuple[float, float]], expected: dict[int, tuple[float, float]], tol: float = 0.05) -> bool:
+    return found.keys() == expected.keys() and all(np.allclose(found[i], expected[i], atol=tol) for i in expected)
+
+
+def shifted(dx: float, dy: float, ids: tuple[int, ...] = (0, 1, 2, 3)) -> dict[int, tuple[float, float]]:
+    return {i: (CENTRES[i][0] + dx, CENTRES[i][1] + dy) for i in ids}
+
+
+def test_markers_where_expected_say_nothing_and_jitter_moves_nothing() -> None:
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES))
+    before = tracker.calibration
+    assert tracker.update(shifted(0, 0), 1.0) is None
+    assert tracker.update(shifted(2.5, -3.0), 2.0) is None  # detection jitter, within move_px
+    assert tracker.calibration is before
+
+
+def test_a_bump_seen_twice_moves_the_zones_with_the_markers() -> None:
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES))
+    south = tracker.calibration.zones["S"].corners.copy()
+    assert tracker.update(shifted(30, 12), 1.0) is None  # one odd sighting: wait
+    assert tracker.due(1.01)  # ... and look again on the next frame
+    news = tracker.update(shifted(30, 12), 1.07)
+    assert news is not None and news.kind == MOVED and news.shift_px == pytest.approx(np.hypot(30, 12), abs=0.01)
+    assert np.allclose(tracker.calibration.zones["S"].corners, south + [30, 12], atol=0.01)
+    assert tracker.moves == 1
+    assert tracker.update(shifted(30, 12), 3.0) is None  # settled where it now is
+
+
+def test_a_single_wrong_sighting_is_forgotten() -> None:
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES))
+    assert tracker.update(shifted(40, 0), 1.0) is None
+    assert tracker.update(shifted(0, 0), 1.1) is None
+    assert tracker.update(shifted(-40, 0), 2.2) is None  # another one-off, in another direction
+    assert tracker.moves == 0
+
+
+def test_three_markers_follow_with_an_affine_change_when_one_is_covered() -> None:
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES))
+    west = tracker.calibration.zones["W"].corners.copy()
+    for t in (1.0, 1.1):
+        news = tracker.update(shifted(-15, 20, ids=(0, 1, 2)), t)
+    assert news is not None and news.kind == MOVED and news.seen == (0, 1, 2)
+    assert np.allclose(tracker.calibration.zones["W"].corners, west + [-15, 20], atol=0.01)
+    assert tracker.calibration.markers[3] == pytest.approx((CENTRES[3][0] - 15, CENTRES[3][1] + 20), abs=0.01)
+
+
+def test_covered_markers_are_said_once_and_their_return_too() -> None:
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES), hidden_after=60)
+    assert tracker.update(shifted(0, 0), 0.0) is None
+    kinds = [n.kind for t in range(1, 200, 5) if (n := tracker.update(shifted(0, 0, ids=(1, 2)), float(t)))]
+    assert kinds == [HIDDEN]
+    news = tracker.update(shifted(0, 0), 300.0)
+    assert news is not None and news.kind == VISIBLE
+
+
+def test_no_calibration_until_the_four_markers_show() -> None:
+    tracker = CalibrationTracker(None)
+    first = tracker.update(shifted(0, 0, ids=(0, 1)), 1.0)
+    assert first is not None and first.kind == UNCALIBRATED and first.calibration is None
+    assert tracker.update({}, 2.0) is None  # said once
+    news = tracker.update(shifted(0, 0), 3.0)
+    assert news is not None and news.kind == CALIBRATED and news.calibration is not None
+    assert close_to(tracker.calibration.markers, CENTRES)
+
+
+def test_following_needs_three_known_markers_and_json_keeps_them(tmp_path) -> None:
+    cal = TableCalibration.from_marker_centres(CENTRES)
+    with pytest.raises(CalibrationError, match="three"):
+        cal.followed(shifted(5, 5, ids=(0, 1)))
+    path = tmp_path / "cal.json"
+    cal.save(path)
+    again = TableCalibration.load(path)
+    assert close_to(again.markers, CENTRES)
+    with pytest.raises(CalibrationError, match="marker id"):
+        TableCalibration.from_json({"zones": {}, "markers": {"7": [1, 2]}})
+
+
+def test_a_file_without_markers_takes_them_at_the_first_full_sighting() -> None:
+    zones_only = TableCalibration(TableCalibration.from_marker_centres(CENTRES).zones)
+    tracker = CalibrationTracker(zones_only)
+    assert tracker.update(shifted(0, 0), 1.0) is None
+    assert close_to(tracker.calibration.markers, CENTRES)
+
+
+def test_reader_reads_a_bumped_camera_after_the_zones_follow() -> None:
+    camera = SimulatedTableCamera(seed=5)
+    tracker = CalibrationTracker(camera.calibration)
+    reader = TableReader(camera.calibration)
+    camera.lay("N", ["H3", "H4", "H5", "H6", "H7"])
+    camera.lay("W", ["SQ", "DQ"])
+    camera.bump(60, 0)  # sideways: the markers stay well inside the picture
+    assert [r.card for r in reader.read(camera.frame())["W"]] != ["SQ", "DQ"]  # the old zones miss the play
+    for t in (1.0, 1.1):
+        news = tracker.update(find_markers(camera.frame()), t)
+    assert news is not None and news.kind == MOVED
+    reader.recalibrate(news.calibration)
+    got = reader.read(camera.frame())
+    assert [r.card for r in got["N"]] == ["H3", "H4", "H5", "H6", "H7"]
+    assert [r.card for r in got["W"]] == ["SQ", "DQ"]
