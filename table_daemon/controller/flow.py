@@ -23,6 +23,7 @@ from table_daemon.guandan.readings import Reading, beats
 from table_daemon.guandan.timers import deadline
 from table_daemon.guandan.timers import tick as engine_tick
 
+from . import tribute
 from .model import CardsSeen, DealerCard, DealerDo, DealerDone, DealerFault, DealerStarted, Light, Press
 from .table import TableDeal
 
@@ -104,6 +105,7 @@ def on_dealer_done(c: TableController, e: DealerDone) -> None:
         d.state, effects = engine.start_deal(c.profile, d.level, d.hands,
                                              previous_finish=c.last_finish if tribute else None,
                                              leader=leader, t=c.now)
+        d.state = engine.evolve_kw(d.state, t0=d.started)  # record times count from the deal's start
     except (KeyError, GuandanError) as exc:
         c.alert("dealer_fault", None, f"dealer summary refused: {exc}", {"hands": e.hands})
         void_deal(c, "bad dealer summary")
@@ -167,8 +169,8 @@ def act_on(c: TableController, action: act.Action, evidence: dict[str, Any]) -> 
         code = FOUL_OF_REASON.get(exc.reason, "illegal_play")
         c.alert(code, action.seat, str(exc), {**evidence, "reason": exc.reason})
         return False
-    d.undo.append((d.state, c.ref + 1))
-    d.state = new
+    before, d.state = d.state, new
+    d.log_since(before, c.ref + 1)
     run_effects(c, effects)
     return True
 
@@ -261,15 +263,8 @@ def on_cards_seen(c: TableController, e: CardsSeen) -> None:
     if not new:
         return
     st = d.state
-    if st.phase == engine.TRIBUTE:
-        if act_on(c, act.give(e.seat, new[0]) if len(new) == 1 else act.Action(e.seat, act.GIVE, tuple(new)),
-                  evidence):
-            d.zone[e.seat] = list(cards)
-        return
-    if st.phase == engine.RETURNING:
-        action = act.return_card(e.seat, new[0]) if len(new) == 1 else act.Action(e.seat, act.RETURN, tuple(new))
-        if act_on(c, action, evidence):
-            d.zone[e.seat] = list(cards)
+    if st.phase in (engine.TRIBUTE, engine.RETURNING):
+        tribute.on_laid(c, e.seat, new, cards, evidence)
         return
     if d.pending_declare is not None:
         c.alert("out_of_turn", e.seat, "cards laid while a declaration is awaited (等待声明)", evidence)
@@ -358,6 +353,23 @@ def declare(c: TableController, seat: str, reading: Reading) -> str | None:
     return None
 
 
+def ask_current(c: TableController) -> None:
+    """Light and ask whoever must act now (after a correction changed the deal's course)."""
+    d = c.deal
+    if d is None or d.state is None:
+        c.set_turn(None, "wait")
+        return
+    st = d.state
+    if d.tribute_choice is not None:
+        c.set_turn(d.tribute_choice["seat"], "choose_tribute")
+    elif st.phase == engine.PLAYING:
+        c.set_turn(st.to_move, "declare" if d.pending_declare else "play")
+    elif st.phase == engine.TRIBUTE:
+        c.set_turn([s for s in st.pending_gives() if s not in d.tribute_held], "tribute")
+    elif st.phase == engine.RETURNING:
+        c.set_turn([s for s, _ in st.pending_returns()], "return")
+
+
 def report(c: TableController, seat: str) -> str | None:
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
@@ -369,6 +381,8 @@ def on_press(c: TableController, e: Press) -> None:
     d = c.deal
     if e.button == "referee":
         c.alert("referee_call", e.seat, "a seat calls the referee (呼叫裁判)", {"button": "referee"})
+        return
+    if tribute.on_press(c, e.seat, e.button):
         return
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
         return
@@ -390,14 +404,17 @@ def on_tick(c: TableController) -> None:
     d = c.deal
     if d is None or d.state is None or c.phase not in ("playing", "tribute"):
         return
+    if d.tribute_choice is not None:
+        tribute.on_tick(c, d)
+        return
     due = deadline(d.state)
     if due is not None and d.warned_at != d.state.turn_since and c.now >= due - c.timing.warn_before:
         d.warned_at = d.state.turn_since
         c.emit("timer_warning", deal=d.number, seat=d.state.to_move, seconds_left=round(max(0.0, due - c.now), 1))
     new, effects = engine_tick(d.state, c.now, auto_seats=c.software_seats)
     if new is not d.state:
+        before, d.state = d.state, new
         if any(ef["kind"] == "timeout" for ef in effects):
-            d.undo.append((d.state, c.ref + 1))
-        d.state = new
+            d.log_since(before, c.ref + 1)
         run_effects(c, effects)
 

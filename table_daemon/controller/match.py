@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from table_daemon.guandan.cards import SEATS
 from table_daemon.guandan.levels import PASSED, format_team_level, settle
+from table_daemon.guandan.profiles import PROFILES, Profile, ProfileError, profile_with
 
 from .model import Light
 
@@ -21,6 +22,41 @@ def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
     """Begin a match (command ``start_match``); returns an error text or None."""
     if c.phase in ("dealing", "tribute", "playing", "paused"):
         return f"a deal is in progress ({c.phase}): finish or void it first"
+    profile = match_profile(c, payload.get("profile"))
+    if isinstance(profile, str):
+        return profile
+    before = c.profile
+    c.use_profile(profile)
+    error = _begin(c, payload)
+    if error is not None:
+        c.profile = before  # a refused command changes nothing
+    return error
+
+
+def match_profile(c: TableController, value: Any) -> Profile | str:
+    """The profile a ``start_match`` names (mqtt-api.md: a NAME or {settings}), or an error text. Settings
+    change the table's configured profile (or the shipped one named by ``"base"``), e.g. ``{"name":
+    "open-2026", "tie_tribute": "winner_chooses"}``; no profile, or the name of the one in use, keeps it."""
+    if value is None or value == c.profile.name:
+        return c.profile
+    if isinstance(value, str):
+        if value not in PROFILES:
+            return f"unknown profile {value!r} (known: {', '.join(PROFILES)}, or an object of settings)"
+        return PROFILES[value]
+    if not isinstance(value, dict):
+        return "profile must be a profile name or an object of settings"
+    settings = dict(value)
+    base_name = settings.pop("base", None)
+    if base_name is not None and base_name not in PROFILES:
+        return f"unknown base profile {base_name!r} (known: {', '.join(PROFILES)})"
+    base = PROFILES[base_name] if base_name is not None else c.configured_profile
+    try:
+        return profile_with(base, settings, source="start_match profile")
+    except ProfileError as exc:
+        return str(exc)
+
+
+def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
     end = payload.get("match_end") or {}
     if not isinstance(end, dict):
         return "match_end must be an object"

@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from table_daemon.guandan.actions import PASS, PLAY, REPORT
 from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards
 from table_daemon.guandan.deal import DealState
 from table_daemon.guandan.profiles import Profile
@@ -54,10 +55,22 @@ class Timing:
     min_confidence: float = 0.6
 
 
+#: One step the referee can undo: the engine state before it, the ref of the event it published, and the
+#: step in the deal record's form without ``t`` (the actions it applied, or the referee's own entry).
+Undo = tuple[DealState, int, list[dict[str, Any]]]
+
+
 @dataclass
 class TableDeal:
     """The table's side of the deal in progress: dealing, evidence, zones, timers; ``state`` is the rules
-    engine's immutable deal (:mod:`table_daemon.guandan.deal`), ``undo`` the states before each action."""
+    engine's immutable deal (:mod:`table_daemon.guandan.deal`), ``undo`` the states before each step.
+
+    ``actions`` is the deal record's ``actions`` list as it happened: every play, pass and report the engine
+    accepted and every referee correction, in order, with ``t`` (seconds since the deal started). The engine's
+    own history forgets what a referee took back; this log keeps it, so a replay of the published record
+    sees the take-back too. ``tribute_held`` and ``tribute_choice`` serve the ``winner_chooses`` tie: the
+    two tribute cards wait on the table until 上游 picks one (:mod:`.tribute`).
+    """
 
     number: int
     level: int
@@ -72,7 +85,8 @@ class TableDeal:
     hands: dict[str, list[Card]] = field(default_factory=dict)
     first_lead: str | None = None
     state: DealState | None = None
-    undo: list[tuple[DealState, int]] = field(default_factory=list)
+    undo: list[Undo] = field(default_factory=list)
+    actions: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     referee: list[dict[str, Any]] = field(default_factory=list)
     pending_declare: dict[str, Any] | None = None
@@ -80,6 +94,32 @@ class TableDeal:
     warned_at: float | None = None
     skip_trick: set[str] = field(default_factory=set)
     redeal_attempts: int = 0
+    tribute_held: dict[str, Card] = field(default_factory=dict)
+    tribute_choice: dict[str, Any] | None = None
+
+    def t(self, now: float) -> float:
+        """Seconds since the deal started (the ``t`` of record actions and events)."""
+        return round(now - self.started, 3)
+
+    def log_since(self, before: DealState, ref: int) -> list[dict[str, Any]]:
+        """Log the actions the engine accepted since ``before`` (``state`` extends its history) and keep
+        ``before`` as one undo step. Plays, passes and reports go to the record's ``actions``; tribute and
+        return cards have their own record fields. Returns the steps' record form (without ``t``)."""
+        assert self.state is not None
+        node, stop = self.state.history, before.history
+        steps = []
+        while node is not None and node is not stop:
+            node, action, t = node
+            steps.append((action, t))
+        entries = []
+        for action, t in reversed(steps):
+            entry = action.to_json()
+            entries.append(dict(entry))
+            if action.kind in (PLAY, PASS, REPORT):
+                entry["t"] = round(t, 3)
+                self.actions.append(entry)
+        self.undo.append((before, ref, entries))
+        return entries
 
 
 class TableController:
@@ -91,10 +131,10 @@ class TableController:
         self.table = table
         self.event = event
         self.timing = timing or Timing()
-        # the event's timers (config) fill in where the profile sets none ("event sets")
-        fill = {k: getattr(self.timing, k) for k in ("play_seconds", "first_lead_seconds", "return_seconds")
-                if getattr(profile, k) is None and getattr(self.timing, k)}
-        self.profile = replace(profile, **fill) if fill else profile
+        #: the profile the table was configured with (``start_match`` may name another one)
+        self.configured_profile = profile
+        self.profile = profile
+        self.use_profile(profile)
         self.auto_deal = auto_deal
         self.software_seats = tuple(software_seats)
         self.referee_role = referee_role
@@ -125,6 +165,13 @@ class TableController:
         self.ref = 0
         self.now = 0.0
         self._effects: list[Effect] = []
+
+    def use_profile(self, profile: Profile) -> None:
+        """Play by ``profile`` from now on; the event's timers (config) fill in where it sets none ("event
+        sets")."""
+        fill = {k: getattr(self.timing, k) for k in ("play_seconds", "first_lead_seconds", "return_seconds")
+                if getattr(profile, k) is None and getattr(self.timing, k)}
+        self.profile = replace(profile, **fill) if fill else profile
 
     # -- plumbing -----------------------------------------------------------------------------------------
     def handle(self, event: Input, now: float) -> list[Effect]:

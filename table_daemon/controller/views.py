@@ -14,6 +14,8 @@ from table_daemon.guandan.levels import Settlement, format_team_level, parse_tea
 from table_daemon.guandan.record import build_record
 from table_daemon.guandan.timers import deadline
 
+from .tribute import public as tribute_choice
+
 if TYPE_CHECKING:
     from .table import TableController
 
@@ -23,7 +25,9 @@ def _levels(levels: dict[str, int]) -> dict[str, str]:
 
 
 def public_state(c: TableController) -> dict[str, Any]:
-    """The whole public state: seats (counts only), levels, phase, turn and timer, trick, last result."""
+    """The whole public state: seats (counts only), levels, phase, turn and timer, trick, tribute (with the
+    cards laid face up and, under ``winner_chooses``, ``tribute_choice``: the table waits for 上游's pick),
+    last result."""
     d = c.deal
     st = d.state if d is not None else None
     seats: dict[str, Any] = {}
@@ -55,6 +59,7 @@ def public_state(c: TableController) -> dict[str, Any]:
         "trick": None,
         "tribute": None,
         "pending_declaration": None,
+        "tribute_choice": None,
         "last_result": c.last_result,
         "match_result": c.match_result,
         "match_end": c.match_end,
@@ -70,8 +75,10 @@ def public_state(c: TableController) -> dict[str, Any]:
             out["tribute"] = {"resisted": st.plan.resisted,
                               "given": [{"from": g, "to": r, "card": x.code} for g, r, x in st.given],
                               "returned": [{"from": g, "to": r, "card": x.code} for g, r, x in st.returned],
-                              "pending": st.pending_gives() if st.phase == engine.TRIBUTE else
-                              [s for s, _ in st.pending_returns()]}
+                              "laid": {g: x.code for g, x in d.tribute_held.items()},
+                              "pending": [g for g in st.pending_gives() if g not in d.tribute_held]
+                              if st.phase == engine.TRIBUTE else [s for s, _ in st.pending_returns()]}
+        out["tribute_choice"] = tribute_choice(d, c)
     if d is not None and d.pending_declare is not None:
         out["pending_declaration"] = {k: v for k, v in d.pending_declare.items() if k != "frame"}
     return out
@@ -79,7 +86,8 @@ def public_state(c: TableController) -> dict[str, Any]:
 
 def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
     """The ``guandan-deal/1`` record of the finished deal (the rules engine's builder, plus the table's
-    evidence: fouls, faults and referee actions in ``events``, the commitment and salted deal line)."""
+    evidence: its own ``actions`` log with the referee's corrections as ``{"referee": ...}`` actions, fouls,
+    faults and referee notes in ``events``, the commitment and salted deal line)."""
     d = c.deal
     assert d is not None and d.state is not None
     first_lead = None
@@ -90,6 +98,7 @@ def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
         d.state, levels_before=d.levels_before, played=d.played, failed_a=c.failed_a_before,
         previous_finish=c.previous_finish, first_lead=first_lead,
         meta={"event": c.event, "table": c.table, "match": c.match_no, "deal": d.number}, events=d.events,
+        actions=d.actions,
     )
     if d.board is not None:
         record["board"] = d.board

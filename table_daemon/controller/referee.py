@@ -1,0 +1,208 @@
+"""Referee corrections (``correct``) and penalties (``penalty``) at the table, written into the deal record.
+
+deal-record.md: "Referee actions are actions too". Every correction the table obeys becomes an entry of the
+record's ``actions``, at the place it happened, with ``t``, in the form :mod:`table_daemon.guandan.replay`
+replays, so that a tool replaying the published record reaches the same end as the table did:
+
+- ``{"referee": "take_back" | "undo_last", "seat": S, "undone": [<the step undone, as recorded, without t>],
+  "t": ...}``: the step before it is undone (a play taken back, 收回重出, stays in the record before this entry);
+- ``{"referee": "skip", "seat": S, "t": ...}``: the seat on turn loses its turn (a pass when it follows; on the
+  lead, the lead moves on): :func:`table_daemon.guandan.deal.skip_turn`;
+- ``{"referee": "skip_trick", "seat": S, "t": ...}``: S passes for the rest of the trick (its passes follow);
+- ``{"referee": "redo_tribute", "t": ...}``: the tribute starts over (the record's ``tribute`` and ``returns``
+  are the final ones);
+- ``{"referee": "penalty", "kind": K, "team": T, "seat": S?, "t": ...}``, one entry per penalty applied, an
+  escalated one with ``"escalated_from"`` (so a desk counting violations sees the one two warnings make).
+
+Each also carries the referee's ``reason`` when given, and stays in ``events`` as evidence for the referee log.
+A void deal has no record, so ``void_deal`` appears only as the ``deal_void`` event.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from table_daemon.guandan import actions as act
+from table_daemon.guandan import deal as engine
+from table_daemon.guandan.cards import SEATS, team_of
+from table_daemon.guandan.errors import GuandanError
+from table_daemon.guandan.levels import ACE
+from table_daemon.guandan.record import PENALTY_KINDS
+
+from . import flow, match
+
+if TYPE_CHECKING:
+    from .table import TableController, TableDeal
+
+CORRECTIONS = ("undo_last", "take_back", "skip_turn", "skip_trick", "redo_tribute", "void_deal")
+
+
+def _seat(value: Any) -> str:
+    if value not in SEATS:
+        raise ValueError(f"seat must be one of S, E, N, W, got {value!r}")
+    return str(value)
+
+
+def _log(c: TableController, d: TableDeal, referee: str, reason: Any, **fields: Any) -> dict[str, Any]:
+    """Append one referee action to the record's ``actions`` (and its note to ``events``); return it."""
+    entry: dict[str, Any] = {"referee": referee, **{k: v for k, v in fields.items() if v is not None}}
+    if reason is not None:
+        entry["reason"] = str(reason)
+    entry["t"] = d.t(c.now)
+    d.actions.append(entry)
+    d.referee.append(entry)
+    note = {k: v for k, v in entry.items() if k not in ("referee", "t", "kind")}
+    if referee == "penalty":
+        d.events.append({"t": entry["t"], "kind": "penalty", "what": entry["kind"], **note})
+    else:
+        d.events.append({"t": entry["t"], "kind": "referee", "what": referee, **note})
+    return entry
+
+
+def correct(c: TableController, p: dict[str, Any]) -> str | None:
+    """The ``correct`` command: returns an error text (nothing changed) or None."""
+    action = p.get("action")
+    if action not in CORRECTIONS:
+        return f"unknown correction {action!r} (one of {', '.join(CORRECTIONS)})"
+    d = c.deal
+    if action == "void_deal":
+        if d is None:
+            return "no deal to void"
+        flow.void_deal(c, f"referee: {p.get('reason') or 'void'}")
+        return None
+    if d is None or d.state is None:
+        return "no deal in play"
+    if d.state.over:
+        return "the deal is over and its record is published: correct its result at the desk"
+    if action in ("undo_last", "take_back"):
+        return _undo(c, d, action, p.get("reason"))
+    if action == "skip_turn":
+        return _skip_turn(c, d, p.get("reason"))
+    if action == "skip_trick":
+        return _skip_trick(c, d, _seat(p.get("seat")), p.get("reason"))
+    return _redo_tribute(c, d, p.get("reason"))
+
+
+def _undo(c: TableController, d: TableDeal, action: str, reason: Any) -> str | None:
+    assert d.state is not None
+    if not d.undo:
+        return "nothing to undo"
+    before, ref, steps = d.undo[-1]
+    if action == "take_back" and not (steps and "play" in steps[-1]):
+        return "the last action is not a play"
+    if d.state.phase == engine.PLAYING and before.phase != engine.PLAYING:
+        return "play has begun: the tribute and return can no longer be undone (void_deal to deal again)"
+    d.undo.pop()
+    d.state = engine.evolve_kw(before, turn_since=c.now)
+    d.pending_declare = None
+    d.tribute_held.clear()
+    d.tribute_choice = None
+    seat = steps[-1].get("seat") if steps else None
+    for step in steps:
+        if step.get("seat") in SEATS:
+            d.zone[step["seat"]] = []
+    entry = _log(c, d, action, reason, seat=seat, undone=steps)
+    c.emit("correction", replaces=ref, action=action, seat=seat, reason=reason, revision=len(d.referee))
+    c.emit("referee", **entry)
+    _after(c)
+    return None
+
+
+def _skip_turn(c: TableController, d: TableDeal, reason: Any) -> str | None:
+    st = d.state
+    assert st is not None
+    if st.phase != engine.PLAYING:
+        return "no turn to skip"
+    seat = st.to_move
+    try:
+        new, effects = engine.skip_turn(st, c.now)
+    except GuandanError as exc:
+        return f"skip refused: {exc}"
+    d.pending_declare = None
+    d.state = new
+    entry = _log(c, d, "skip", reason, seat=seat)
+    d.undo.append((st, c.ref + 1, [{k: v for k, v in entry.items() if k != "t"}]))
+    c.emit("referee", **entry)
+    flow.run_effects(c, effects)
+    c.publish_state()
+    return None
+
+
+def _skip_trick(c: TableController, d: TableDeal, seat: str, reason: Any) -> str | None:
+    st = d.state
+    assert st is not None
+    if st.phase != engine.PLAYING:
+        return "no trick in play"
+    d.skip_trick.add(seat)
+    entry = _log(c, d, "skip_trick", reason, seat=seat)
+    c.emit("referee", **entry)
+    if st.to_move == seat and not st.leading:
+        flow.act_on(c, act.pass_turn(seat), {"referee": "skip_trick"})
+    c.publish_state()
+    return None
+
+
+def _redo_tribute(c: TableController, d: TableDeal, reason: Any) -> str | None:
+    assert d.state is not None
+    if d.state.phase not in (engine.TRIBUTE, engine.RETURNING):
+        return "no tribute in progress"
+    state, effects = engine.start_deal(c.profile, d.level, d.hands, previous_finish=c.last_finish, t=c.now)
+    d.state = engine.evolve_kw(state, t0=d.started)
+    d.undo.clear()
+    d.zone = {s: [] for s in SEATS}
+    d.tribute_held.clear()
+    d.tribute_choice = None
+    entry = _log(c, d, "redo_tribute", reason)
+    c.emit("referee", **entry)
+    flow.run_effects(c, effects)
+    _after(c)
+    return None
+
+
+def _after(c: TableController) -> None:
+    """Ask again whoever must act now, and show the corrected hands and state."""
+    flow.ask_current(c)
+    c.publish_hands()
+    c.publish_state()
+
+
+def penalty(c: TableController, p: dict[str, Any]) -> str | None:
+    """A penalty with 003's escalation per team and match: 2 warnings → violation, 3 violations → loss
+    (判负), 2 losses → suspension (停赛). Each penalty applied becomes a referee action of the deal."""
+    kind = p.get("kind")
+    if kind not in PENALTY_KINDS:
+        return f"unknown penalty {kind!r} (one of {', '.join(PENALTY_KINDS)})"
+    seat = _seat(p["seat"]) if p.get("seat") is not None else None
+    team = p.get("team") or (team_of(seat) if seat else None)
+    if team not in ("NS", "EW"):
+        return "penalty needs a team (NS or EW) or a seat"
+    other = "EW" if team == "NS" else "NS"
+    counts = c.penalties[team]
+    counts[kind] += 1
+    applied = [kind]
+    if kind == "warning" and counts["warning"] % 2 == 0:
+        counts["violation"] += 1
+        applied.append("violation")
+    if "violation" in applied and counts["violation"] % 3 == 0:
+        counts["forfeit"] += 1
+        applied.append("forfeit")
+    if "forfeit" in applied and counts["forfeit"] % 2 == 0:
+        counts["suspension"] += 1
+        applied.append("suspension")
+    if kind == "level_down":
+        c.levels[team] = max(2, c.levels[team] - 1)
+    elif kind == "level_up_opponent":
+        c.levels[other] = min(ACE, c.levels[other] + 1)
+    d = c.deal
+    if d is not None and (d.state is None or not d.state.over):
+        for k in applied:
+            _log(c, d, "penalty", p.get("reason"), kind=k, team=team, seat=seat,
+                 escalated_from=kind if k != kind else None)
+    c.emit("penalty", match=c.match_no, kind=kind, team=team, seat=seat, reason=p.get("reason"),
+           applied=applied, t=c.t(), counts=dict(counts))
+    if "forfeit" in applied and c.match_active:
+        c.deal = None
+        match.finish_match(c, other, f"forfeit ({team})")
+    else:
+        c.publish_state()
+    return None
