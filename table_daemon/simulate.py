@@ -93,16 +93,17 @@ class SimSeats:
             return
         d = self.app.controller.deal
         st = d.state if d is not None else None
-        if st is None or d.pending_declare is not None:
+        if st is None or d.pending_declare is not None or d.tribute_choice is not None:
             return
-        waiting = [st.to_move] if st.to_move else st.pending_gives() or [x for x, _ in st.pending_returns()]
+        gives = [x for x in st.pending_gives() if x not in d.tribute_held]  # a held tribute card was read
+        waiting = [st.to_move] if st.to_move else gives or [x for x, _ in st.pending_returns()]
         if seat in waiting and seat in self.laid:
             self.relay(seat)
 
     def on_turn(self, ef: TurnChanged) -> None:
         # the turn moved on: what the other seats laid was accepted, take it up (tribute and return cards are
         # laid by several seats at once: they stay until play begins)
-        if not self.immediate_clear and ef.asked not in ("tribute", "return"):
+        if not self.immediate_clear and ef.asked not in ("tribute", "return", "choose_tribute"):
             for seat in sorted(self.laid - {ef.seat}):
                 self.zones.clear(seat)
                 self.laid.discard(seat)
@@ -130,6 +131,9 @@ class SimSeats:
         try:
             if ef.asked == "declare":
                 self._declare(seat)
+                return
+            if ef.asked == "choose_tribute":
+                self._choose_tribute(seat)
                 return
             if ef.asked == "report":
                 if seat in st.report_due:
@@ -169,6 +173,23 @@ class SimSeats:
             self.press(seat, "confirm")
         else:
             self.app.feed(Command("declare", {"seat": seat, "reading": wanted.to_json()}))
+
+
+    def _choose_tribute(self, seat: str) -> None:
+        """上游 picks one of two equal tribute cards (``winner_chooses``), at random from the seed: by its pass
+        button (the default giver's card), its confirm button (the other card) or the ``declare`` command."""
+        d = self.app.controller.deal
+        choice = d.tribute_choice if d is not None else None
+        if choice is None or choice["seat"] != seat:
+            return
+        pick = self.rng.random()
+        if pick < 0.4:
+            self.press(seat, "pass")
+        elif pick < 0.8:
+            self.press(seat, "confirm")
+        else:
+            giver = self.rng.choice([choice["default"], choice["other"]])
+            self.app.feed(Command("declare", {"seat": seat, "tribute_from": giver}))
 
 
 class SimTable:
