@@ -74,6 +74,10 @@ class CameraSection:
     #: frames a laid-out set must stay unchanged before it counts as played
     stable_frames: int = 2
     min_confidence: float = 0.6
+    #: a saved calibration (``vision calibrate`` JSON); empty: calibrate from the table markers when they show
+    calibration: str = ""
+    #: markers further than this (pixels) from where the calibration expects them: the camera or table moved
+    move_px: float = 6.0
 
 
 @dataclass
@@ -262,6 +266,8 @@ def _validate(cfg: TableConfig, err: Any) -> None:
         used[v] = ".".join(p)
     if cfg.camera.fps <= 0:
         err(("camera", "fps"), "must be positive")
+    if cfg.camera.move_px <= 0:
+        err(("camera", "move_px"), "must be positive")
 
 
 def parse_config(text: str, source: str = "<string>") -> TableConfig:

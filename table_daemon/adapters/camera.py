@@ -8,6 +8,12 @@ frames) and feeds the controller ``CardsSeen`` (a play laid, or cards in a zone 
 
 A real camera runs at ``fps``. The simulated one renders only while its scene has changed and not yet
 settled, so a simulation at full speed spends no time on frames that cannot change anything.
+
+About once a second the frame is also searched for the four table markers
+(:class:`vision.tracking.CalibrationTracker`): a table that started with its markers covered calibrates as soon
+as they show, and a bumped camera or table moves the zones with the markers. A camera that stops delivering
+frames is reopened every few seconds. Each of these is reported as a :class:`CameraNotice` (an alert for the
+referee: ``camera_lost``, ``camera_restored``, ``camera_moved``, ``camera_uncalibrated``, ...).
 """
 
 from __future__ import annotations
@@ -16,25 +22,40 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from table_daemon.controller import CardsSeen, Input, TurnChanged, ZoneCleared
+from table_daemon.controller import CameraNotice, CardsSeen, Input, TurnChanged, ZoneCleared
 from table_daemon.guandan.cards import SEATS
 
 log = logging.getLogger(__name__)
 #: frames a simulated camera renders at most after its scene changed (a flickering misread stops there)
 MAX_FRAMES_AFTER_CHANGE = 30
+#: seconds without a frame before the camera counts as lost, and between attempts to reopen it
+LOST_AFTER = 2.0
+REOPEN_EVERY = 3.0
 
 
 class CameraZones:
     """Camera + reader + stabiliser. ``simulated``: the camera is the simulated table (``lay``/``clear``)."""
 
     def __init__(self, camera: Any, reader: Any, *, fps: float = 15.0, stable_frames: int = 2,
-                 simulated: bool = False, outside: bool = False) -> None:
+                 simulated: bool = False, outside: bool = False, tracker: Any = None,
+                 make_reader: Callable[[Any], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``reader`` may be None when the table is not calibrated yet: ``make_reader(calibration)`` makes one
+        once ``tracker`` (a :class:`vision.tracking.CalibrationTracker`) has seen the markers."""
         from vision.stabiliser import Stabiliser
 
         self.camera = camera
         self.reader = reader
+        self.tracker = tracker
+        self.make_reader = make_reader
+        self.clock = clock
+        self.lost_since: float | None = None
+        self.lost = False
+        self._last_good = clock()
+        self._last_reopen = 0.0
         self.stabiliser = Stabiliser(frames=stable_frames)
         self.stable_frames = stable_frames
         self.period = 1.0 / fps if fps > 0 else 0.0
@@ -62,9 +83,11 @@ class CameraZones:
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2) -> CameraZones:
         from hardware.cameras.simulated import SimulatedTableCamera
         from vision.table import TableReader
+        from vision.tracking import CalibrationTracker
 
         camera = SimulatedTableCamera(seed=seed)
-        return cls(camera, TableReader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True)
+        return cls(camera, TableReader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
+                   tracker=CalibrationTracker(camera.calibration), make_reader=TableReader)
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
@@ -74,17 +97,24 @@ class CameraZones:
         from hardware.cameras.opencv_camera import OpenCvCamera
         from vision.calibration import TableCalibration
         from vision.table import TableReader
+        from vision.tracking import CalibrationTracker
 
         device: int | str = int(cam.source) if cam.source.isdigit() else cam.source
         camera = OpenCvCamera(device, cam.width, cam.height)
-        calibration = TableCalibration.from_markers(camera.frame())
         deck = None
         if cam.deck:
             from vision.deck import DeckProfile
 
             deck = DeckProfile.load(cam.deck)
-        return cls(camera, TableReader(calibration, deck), fps=cam.fps, stable_frames=cam.stable_frames,
-                   outside=True)
+        # a saved calibration (organiser-checked zones) or none: the markers calibrate as soon as they show
+        calibration = TableCalibration.load(Path(cam.calibration)) if cam.calibration else None
+
+        def make_reader(cal: TableCalibration) -> TableReader:
+            return TableReader(cal, deck)
+
+        return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
+                   stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,
+                   tracker=CalibrationTracker(calibration, move_px=cam.move_px))
 
     # -- life cycle ----------------------------------------------------------------------------------------
     def start(self, feed: Callable[[Input], None]) -> None:
@@ -137,15 +167,66 @@ class CameraZones:
                         self._wake.wait(0.5)
                     self._pending -= 1
             t0 = time.monotonic()
-            try:
-                self.step()
-            except Exception as exc:  # a bad frame is a camera fault, never the end of the table
-                self.errors += 1
-                log.warning("camera frame failed: %s", exc)
+            if not self.take():
                 time.sleep(0.2)
             self._fps = self.frames / max(1e-6, time.monotonic() - started)
             if self.period and not self.simulated:
                 time.sleep(max(0.0, self.period - (time.monotonic() - t0)))
+
+    def take(self) -> bool:
+        """One frame through the reader (``step``); a failed frame is a camera fault, never the end of the table."""
+        try:
+            self.step()
+            return True
+        except Exception as exc:
+            self.errors += 1
+            log.warning("camera frame failed: %s", exc)
+            self._frame_failed(exc)
+            return False
+
+    def _frame_failed(self, exc: Exception) -> None:
+        """No frame: after ``LOST_AFTER`` seconds the camera is lost (said once) and reopened now and then."""
+        now = self.clock()
+        if not self.lost and now - self._last_good >= LOST_AFTER:
+            self.lost = True
+            self.lost_since = now
+            self._notice("camera_lost", f"no frame for {now - self._last_good:.1f} s: {exc}")
+        reopen = getattr(self.camera, "reopen", None)
+        if self.lost and reopen is not None and now - self._last_reopen >= REOPEN_EVERY:
+            self._last_reopen = now
+            try:
+                reopen()
+            except Exception as again:
+                log.warning("reopening the camera failed: %s", again)
+
+    def _notice(self, what: str, detail: str, **evidence: Any) -> None:
+        log.warning("camera: %s (%s)", what, detail)
+        self.feed(CameraNotice(what, detail, evidence))
+
+    def _track(self, frame: Any) -> None:
+        """Look for the table markers when it is time; follow a moved table, or calibrate a new one."""
+        from vision.calibration import find_markers
+        from vision.tracking import CALIBRATED, MOVED
+
+        now = self.clock()
+        if self.tracker is None or not (self.tracker.due(now) or self.tracker.glance(frame)):
+            return
+        news = self.tracker.update(find_markers(frame), now)
+        self.tracker.remember(frame)
+        if news is None:
+            return
+        if news.kind in (CALIBRATED, MOVED) and news.calibration is not None:
+            if self.reader is not None and hasattr(self.reader, "recalibrate"):
+                self.reader.recalibrate(news.calibration)
+            elif self.make_reader is not None:
+                self.reader = self.make_reader(news.calibration)
+            # the stabiliser keeps what it reported: cards that read the same after the move are not new plays
+        detail = {"calibrated": "table markers found: zones placed (已标定)",
+                  "moved": f"camera or table moved {news.shift_px:.0f} px: zones follow the markers (摄像头移动)",
+                  "uncalibrated": "table markers not visible: cannot read the play areas (看不到桌角标记)",
+                  "markers_hidden": "table markers covered: a moved camera would go unnoticed (桌角标记被遮挡)",
+                  "markers_visible": "table markers visible again"}[news.kind]
+        self._notice(f"camera_{news.kind}", detail, **news.to_json())
 
     def step(self) -> None:
         """Take and read one frame; feed what it settles."""
@@ -154,6 +235,14 @@ class CameraZones:
             version = self._version
             relaid, self._relaid = self._relaid, set()
         self.frames += 1
+        self._last_good = self.clock()
+        if self.lost:
+            self.lost = False
+            self._notice("camera_restored", "frames again (摄像头恢复)",
+                         lost_seconds=round(self._last_good - (self.lost_since or self._last_good), 1))
+        self._track(frame)
+        if self.reader is None or (self.tracker is not None and self.tracker.unsettled):
+            return  # no zones yet, or the view moved and its new place is being confirmed
         for seat in sorted(relaid):
             self.stabiliser.reset(seat)
             self.feed(ZoneCleared(seat, self.frames))
@@ -180,4 +269,6 @@ class CameraZones:
 
     def health(self) -> dict[str, Any]:
         return {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
-                "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence}
+                "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
+                "lost": self.lost, "calibrated": self.reader is not None,
+                "moves": self.tracker.moves if self.tracker is not None else 0}

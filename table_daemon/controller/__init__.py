@@ -2,6 +2,7 @@
 
 from .model import (
     Beep,
+    CameraNotice,
     CardsSeen,
     Command,
     DealerCard,
@@ -24,7 +25,7 @@ from .model import (
 from .table import TableController, Timing
 
 __all__ = [
-    "Beep", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
+    "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
     "Effect", "Input", "Light", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
     "TurnChanged", "ZoneCleared", "input_from_dict",
 ]

@@ -67,6 +67,18 @@ class DealerFault(Input):
 
 
 @dataclass(frozen=True)
+class CameraNotice(Input):
+    """The play-zone camera's own news: ``camera_lost`` / ``camera_restored`` (frames stopped / came back),
+    ``camera_moved`` (the zones followed the table markers), ``camera_calibrated``, ``camera_uncalibrated``,
+    ``camera_markers_hidden`` / ``camera_markers_visible``; ``evidence`` as the camera measured it."""
+
+    kind: ClassVar[str] = "camera_notice"
+    what: str
+    detail: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class CardsSeen(Input):
     """The reader saw a steady set of cards laid in a seat's play zone (left to right).
 
@@ -120,7 +132,8 @@ class Command(Input):
 
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
-    for cls in (DealerStarted, DealerCard, DealerDone, DealerFault, CardsSeen, ZoneCleared, Press, Tick, Command)
+    for cls in (DealerStarted, DealerCard, DealerDone, DealerFault, CameraNotice, CardsSeen, ZoneCleared, Press,
+                Tick, Command)
 }
 
 

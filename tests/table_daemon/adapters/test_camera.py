@@ -1,0 +1,100 @@
+"""The camera adapter on the simulated table camera: a bumped camera, a lost camera, a late calibration.
+
+Real frames through the real reader and tracker; only the clock is fake, so the adapter's timing (lost after
+two seconds, markers looked for once a second) is exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_daemon.adapters.camera import LOST_AFTER, CameraZones
+from table_daemon.controller import CameraNotice, CardsSeen
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def zones_with_clock(seed: int = 3, **kw: Any) -> tuple[CameraZones, Clock, list[Any]]:
+    zones = CameraZones.simulated_table(seed=seed, **kw)
+    clock = Clock()
+    zones.clock = clock
+    zones._last_good = clock.now
+    fed: list[Any] = []
+    zones.feed = fed.append
+    return zones, clock, fed
+
+
+def run(zones: CameraZones, clock: Clock, frames: int, dt: float = 1 / 15) -> None:
+    for _ in range(frames):
+        clock.now += dt
+        zones.take()
+
+
+def notices(fed: list[Any]) -> list[str]:
+    return [f.what for f in fed if isinstance(f, CameraNotice)]
+
+
+def test_a_bumped_camera_is_noticed_and_plays_are_still_read() -> None:
+    zones, clock, fed = zones_with_clock()
+    zones.on_turn = "W"
+    zones.lay("W", ["SQ", "DQ"])
+    run(zones, clock, 3)
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["SQ", "DQ"]]
+    zones.camera.bump(60, 0)
+    run(zones, clock, 20)  # a second and more of frames: the markers are looked for, seen twice, followed
+    assert notices(fed) == ["camera_moved"]
+    moved = next(f for f in fed if isinstance(f, CameraNotice))
+    assert 55 < moved.evidence["shift_px"] < 65
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["SQ", "DQ"]]  # the same cards: no new play
+    zones.on_turn = "N"
+    zones.lay("N", ["H3", "H4", "H5", "H6", "H7"])
+    run(zones, clock, 3)
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)][-1] == ["H3", "H4", "H5", "H6", "H7"]
+    assert zones.health()["moves"] == 1
+
+
+def test_a_lost_camera_is_reported_once_reopened_and_its_return_reported() -> None:
+    zones, clock, fed = zones_with_clock()
+    run(zones, clock, 2)
+    zones.camera.unplug()
+    run(zones, clock, 5, dt=0.2)
+    assert notices(fed) == []  # a second of failed frames is not yet a lost camera
+    run(zones, clock, 30, dt=0.2)
+    assert notices(fed) == ["camera_lost"]
+    assert zones.health()["lost"] is True
+    zones.camera.replug()
+    run(zones, clock, 20, dt=0.2)  # the adapter reopens it within REOPEN_EVERY seconds
+    assert notices(fed) == ["camera_lost", "camera_restored"]
+    restored = [f for f in fed if isinstance(f, CameraNotice)][-1]
+    assert restored.evidence["lost_seconds"] >= LOST_AFTER
+    assert zones.health()["lost"] is False
+
+
+def test_a_table_whose_markers_are_covered_at_start_calibrates_when_they_show() -> None:
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from vision.table import TableReader
+    from vision.tracking import CalibrationTracker
+
+    camera = SimulatedTableCamera(seed=4)
+    camera.cover_markers((0, 2))
+    zones = CameraZones(camera, None, fps=0, tracker=CalibrationTracker(None), make_reader=TableReader)
+    clock = Clock()
+    zones.clock = clock
+    fed: list[Any] = []
+    zones.feed = fed.append
+    zones.on_turn = "E"
+    camera.lay("E", ["C9", "C9"])
+    run(zones, clock, 20)
+    assert notices(fed) == ["camera_uncalibrated"]
+    assert not any(isinstance(f, CardsSeen) for f in fed)  # nothing is read without zones
+    camera.uncover_markers()
+    run(zones, clock, 20)
+    assert notices(fed) == ["camera_uncalibrated", "camera_calibrated"]
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["C9", "C9"]]
+    assert zones.health()["calibrated"] is True
