@@ -4,6 +4,7 @@
 - ``enroll DIR --out PROFILE``: learn a deck from one photo per card (progress on stderr).
 - ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
 - ``calibrate IMAGE --out FILE``: seat zones from the table's four corner markers.
+- ``markers --out DIR [--mm 60]``: the four corner markers as printable PNGs (300 dpi, with their quiet zone).
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def register(subparsers: Any) -> None:
     calibrate.add_argument("image", type=Path, metavar="IMAGE", help="a camera frame of the empty table")
     calibrate.add_argument("--out", type=Path, required=True, metavar="FILE", help="calibration JSON to write")
     calibrate.set_defaults(handler=_calibrate)
+    markers = sub.add_parser("markers", help="打印桌角标记 write the 4 corner markers as printable PNGs (300 dpi)")
+    markers.add_argument("--out", type=Path, required=True, metavar="DIR")
+    markers.add_argument("--mm", type=float, default=60.0, help="printed side in millimetres (default 60)")
+    markers.set_defaults(handler=_markers)
 
 
 def _reader(deck_path: Path | None) -> Any:
@@ -141,4 +146,25 @@ def _calibrate(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.out}: {exc}") from exc
     print(json.dumps(calibration.to_json()))
+    return 0
+
+
+def _markers(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.calibration import MARKER_POSITIONS, marker_image
+
+    if not 20 <= args.mm <= 300:
+        raise UsageError("--mm must be between 20 and 300")
+    side = int(round(args.mm / 25.4 * 300))
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {args.out}: {exc.strerror or exc}") from exc
+    corner = {0: "N/W", 1: "N/E", 2: "E/S", 3: "S/W"}
+    for marker_id in sorted(MARKER_POSITIONS):
+        path = args.out / f"table-marker-{marker_id}.png"
+        if not cv2.imwrite(str(path), marker_image(marker_id, side)):
+            raise UsageError(f"cannot write {path}")
+        print(json.dumps({"marker": marker_id, "corner": corner[marker_id], "file": str(path), "mm": args.mm}))
     return 0

@@ -91,3 +91,22 @@ def test_calibrate_from_a_simulated_frame(tmp_path: Path, capsys: pytest.Capture
     cv2.imwrite(str(blank), np.full((200, 200, 3), 90, np.uint8))
     code, _, err = run(capsys, "calibrate", str(blank), "--out", str(tmp_path / "c2.json"))
     assert code == 2 and "marker" in err
+
+
+def test_printed_markers_are_found_where_they_are_laid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.calibration import find_markers
+
+    code, lines, _ = run(capsys, "markers", "--out", str(tmp_path / "m"), "--mm", "40")
+    assert code == 0 and [line["marker"] for line in lines] == [0, 1, 2, 3]
+    table = np.full((900, 1400, 3), 60, np.uint8)  # the printed sheets laid on a dark cloth, photographed
+    places = {0: (200, 150), 1: (1200, 150), 2: (1200, 750), 3: (200, 750)}
+    for line in lines:
+        sheet = cv2.imread(line["file"])
+        small = cv2.resize(sheet, (120, 120), interpolation=cv2.INTER_AREA)
+        x, y = places[line["marker"]]
+        table[y - 60:y + 60, x - 60:x + 60] = small
+    found = find_markers(table)
+    assert sorted(found) == [0, 1, 2, 3]
+    assert all(np.hypot(found[i][0] - x, found[i][1] - y) < 2 for i, (x, y) in places.items())
+    code, _, err = run(capsys, "markers", "--out", str(tmp_path / "m2"), "--mm", "5")
+    assert code == 2 and "--mm" in err
