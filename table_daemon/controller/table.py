@@ -24,8 +24,10 @@ from table_daemon.guandan.deal import DealState
 from table_daemon.guandan.profiles import Profile
 from table_daemon.guandan.readings import Reading
 
+from .camera import on_camera_notice
 from .model import (
     Beep,
+    CameraNotice,
     CardsSeen,
     Command,
     DealerCard,
@@ -182,6 +184,8 @@ class TableController:
         self._effects = []
         if isinstance(event, Command):
             commands.handle_command(self, event)
+        elif isinstance(event, CameraNotice):  # the referee hears of the camera even while paused
+            on_camera_notice(self, event)
         elif self.phase == "paused" and not isinstance(event, Tick):
             self.note_while_paused(event)
         elif isinstance(event, DealerStarted):
