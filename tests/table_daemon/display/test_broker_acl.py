@@ -60,6 +60,7 @@ def test_hall_acl_and_websockets(broker_factory, topic_root, tmp_path: Path) -> 
     table = SpecTable(broker.url, event, "T01")
     try:
         table.client.username_pw_set("T01")
+        table.connected.clear()  # wait for the reconnect as T01, not the first (anonymous) connection
         table.client.reconnect()
         assert table.connected.wait(10)
         time.sleep(0.2)
