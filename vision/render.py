@@ -163,6 +163,13 @@ def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1
     :func:`noise_field` made once: each frame then takes the noise at a random offset into it instead of
     drawing millions of fresh normals (the costliest step of a frame).
     """
+    lit = hall_light(scene, rng, strength)
+    sigma = float(rng.uniform(1, 6) * strength)
+    return sensor(lit, rng, sigma, noise, blur=None, strength=strength)
+
+
+def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """The light the scene stands in: uneven across it, a colour cast, maybe a glare spot (float32 image)."""
     h, w = scene.shape[:2]
     img = scene.astype(np.float32)
     gx = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
@@ -176,17 +183,26 @@ def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1
         across = np.exp(-((gx * (w / 2) + w / 2 - cx) ** 2) / (2 * r * r)).astype(np.float32)
         down = np.exp(-((gy * (h / 2) + h / 2 - cy) ** 2) / (2 * r * r)).astype(np.float32)
         img += (np.float32(rng.uniform(30, 90)) * (down * across))[..., None]
-    sigma = np.float32(rng.uniform(1, 6) * strength)
+    return img
+
+
+def sensor(lit: np.ndarray, rng: np.random.Generator, sigma: float, noise: np.ndarray | None = None,
+           blur: float | None = None, strength: float = 1.0, gain: float = 1.0) -> np.ndarray:
+    """What a camera makes of the light: ``gain`` (exposure), sensor noise of ``sigma`` grey levels, focus blur
+    (``blur``; None draws one) and 8 bits (returns a new uint8 image; ``lit`` is left as it is)."""
+    h, w = lit.shape[:2]
+    img = lit * np.float32(gain) if gain != 1.0 else lit.copy()
     if noise is not None and noise.shape[0] >= h + NOISE_MARGIN and noise.shape[1] >= w + NOISE_MARGIN:
         dy, dx = (int(v) for v in rng.integers(0, NOISE_MARGIN, 2))
-        img += noise[dy:dy + h, dx:dx + w] * sigma
+        img += noise[dy:dy + h, dx:dx + w] * np.float32(sigma)
     else:
         fresh = rng.standard_normal(img.shape, dtype=np.float32)
-        fresh *= sigma
+        fresh *= np.float32(sigma)
         img += fresh
         del fresh
     out = np.clip(img, 0, 255).astype(np.uint8)
-    sigma = rng.uniform(0.1, 1.3) * strength
-    if sigma > 0.3:
-        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    if blur is None:
+        blur = float(rng.uniform(0.1, 1.3) * strength)
+    if blur > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), blur)
     return out

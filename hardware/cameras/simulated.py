@@ -3,7 +3,10 @@
 The table daemon drives it with ``lay(seat, cards_in_order)``, ``clear(seat)`` and ``hand_over(seat)``, and
 takes pictures with ``frame()``. Cards are drawn by ``vision.render`` in the seat's play area, facing the seat,
 fanned left to right as the seat sees them (each card covering the right part of the one before, so every
-top-left index shows), with random offsets, rotation, overlap and lighting from the seed. Four ArUco markers
+top-left index shows), with random offsets, rotation, overlap and lighting from the seed. The hall's light
+(uneven, tinted, maybe a glare spot) and the lens's focus belong to the camera and stay put from frame to
+frame; each frame has its own sensor noise and a flicker of exposure (±1.5 %), as a fixed camera under fixed
+lights sees. Four ArUco markers
 at the table corners let ``TableCalibration.from_markers`` calibrate on its frames, as on a real table.
 
 Fault switches, as on a real table: ``bump(dx, dy)`` moves the whole view (a knocked camera or table),
@@ -19,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import MARKER_POSITIONS, TableCalibration, marker_image
-from vision.render import CARD_RATIO, light_scene, noise_field, render_face, table_cloth
+from vision.render import CARD_RATIO, hall_light, noise_field, render_face, sensor, table_cloth
 from vision.types import CARD_CODES
 
 from .base import CameraError
@@ -46,6 +49,11 @@ class SimulatedTableCamera:
             self._cloth[y0:y0 + 72, x0:x0 + 72] = m
         self._light_seed = int(self.rng.integers(0, 2**31))
         self._noise = noise_field(height, width, np.random.default_rng(self._light_seed))
+        fixed = np.random.default_rng((self._light_seed, 1))
+        self._strength = 0.5 * noise
+        self._sigma = float(fixed.uniform(1, 6) * self._strength)
+        self._blur = float(fixed.uniform(0.1, 1.3) * self._strength)
+        self._lit: np.ndarray | None = None  # the still scene in the hall's light
         self._faces: dict[str, np.ndarray] = {}
         self._laid: dict[str, list[tuple[str, np.ndarray]]] = {}
         self._hands: dict[str, int] = {}
@@ -148,15 +156,27 @@ class SimulatedTableCamera:
                 shift = np.float32([[1, 0, self._offset[0]], [0, 1, self._offset[1]]])
                 self._still = cv2.warpAffine(self._still, shift, (self.width, self.height),
                                              borderMode=cv2.BORDER_REPLICATE)
-        scene = self._still.copy() if self._hands else self._still
-        for seat in list(self._hands):
-            self._draw_hand(scene, seat)
-            self._hands[seat] -= 1
-            if self._hands[seat] <= 0:
-                del self._hands[seat]
+            self._lit = None
+        if self._hands:
+            scene = self._still.copy()
+            for seat in list(self._hands):
+                self._draw_hand(scene, seat)
+                self._hands[seat] -= 1
+                if self._hands[seat] <= 0:
+                    del self._hands[seat]
+            lit = self._light(scene)
+        else:
+            if self._lit is None:
+                self._lit = self._light(self._still)
+            lit = self._lit
         self._frame_no += 1
         rng = np.random.default_rng((self._light_seed, self._frame_no))
-        return light_scene(scene, rng, strength=0.5 * self.noise, noise=self._noise)
+        gain = 1.0 + float(rng.uniform(-0.015, 0.015))
+        return sensor(lit, rng, self._sigma, self._noise, blur=self._blur, gain=gain)
+
+    def _light(self, scene: np.ndarray) -> np.ndarray:
+        """The hall's light on ``scene``: the same every time (its own generator, seeded per camera)."""
+        return hall_light(scene, np.random.default_rng((self._light_seed, 2)), self._strength)
 
     def _draw_hand(self, scene: np.ndarray, seat: str) -> None:
         zone = self.calibration.zones[seat]
@@ -173,6 +193,7 @@ class SimulatedTableCamera:
     def close(self) -> None:
         self._laid.clear()
         self._still = None
+        self._lit = None
 
 
 def _paste(scene: np.ndarray, face: np.ndarray, corners: np.ndarray) -> None:
