@@ -4,9 +4,17 @@ Each seat's zone is warped to that seat's upright view (``vision.calibration``);
 by edges and read upright (a card laid by a seat faces that seat), so a fan of overlapping cards reads as its
 row of top-left indices, in the seat's own left-to-right order. With ``outside=True`` the rest of the table is
 searched as well and cards found there are returned under ``OUTSIDE`` (possible exposed cards).
+
+With ``skip_still=True`` (the table daemon's camera loop) a zone whose picture has not changed since it was
+last read, and which read the same way in its last ``SETTLED_READS`` reads, keeps its readings without being
+read again (at most ``REFRESH_FRAMES`` frames running): a table has one seat laying cards at a time, so most
+frames read one zone instead of four. A zone that is changing is read every frame, so each frame stays
+independent evidence for the stabiliser while a play settles.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -19,20 +27,38 @@ from .reader import CardReader
 from .types import CardReading
 
 OUTSIDE = "outside"
+#: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
+SETTLED_READS = 3
+REFRESH_FRAMES = 15
+#: the change (grey levels, in any 1/8-size block of the zone, less the light's overall change) that counts
+STILL_CHANGE = 10.0
+
+
+@dataclass
+class _ZoneMemory:
+    signature: np.ndarray
+    readings: list[CardReading]
+    agreeing: int
+    skipped: int = 0
 
 
 class TableReader:
     """``TableReader(calibration, deck_profile=None).read(frame) -> {seat: [CardReading, ...]}``."""
 
     def __init__(self, calibration: TableCalibration, deck_profile: DeckProfile | None = None,
-                 model: GlyphModel | None = None) -> None:
+                 model: GlyphModel | None = None, *, skip_still: bool = False) -> None:
         self.reader = CardReader(model=model, deck=deck_profile)
+        self.skip_still = skip_still
+        self.zones_read = 0
+        self.zones_skipped = 0
+        self._memory: dict[str, _ZoneMemory] = {}
         self.recalibrate(calibration)
 
     def recalibrate(self, calibration: TableCalibration) -> None:
         """Read the seats' zones where ``calibration`` puts them from now on (the camera or table moved)."""
         self.calibration = calibration
         self._warps = {seat: (zone.upright_matrix(), zone.size) for seat, zone in calibration.zones.items()}
+        self._memory.clear()
 
     def read(self, frame: np.ndarray, outside: bool = False) -> dict[str, list[CardReading]]:
         """Readings per seat (every calibrated seat present, maybe empty); boxes are in frame coordinates."""
@@ -41,6 +67,16 @@ class TableReader:
             return {seat: [] for seat in self.calibration.zones}
         for seat, (matrix, size) in self._warps.items():
             view = cv2.warpPerspective(frame, matrix, size, flags=cv2.INTER_LINEAR)
+            if self.skip_still:
+                signature = _signature(view)
+                memory = self._memory.get(seat)
+                if memory is not None and memory.agreeing >= SETTLED_READS and memory.skipped < REFRESH_FRAMES \
+                        and _still(memory.signature, signature):
+                    memory.skipped += 1
+                    self.zones_skipped += 1
+                    out[seat] = list(memory.readings)
+                    continue
+            self.zones_read += 1
             inverse = np.linalg.inv(matrix)
             readings: list[CardReading] = []
             for region in find_regions(view, min_area_frac=0.02):
@@ -53,6 +89,10 @@ class TableReader:
                 seat_x = cv2.perspectiveTransform(order[None], matrix)[0][:, 0]
                 readings = [readings[i] for i in np.argsort(seat_x, kind="stable")]
             out[seat] = readings
+            if self.skip_still:
+                before = self._memory.get(seat)
+                same = before is not None and [r.card for r in before.readings] == [r.card for r in readings]
+                self._memory[seat] = _ZoneMemory(signature, readings, before.agreeing + 1 if same and before else 1)
         if outside:
             out[OUTSIDE] = self._outside(frame)
         return out
@@ -67,3 +107,20 @@ class TableReader:
             if self.calibration.zone_of((float(centre[0]), float(centre[1]))) is None:
                 found.extend(self.reader.read_region(frame, region).readings)
         return found
+
+
+def _signature(view: np.ndarray) -> np.ndarray:
+    """The zone's picture at 1/8 size, grey, less its mean (the light's overall flicker does not count)."""
+    small = cv2.resize(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY), None, fx=0.125, fy=0.125,
+                       interpolation=cv2.INTER_AREA).astype(np.float32)
+    return small - small.mean()
+
+
+def _still(before: np.ndarray, now: np.ndarray) -> bool:
+    """No 2x2 block of the small picture (16x16 px of the zone) changed by more than ``STILL_CHANGE``."""
+    if before.shape != now.shape:
+        return False
+    diff = np.abs(now - before)
+    h, w = (diff.shape[0] // 2) * 2, (diff.shape[1] // 2) * 2
+    blocks = diff[:h, :w].reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
+    return float(blocks.max()) <= STILL_CHANGE

@@ -82,12 +82,16 @@ class CameraZones:
     @classmethod
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2) -> CameraZones:
         from hardware.cameras.simulated import SimulatedTableCamera
+        from vision.calibration import TableCalibration
         from vision.table import TableReader
         from vision.tracking import CalibrationTracker
 
         camera = SimulatedTableCamera(seed=seed)
-        return cls(camera, TableReader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
-                   tracker=CalibrationTracker(camera.calibration), make_reader=TableReader)
+        def make_reader(cal: TableCalibration) -> TableReader:
+            return TableReader(cal, skip_still=True)
+
+        return cls(camera, make_reader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
+                   tracker=CalibrationTracker(camera.calibration), make_reader=make_reader)
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
@@ -110,7 +114,7 @@ class CameraZones:
         calibration = TableCalibration.load(Path(cam.calibration)) if cam.calibration else None
 
         def make_reader(cal: TableCalibration) -> TableReader:
-            return TableReader(cal, deck)
+            return TableReader(cal, deck, skip_still=True)
 
         return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
                    stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,
