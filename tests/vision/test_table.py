@@ -81,3 +81,26 @@ def test_calibration_needs_all_four_markers_and_round_trips(tmp_path, camera: Si
     path.write_text('{"zones": {"S": [[0, 0]]}}')
     with pytest.raises(CalibrationError):
         TableCalibration.load(path)
+
+
+def test_skip_still_reads_a_changed_zone_at_once_and_a_still_one_seldom() -> None:
+    from vision.table import REFRESH_FRAMES, SETTLED_READS
+
+    camera = SimulatedTableCamera(seed=6)
+    table = TableReader(camera.calibration, skip_still=True)
+    camera.lay("S", ["H5", "S6", "D7", "C8", "H9"])
+    for _ in range(SETTLED_READS):
+        assert codes(table.read(camera.frame())["S"]) == ["H5", "S6", "D7", "C8", "H9"]
+    read_before = table.zones_read
+    for _ in range(REFRESH_FRAMES):  # nothing changes: no zone is read again
+        assert codes(table.read(camera.frame())["S"]) == ["H5", "S6", "D7", "C8", "H9"]
+    assert table.zones_read == read_before and table.zones_skipped == 4 * REFRESH_FRAMES
+    table.read(camera.frame())  # ... until each zone's refresh is due
+    assert table.zones_read == read_before + 4
+    camera.lay("S", ["H5", "S6", "D7", "C8", "DK"])  # one card differs: read in the very next frame
+    assert codes(table.read(camera.frame())["S"]) == ["H5", "S6", "D7", "C8", "DK"]
+    assert table.zones_read == read_before + 4 + 1
+    table.recalibrate(camera.calibration)  # new zones: nothing remembered
+    before = table.zones_read
+    table.read(camera.frame())
+    assert table.zones_read == before + 4
