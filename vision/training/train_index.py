@@ -11,9 +11,11 @@ are a joker's J-O-K-E-R letters as a suit. Deterministic for a given ``--seed``.
 
 Usage: ``nice -n 10 python -m vision.training.train_index [--decks DIR] [--per-face N] [--out PATH]``
 (renders the Debian decks into ``DIR`` first when it is empty; about 12 minutes on one shared core).
-The committed model is an ensemble of two runs (under 13 minutes each):
+The committed model is an ensemble of three runs (under 13 minutes each):
 ``train_index --fans-per-face 0 --per-face 10 --out /tmp/a.npz`` then
-``train_index --per-face 12 --add-to /tmp/a.npz`` (the second adds networks that also saw fanned cards).
+``train_index --per-face 12 --add-to /tmp/a.npz --out /tmp/ab.npz`` (the second adds networks that also saw
+fanned cards), then ``train_index --per-face 8 --fans-per-face 1 --table-fans-per-face 4 --seed 11
+--add-to /tmp/ab.npz`` (the third saw fans as small and as loosely laid as the table camera sees them).
 """
 
 from __future__ import annotations
@@ -72,16 +74,22 @@ def augmented_scene(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return scene
 
 
-def fan_scene(faces: list[tuple[str, np.ndarray]], rng: np.random.Generator) -> tuple[np.ndarray, list, list]:
+def fan_scene(faces: list[tuple[str, np.ndarray]], rng: np.random.Generator, *, table: bool = False,
+              ) -> tuple[np.ndarray, list, list]:
     """Two to five cards of one design overlapped left to right (only the top-left indices of the lower ones
-    show), tilted together up to 40 degrees: (scene, codes, top-left corners in the scene)."""
+    show), tilted together up to 40 degrees: (scene, codes, top-left corners in the scene).
+
+    ``table``: as an overhead table camera sees a play laid in a seat's area: small cards (100-170 px high, so
+    the reader enlarges blurred indices about twofold), the fan within 12 degrees of facing the seat and each
+    card a few degrees out of line with the others."""
     h, w = int(rng.integers(320, 480)), int(rng.integers(560, 760))
     scene = table_cloth(h, w, rng)
     n = int(rng.integers(2, 6))
-    card_h = float(rng.uniform(0.45, 0.75)) * h
+    card_h = float(rng.uniform(100, 170)) if table else float(rng.uniform(0.45, 0.75)) * h
     card_w = card_h / 1.45
     step = card_w * float(rng.uniform(0.3, 0.5))
-    tilt = float(rng.uniform(-40, 40))
+    tilt = float(rng.uniform(-12, 12)) if table else float(rng.uniform(-40, 40))
+    spread = 3.5 if table else 2.0
     a = np.deg2rad(tilt)
     along = np.array([np.cos(a), np.sin(a)])
     start = np.array([w / 2, h / 2]) - along * step * (n - 1) / 2
@@ -89,11 +97,14 @@ def fan_scene(faces: list[tuple[str, np.ndarray]], rng: np.random.Generator) -> 
     for i in range(n):
         code, face = faces[int(rng.integers(0, len(faces)))]
         centre = start + along * step * i + rng.normal(0, 2, 2)
-        quad = paste_card(scene, face, (float(centre[0]), float(centre[1])), tilt + float(rng.normal(0, 2)),
+        quad = paste_card(scene, face, (float(centre[0]), float(centre[1])), tilt + float(rng.normal(0, spread)),
                           card_h, shadow=float(rng.uniform(0, 0.4)))
         codes.append(code)
         corners.append(quad[0])
-    return light_scene(scene, rng), codes, corners
+    scene = light_scene(scene, rng)
+    if table:  # the camera's resolution: a little softer than the pasted faces
+        scene = cv2.GaussianBlur(scene, (0, 0), float(rng.uniform(0.3, 0.9)))
+    return scene, codes, corners
 
 
 def fan_samples(scene: np.ndarray, codes: list[str], corners: list[np.ndarray],
@@ -183,6 +194,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--decks", type=Path, default=Path("/tmp/guandan-decks"))
     parser.add_argument("--per-face", type=int, default=10)
     parser.add_argument("--fans-per-face", type=int, default=2, help="of the scenes per face, fanned ones")
+    parser.add_argument("--table-fans-per-face", type=int, default=0,
+                        help="of the scenes per face, fans as small as a table camera sees them (after the fans)")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
@@ -205,6 +218,8 @@ def main(argv: list[str]) -> int:
         for k in range(args.per_face):
             if k < args.fans_per_face:
                 a, b, c, d = fan_samples(*fan_scene(decks[i // 54], rng))
+            elif k < args.fans_per_face + args.table_fans_per_face:
+                a, b, c, d = fan_samples(*fan_scene(decks[i // 54], rng, table=True))
             else:
                 a, b, c, d = samples_from(augmented_scene(face, rng), code)
             rx += a
