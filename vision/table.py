@@ -21,10 +21,11 @@ import numpy as np
 
 from .calibration import TableCalibration
 from .classifier import GlyphModel
+from .counting import missing_cards
 from .deck import DeckProfile
-from .geometry import find_regions, map_box
-from .reader import CardReader
-from .types import CardReading
+from .geometry import Region, find_regions, map_box
+from .reader import CardReader, RegionRead
+from .types import UNREADABLE, CardReading
 
 OUTSIDE = "outside"
 #: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
@@ -83,7 +84,8 @@ class TableReader:
                 # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees
                 # of facing its seat upright
                 read = self.reader.read_region(view, region, turns=(0,))
-                readings.extend(CardReading(r.card, r.confidence, map_box(inverse, r.box)) for r in read.readings)
+                found = [CardReading(r.card, r.confidence, map_box(inverse, r.box)) for r in read.readings]
+                readings.extend(_with_unread(found, read, region, inverse))
             order = np.array([[r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2] for r in readings], np.float32)
             if readings:  # sort by x in the seat's upright view
                 seat_x = cv2.perspectiveTransform(order[None], matrix)[0][:, 0]
@@ -124,3 +126,22 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
     h, w = (diff.shape[0] // 2) * 2, (diff.shape[1] // 2) * 2
     blocks = diff[:h, :w].reshape(h // 2, 2, w // 2, 2).mean(axis=(1, 3))
     return float(blocks.max()) <= STILL_CHANGE
+
+
+def _with_unread(found: list[CardReading], read: RegionRead, region: Region, inverse: np.ndarray,
+                 ) -> list[CardReading]:
+    """``found`` with an ``UNREADABLE`` reading (confidence 0) wherever the fan's shape says a card is whose
+    index was not read (:func:`vision.counting.missing_cards`)."""
+    if not found or len(read.flat_boxes) != len(found):
+        return found
+    height, width = read.flat.shape[:2]
+    xs = [box[0] for box in read.flat_boxes]
+    before, after, between = missing_cards(xs, float(width), float(height))
+    if not (before or after or any(between)):
+        return found
+    unread = CardReading(UNREADABLE, 0.0, map_box(inverse, region.box))  # where the fan is, in the frame
+    out = [unread] * before
+    for reading, extra in zip(found, between, strict=True):
+        out.append(reading)
+        out.extend([unread] * extra)
+    return out + [unread] * after

@@ -12,6 +12,8 @@ SUITS: tuple[str, ...] = ("S", "H", "C", "D")
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 CARD_CODES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + ("SB", "HR")
 RED_SUITS = frozenset("HD")
+#: The code of a card the table reader knows is there (the fan's shape says so) but could not read.
+UNREADABLE = "??"
 #: Readings below this confidence are flagged (``CardReading.flagged``) and never taken silently.
 LOW_CONFIDENCE = 0.6
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from table_daemon.controller import CameraNotice, CardsSeen, Input, TurnChanged, ZoneCleared
 from table_daemon.guandan.cards import SEATS
+from vision.types import UNREADABLE
 
 log = logging.getLogger(__name__)
 #: frames a simulated camera renders at most after its scene changed (a flickering misread stops there)
@@ -269,7 +270,9 @@ class CameraZones:
             laid = self.laid_at.pop(obs.zone, None)
             if laid is not None:
                 self.latencies.append((obs.zone, laid))
-            self.feed(CardsSeen(obs.zone, list(obs.cards), round(confidence, 4), self.frames))
+            cards = [c for c in obs.cards if c != UNREADABLE]  # a card seen whose index could not be read
+            self.feed(CardsSeen(obs.zone, cards, round(confidence, 4), self.frames,
+                                unreadable=len(obs.cards) - len(cards)))
 
     def health(self) -> dict[str, Any]:
         return {"source": "simulated" if self.simulated else "camera", "frames": self.frames,

@@ -1,0 +1,74 @@
+"""Counting the cards of a fan from its shape: holes where an index was not read, and no false alarms."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from hardware.cameras.simulated import SimulatedTableCamera
+from vision.counting import missing_cards
+from vision.table import TableReader
+from vision.types import UNREADABLE
+
+H = 300.0  # the rectified fan's height
+CARD = 0.69 * H
+
+
+def fan(n: int, pitch: float = 85.0, offset: float = 8.0) -> tuple[list[float], float]:
+    """Index positions and width of a regular fan of ``n`` cards."""
+    xs = [offset + i * pitch for i in range(n)]
+    return xs, xs[-1] - offset + CARD
+
+
+def test_a_fan_read_whole_has_no_holes_even_when_laid_unevenly() -> None:
+    xs, width = fan(5)
+    assert missing_cards(xs, width, H) == (0, 0, [0, 0, 0, 0, 0])
+    uneven = [8, 64, 154, 235, 307, 379]  # gaps from 56 to 90: one hand's fanning
+    assert missing_cards(uneven, 379 - 8 + CARD, H) == (0, 0, [0] * 6)
+    assert missing_cards([10], CARD, H) == (0, 0, [0])  # a lone card
+    assert missing_cards([], 500, H) == (0, 0, [])  # nothing read: nothing said
+
+
+def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
+    xs, width = fan(5)
+    assert missing_cards(xs[:2] + xs[3:], width, H) == (0, 0, [0, 1, 0, 0])
+    assert missing_cards(xs[:4], width, H) == (0, 1, [0, 0, 0, 0])  # the last card
+    assert missing_cards(xs[1:], width, H) == (1, 0, [0, 0, 0, 0])  # the first card
+    assert missing_cards([xs[0], xs[3], xs[4]], width, H) == (0, 0, [2, 0, 0])
+    pair_xs, pair_width = fan(2)
+    assert missing_cards(pair_xs[:1], pair_width, H) == (0, 1, [0])  # a pair read as a single
+
+
+def test_a_pair_whose_second_index_is_hidden_reads_as_one_card_and_one_unreadable() -> None:
+    camera = SimulatedTableCamera(seed=8)
+    table = TableReader(camera.calibration)
+    camera.lay("S", ["C8", "D8"])
+    frame = camera.frame()
+    got = table.read(frame)["S"]
+    assert [r.card for r in got] == ["C8", "D8"]
+    x, y, w, h = got[1].box  # glare over the second card's corner index
+    cv2.rectangle(frame, (x - 3, y - 3), (x + w + 3, y + h + 3), (250, 250, 250), -1)
+    again = table.read(frame)["S"]
+    assert [r.card for r in again] == ["C8", UNREADABLE]
+    assert again[1].confidence == 0.0 and again[1].flagged
+
+
+def test_no_false_alarm_on_plays_read_right() -> None:
+    camera = SimulatedTableCamera(seed=9)
+    table = TableReader(camera.calibration)
+    rng = np.random.default_rng(3)
+    ranks = "23456789TJQKA"
+    flagged = right = 0
+    for i in range(24):
+        seat = "SENW"[i % 4]
+        n = int(rng.integers(1, 7))
+        start = int(rng.integers(0, 13 - n))
+        cards = ["SHCD"[int(rng.integers(0, 4))] + ranks[start + k] for k in range(n)]
+        camera.clear()
+        camera.lay(seat, cards)
+        got = [r.card for r in table.read(camera.frame())[seat]]
+        known = [c for c in got if c != UNREADABLE]
+        if known == cards:
+            right += 1
+            flagged += len(known) != len(got)
+    assert right >= 20 and flagged == 0

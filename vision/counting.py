@@ -1,0 +1,49 @@
+"""How many cards a fan holds, from its shape alone: a check on the indices the reader found.
+
+A play laid in a seat's zone is a row of cards of one size, each covering the right part of the one before,
+so in the upright rectified fan (height = the card's height) the corner indices stand at a steady pitch, the
+first near the fan's left edge and the last one card width short of its right edge. An index the reader
+missed (a card laid crooked, glare on its corner) leaves a hole in that pattern: a gap of two pitches, a fan
+that runs on a card's width past its last index, or a first index far from the edge. ``missing_cards`` counts
+such holes, so the table can say "unreadable card" instead of accepting a pair read as a single: a
+confidently short reading is the dangerous one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: a card's width over its height: poker 0.72, bridge 0.64, the simulated table's 0.69
+CARD_WIDTH = 0.69
+#: the least pitch, over the card width, at which players fan cards (the index must show)
+MIN_PITCH = 0.25
+#: how much of a pitch a hole at either end must be to count as a card; a gap between two indices must be
+#: this many pitches
+HOLE = 0.6
+GAP_HOLE = 1.7
+
+
+def missing_cards(index_x: Sequence[float], fan_width: float, fan_height: float) -> tuple[int, int, list[int]]:
+    """(missing before the first index, missing after the last, missing after each index) for a fan.
+
+    ``index_x``: the left edges of the indices read, left to right, in the rectified fan whose size is
+    ``fan_width`` x ``fan_height`` (the card's height). No index at all: nothing is said (the region may be
+    something else than cards).
+    """
+    xs = sorted(float(x) for x in index_x)
+    if not xs:
+        return 0, 0, []
+    card = CARD_WIDTH * fan_height
+    gaps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
+    steady = [g for g in gaps if g >= MIN_PITCH * card]
+    # holes only ever widen a gap, and hands fan unevenly: the lower median of the gaps is the pitch (a lone
+    # card: the usual pitch), and only a gap well over one and a half pitches holds a hidden card
+    pitch = sorted(steady)[(len(steady) - 1) // 2] if steady else 0.41 * card
+    between = [max(0, round(g / pitch) - 1) if g > GAP_HOLE * pitch else 0 for g in gaps] + [0]
+    offset = min(xs[0], 0.12 * card)  # where an index sits from its card's left edge
+    before = max(0, round((xs[0] - offset) / pitch)) if xs[0] - offset > HOLE * pitch else 0
+    overhang = fan_width - (xs[-1] - offset + card)  # the fan's width beyond the last read card
+    # the fan is at least as high as its cards, so ``card`` is if anything too wide (bridge cards, a tilt):
+    # the small margin covers wider poker cards
+    after = max(0, round(overhang / pitch)) if overhang > HOLE * pitch + 0.05 * card else 0
+    return before, after, between
