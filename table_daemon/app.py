@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from table_daemon.guandan.profiles import get_profile
+from table_daemon.rules_ops_deal import resolve_profile
 
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
@@ -103,7 +103,7 @@ class TableApp:
     def _new_controller(self) -> TableController:
         t = self.cfg.timing
         return TableController(
-            self.cfg.table.id, self.cfg.table.event, get_profile(self.cfg.table.profile),
+            self.cfg.table.id, self.cfg.table.event, resolve_profile(self.cfg.table.profile),
             auto_deal=self.cfg.table.auto_deal, software_seats=tuple(self.cfg.table.software_seats),
             referee_role=self.cfg.table.referee_role,
             timing=Timing(play_seconds=t.play_seconds or None, first_lead_seconds=t.first_lead_seconds or None,

@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--broker", help="MQTT broker URL, mqtt://HOST:PORT (default: start an embedded one)")
     sim.add_argument("--table", default="T01", help="table id (桌号), default T01")
     sim.add_argument("--event", default="demo", help="event id (赛事), default demo")
-    sim.add_argument("--profile", default="national", help="rule profile (规则), default national")
+    sim.add_argument("--profile", default="national",
+                     help="rule profile (规则): a shipped name (default national) or a profile .toml file")
     group = sim.add_mutually_exclusive_group()
     group.add_argument("--deals", type=int, help="play N deals (打N副), default 1")
     group.add_argument("--match", action="store_true", help="play to the end of a match (打完一场)")
@@ -52,11 +53,12 @@ def register(subparsers: Any) -> None:
 
 def _load(path: str) -> Any:
     from table_daemon.config import ConfigError, load_config
-    from table_daemon.guandan.profiles import ProfileError, get_profile
+    from table_daemon.guandan.profiles import ProfileError
+    from table_daemon.rules_ops_deal import resolve_profile
 
     try:
         cfg = load_config(path)
-        get_profile(cfg.table.profile)
+        resolve_profile(cfg.table.profile)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     except ProfileError as exc:
@@ -74,7 +76,8 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from table_daemon.guandan.profiles import ProfileError, get_profile
+    from table_daemon.guandan.profiles import ProfileError
+    from table_daemon.rules_ops_deal import resolve_profile
     from table_daemon.simulate import run_simulation
 
     if args.deals is not None and args.deals < 1:
@@ -86,7 +89,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):
         raise UsageError(f"--broker must be mqtt://HOST:PORT, got {args.broker!r}")
     try:
-        get_profile(args.profile)
+        resolve_profile(args.profile)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")

@@ -216,7 +216,8 @@ class SimTable:
     def start(self, match_end: dict[str, Any]) -> None:
         self.app.start()
         if not self.app.controller.match_active and self.app.controller.phase != "match_over":
-            self.app.command("start_match", {"match_end": match_end, "profile": self.cfg.table.profile})
+            # the configured profile (a shipped name, or a .toml file the app has read already)
+            self.app.command("start_match", {"match_end": match_end, "profile": self.app.controller.profile.name})
 
     @property
     def done(self) -> bool:

@@ -37,6 +37,27 @@ def test_two_tables_publish_replayable_records(mosquitto: Any, topic_root: Any, 
         check_sequence([m for m in msgs if f"/{table}/" in m.topic])
 
 
+def test_a_profile_file_is_played_and_its_records_replay_on_their_own(mosquitto: Any, topic_root: Any,
+                                                                      mqtt_messages: Any, tmp_path: Any) -> None:
+    profile = tmp_path / "open.toml"
+    profile.write_text('base = "national"\nname = "open-2026"\ntie_tribute = "winner_chooses"\n', "utf-8")
+    log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/#")
+    done = _run("--broker", mosquitto.url, "--event", topic_root.event, "--deals", "1", "--speed", "0",
+                "--seed", "4", "--direct", "--profile", str(profile))
+    assert done.returncode == 0, done.stderr[-2000:]
+    msgs = log.wait_for(lambda ms: any(m.topic.endswith("/results") and m.payload.get("format") for m in ms),
+                        timeout=20)
+    record = next(m.payload for m in msgs if m.topic.endswith("/results") and m.payload.get("format"))
+    assert record["profile"] == "open-2026"
+    assert record["profile_settings"]["tie_tribute"] == "winner_chooses"
+    assert replay(record)["ok"]
+    assert any(m.payload.get("profile") == "open-2026" for m in msgs if m.topic.endswith("/state"))
+    bad = tmp_path / "bad.toml"
+    bad.write_text('tie_tribute = "coin_toss"\n', "utf-8")
+    refused = _run("--profile", str(bad), "--deals", "1")
+    assert refused.returncode == 2 and "tie_tribute" in refused.stderr
+
+
 def test_embedded_broker_and_bad_arguments() -> None:
     done = _run("--deals", "1", "--speed", "0", "--direct", "--quiet")
     assert done.returncode == 0, done.stderr[-2000:]
