@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import MARKER_POSITIONS, TableCalibration, marker_image
-from vision.render import CARD_RATIO, hall_light, noise_field, render_face, sensor, table_cloth
+from vision.render import CARD_RATIO, NOISE_MARGIN, hall_light, noise_field, render_face, table_cloth
 from vision.types import CARD_CODES
 
 from .base import CameraError
@@ -48,12 +48,16 @@ class SimulatedTableCamera:
             x0, y0 = int(cx - 36), int(cy - 36)
             self._cloth[y0:y0 + 72, x0:x0 + 72] = m
         self._light_seed = int(self.rng.integers(0, 2**31))
-        self._noise = noise_field(height, width, np.random.default_rng(self._light_seed))
         fixed = np.random.default_rng((self._light_seed, 1))
         self._strength = 0.5 * noise
         self._sigma = float(fixed.uniform(1, 6) * self._strength)
         self._blur = float(fixed.uniform(0.1, 1.3) * self._strength)
-        self._lit: np.ndarray | None = None  # the still scene in the hall's light
+        # the sensor's noise, drawn once at this camera's level and kept in 8 bits (a quarter of float32's
+        # memory); each frame takes it at a random offset
+        field = noise_field(height, width, np.random.default_rng(self._light_seed))
+        self._noise = np.clip(np.rint(field * self._sigma), -127, 127).astype(np.int8)
+        del field
+        self._lit: np.ndarray | None = None  # the still scene in the hall's light (8 bits)
         self._faces: dict[str, np.ndarray] = {}
         self._laid: dict[str, list[tuple[str, np.ndarray]]] = {}
         self._hands: dict[str, int] = {}
@@ -172,11 +176,17 @@ class SimulatedTableCamera:
         self._frame_no += 1
         rng = np.random.default_rng((self._light_seed, self._frame_no))
         gain = 1.0 + float(rng.uniform(-0.015, 0.015))
-        return sensor(lit, rng, self._sigma, self._noise, blur=self._blur, gain=gain)
+        dy, dx = (int(v) for v in rng.integers(0, NOISE_MARGIN, 2))
+        img = cv2.convertScaleAbs(lit, alpha=gain).astype(np.int16)  # exposure flicker, saturating
+        img += self._noise[dy:dy + self.height, dx:dx + self.width]
+        out = np.clip(img, 0, 255).astype(np.uint8)
+        del img
+        return cv2.GaussianBlur(out, (0, 0), self._blur) if self._blur > 0.3 else out
 
     def _light(self, scene: np.ndarray) -> np.ndarray:
         """The hall's light on ``scene``: the same every time (its own generator, seeded per camera)."""
-        return hall_light(scene, np.random.default_rng((self._light_seed, 2)), self._strength)
+        lit = hall_light(scene, np.random.default_rng((self._light_seed, 2)), self._strength)
+        return np.clip(lit, 0, 255).astype(np.uint8)
 
     def _draw_hand(self, scene: np.ndarray, seat: str) -> None:
         zone = self.calibration.zones[seat]
