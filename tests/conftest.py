@@ -158,6 +158,6 @@ def mqtt_messages() -> Iterator[Callable[..., MessageLog]]:
         return log
 
     yield start
-    for c in clients:
-        c.loop_stop()
+    for c in clients:  # disconnect while the loop runs: stopping it first leaves loop_stop waiting ~1 s
         c.disconnect()
+        c.loop_stop()
