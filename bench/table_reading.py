@@ -1,0 +1,84 @@
+"""How well the table reader reads plays laid on the simulated table, frame by frame.
+
+Random legal plays (from random 27-card hands, so pairs, triples, bombs, straights, tubes, plates, jokers and
+heart level cards all come up) are laid in random seats of simulated table cameras (a new camera, with its
+own light, card design and cloth, every 50 plays) and each is read in ``--frames`` successive frames. Prints
+one JSON object:
+
+- ``frames_exact``: share of frames whose reading of the play was exactly right;
+- ``plays_always_right``: share of plays read right in every frame;
+- ``short_reads``: frames that missed a card, and how many of them the card count (``vision.counting``) caught,
+  turning a confidently short reading (a pair read as a single) into an unreadable card;
+- ``false_alarms``: frames read right but flagged with an unreadable card;
+- ``wrong_unflagged``: frames with a wrong card code and no flag (the case only a person can catch).
+
+    python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
+from table_daemon.guandan.cards import full_pack  # noqa: E402
+from table_daemon.guandan.legal import legal_plays  # noqa: E402
+from vision.table import TableReader  # noqa: E402
+from vision.types import UNREADABLE  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--plays", type=int, default=300)
+    ap.add_argument("--frames", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    frames = exact = always = short = caught = false_alarm = wrong_unflagged = flagged_wrong = 0
+    camera = reader = None
+    for n in range(args.plays):
+        if n % 50 == 0:
+            camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50)
+            reader = TableReader(camera.calibration)
+        assert camera is not None and reader is not None
+        pack = full_pack()
+        rng.shuffle(pack)
+        play = rng.choice(list(legal_plays(pack[:27], 2, None)))
+        truth = [c.code.replace("10", "T") for c in play.cards]
+        seat = rng.choice("SENW")
+        camera.clear()
+        camera.lay(seat, truth)
+        right_every_frame = True
+        for _ in range(args.frames):
+            got = [r.card for r in reader.read(camera.frame())[seat]]
+            known = [c for c in got if c != UNREADABLE]
+            flagged = len(known) != len(got)
+            frames += 1
+            right = known == truth
+            exact += right and not flagged
+            right_every_frame &= right and not flagged
+            false_alarm += right and flagged
+            if not right and len(known) < len(truth):
+                short += 1
+                caught += flagged
+            elif not right:
+                wrong_unflagged += not flagged
+                flagged_wrong += flagged
+        always += right_every_frame
+        if (n + 1) % 50 == 0:
+            print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
+    print(json.dumps({"figure": "table_reading", "plays": args.plays, "frames": frames,
+                      "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
+                      "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
+                      "wrong_unflagged": wrong_unflagged, "wrong_flagged": flagged_wrong}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
