@@ -245,12 +245,12 @@ class CameraZones:
             self.lost = False
             self._notice("camera_restored", "frames again (摄像头恢复)",
                          lost_seconds=round(self._last_good - (self.lost_since or self._last_good), 1))
-        self._track(frame)
-        if self.reader is None or (self.tracker is not None and self.tracker.unsettled):
-            return  # no zones yet, or the view moved and its new place is being confirmed
         for seat in sorted(relaid):
             self.stabiliser.reset(seat)
             self.feed(ZoneCleared(seat, self.frames))
+        self._track(frame)
+        if self.reader is None or (self.tracker is not None and self.tracker.unsettled):
+            return  # no zones yet, or the view moved and its new place is being confirmed
         readings = self.reader.read(frame, outside=self.outside) if self.outside else self.reader.read(frame)
         codes = {zone: tuple(r.card for r in rs) for zone, rs in readings.items()}
         if self.simulated:  # the scene is still: stop rendering once every zone has read the same long enough
