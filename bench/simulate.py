@@ -3,7 +3,7 @@
 1. Deals per minute of one table at full speed with the simulated camera and the real card reader in the loop,
    and the daemon's resident memory (target <= 150 MB). ``--deals N`` (default 3).
 2. ``simulate --tables N`` (default 50) against one Mosquitto for ``--duration`` seconds (the tables play deal
-   after deal until the time is up, so they are busy the whole time): a
+   after deal, match after match, until the time is up, so they are busy the whole time): a
    subscriber counts, per table and run (epoch), messages lost (gaps in ``seq``) or out of order (target 0),
    and the CPU time the simulate process used per table. The many-table run reads laid cards directly
    (``--direct``) unless ``--camera`` is given: 50 rendered cameras do not fit on a small machine.
@@ -80,7 +80,7 @@ def many_tables(broker: LocalBroker, tables: int, duration: float, camera: bool)
     sub.loop_start()
     time.sleep(0.3)
     cmd = [sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", broker.url, "--event", event,
-           "--tables", str(tables), "--deals", "100000", "--speed", "0", "--duration", str(duration), "--quiet"]
+           "--tables", str(tables), "--match", "--matches", "0", "--speed", "0", "--duration", str(duration), "--quiet"]
     if not camera:
         cmd.append("--direct")
     t0 = time.monotonic()

@@ -29,6 +29,8 @@ def register(subparsers: Any) -> None:
     group = sim.add_mutually_exclusive_group()
     group.add_argument("--deals", type=int, help="play N deals (打N副), default 1")
     group.add_argument("--match", action="store_true", help="play to the end of a match (打完一场)")
+    sim.add_argument("--matches", type=int, default=1,
+                     help="matches in a row at each table (0: a new one whenever one ends, until --duration)")
     sim.add_argument("--seed", type=int, default=1, help="same seed, same deals and same plays")
     sim.add_argument("--speed", type=float, default=1.0, help="time scale: 1 = real time, 10 = ten times faster, 0 = as fast as possible")
     sim.add_argument("--tables", type=int, default=1, help="number of tables in one process")
@@ -86,6 +88,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--tables must be between 1 and 500")
     if args.speed < 0:
         raise UsageError("--speed must be 0 or more")
+    if args.matches < 0 or (args.matches == 0 and not args.duration):
+        raise UsageError("--matches must be 1 or more, or 0 with --duration")
     if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):
         raise UsageError(f"--broker must be mqtt://HOST:PORT, got {args.broker!r}")
     try:
@@ -97,7 +101,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
-                          quiet=args.quiet, camera=not args.direct)
+                          quiet=args.quiet, camera=not args.direct, matches=args.matches)
 
 
 def _interrupt(*_: object) -> None:

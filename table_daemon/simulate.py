@@ -213,23 +213,42 @@ class SimTable:
         self.seats = SimSeats(self.app, self.zones, self.panels, factory, seed, speed)
         self.seats.panels_pins = pins
 
+    #: matches to play one after another (0: a new one whenever one ends, until stopped), as a desk starts the
+    #: next round's match at a table
+    matches = 1
+    matches_played = 0
+
     def start(self, match_end: dict[str, Any]) -> None:
+        self._match_end = match_end
         self.app.start()
         if not self.app.controller.match_active and self.app.controller.phase != "match_over":
-            # the configured profile (a shipped name, or a .toml file the app has read already)
-            self.app.command("start_match", {"match_end": match_end, "profile": self.app.controller.profile.name})
+            self._start_match()
+
+    def _start_match(self) -> None:
+        # the configured profile (a shipped name, or a .toml file the app has read already)
+        self.app.command("start_match", {"match_end": self._match_end, "profile": self.app.controller.profile.name})
 
     @property
     def done(self) -> bool:
-        return self.app.controller.phase == "match_over" or self.gave_up
+        over = self.app.controller.phase == "match_over" and 0 < self.matches <= self.matches_played + 1
+        return over or self.gave_up
 
     gave_up = False
+    _next_asked = False
+    _match_end: dict[str, Any] = {}
     _idle_since: float | None = None
     _restarts = 0
 
     def watch(self, now: float) -> None:
-        """A deal voided by a dealer fault leaves the table idle: deal again, up to 5 times in a row."""
+        """A deal voided by a dealer fault leaves the table idle: deal again, up to 5 times in a row. A match
+        over with more to play: the next one starts."""
         c = self.app.controller
+        if c.phase == "match_over" and not self.done and not self._next_asked:
+            self._next_asked = True
+            self.matches_played += 1
+            self._start_match()
+        elif c.phase != "match_over":
+            self._next_asked = False
         if c.match_active and c.phase == "idle":
             if self._idle_since is None:
                 self._idle_since = now
@@ -284,8 +303,9 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 
 def run_simulation(*, broker: str | None, table: str, event: str, profile: str, deals: int | None,
                    match: bool, seed: int, speed: float, tables: int, journal_dir: str | None = None,
-                   timeout: float | None = None, quiet: bool = False, camera: bool = True) -> int:
-    """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals); returns exit status."""
+                   timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1) -> int:
+    """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals), ``matches`` times (0:
+    until ``timeout``); returns exit status."""
     from .adapters.broker import LocalBroker
 
     local: LocalBroker | None = None
@@ -305,6 +325,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker,
                                    journal=str(jdir / f"{tid}.sqlite"))
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
+            sim.matches = matches
             if not quiet:
                 sim.app.on_published = _topic_filter(progress_printer(tid))
             sims.append(sim)
@@ -327,7 +348,8 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             c = s.app.controller
             lv = {t: format_team_level(v) for t, v in c.levels.items()}
             print(f"[{s.cfg.table.id}] 共{c.deals_done}副 | {c.deals_done} deals played, levels NS {lv['NS']} "
-                  f"EW {lv['EW']}", file=sys.stderr, flush=True)
+                  f"EW {lv['EW']}" + (f", {s.matches_played + 1} matches" if matches != 1 else ""),
+                  file=sys.stderr, flush=True)
         return 1 if any(s.gave_up for s in sims) else 0
     finally:
         for s in sims:

@@ -66,6 +66,18 @@ def test_embedded_broker_and_bad_arguments() -> None:
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--tables" in bad.stderr
     bad = _run("--profile", "nope")
     assert bad.returncode == 2 and "unknown profile" in bad.stderr
+    bad = _run("--matches", "0")
+    assert bad.returncode == 2 and "--duration" in bad.stderr
+
+
+def test_matches_in_a_row(mosquitto: Any, topic_root: Any, mqtt_messages: Any) -> None:
+    log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/T01/results")
+    done = _run("--broker", mosquitto.url, "--event", topic_root.event, "--deals", "1", "--matches", "2",
+                "--speed", "0", "--seed", "5", "--direct", "--quiet")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2 matches" in done.stderr
+    msgs = log.wait_for(lambda ms: len([m for m in ms if m.payload.get("type") == "match_result"]) >= 2, timeout=20)
+    assert len({m.payload["match"] for m in msgs if m.payload.get("type") == "match_result"}) == 2
 
 
 def test_simulated_camera_through_the_real_reader() -> None:
