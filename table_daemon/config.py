@@ -268,6 +268,9 @@ def _validate(cfg: TableConfig, err: Any) -> None:
         err(("camera", "fps"), "must be positive")
     if cfg.camera.move_px <= 0:
         err(("camera", "move_px"), "must be positive")
+    src = cfg.camera.source
+    if not (src.startswith(("sim://", "picamera://", "usb://", "replay://", "/dev/")) or src.isdigit()):
+        err(("camera", "source"), f"unknown camera {src!r} (picamera://, usb://0, /dev/video0, replay:///path, sim://)")
 
 
 def parse_config(text: str, source: str = "<string>") -> TableConfig:

@@ -99,8 +99,10 @@ class CalibrationTracker:
         return self._suspect is not None
 
     def due(self, now: float) -> bool:
-        """Time for a look: every ``interval`` seconds, and on the very next frame after a suspect sighting."""
-        return self.last_check is None or self._suspect is not None or now - self.last_check >= self.interval
+        """Time for a look: every ``interval`` seconds; every frame while there is no calibration (nothing else
+        is read then) or a move seen once waits for its confirmation."""
+        return self.last_check is None or self.calibration is None or self._suspect is not None \
+            or now - self.last_check >= self.interval
 
     def update(self, centres: dict[int, tuple[float, float]], now: float) -> TrackingNews | None:
         self.last_check = now

@@ -13,12 +13,22 @@ class OpenCvCamera:
 
     def __init__(self, device: int | str = 0, width: int = 1280, height: int = 720) -> None:
         self.device = device
-        self._capture = cv2.VideoCapture(device)
-        if not self._capture.isOpened():
-            self._capture.release()
-            raise CameraError(f"cannot open camera {device!r}")
-        self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
-        self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self.size = (width, height)
+        self._capture = self._open()
+
+    def _open(self) -> cv2.VideoCapture:
+        capture = cv2.VideoCapture(self.device)
+        if not capture.isOpened():
+            capture.release()
+            raise CameraError(f"cannot open camera {self.device!r}")
+        capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
+        capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
+        return capture
+
+    def reopen(self) -> None:
+        """Open the device again (a USB camera unplugged and plugged back); CameraError while it is away."""
+        self._capture.release()
+        self._capture = self._open()
 
     def frame(self) -> np.ndarray:
         ok, image = self._capture.read()

@@ -17,17 +17,27 @@ class PiCamera:
     """A Pi camera module delivering BGR frames of the requested size."""
 
     def __init__(self, width: int = 1280, height: int = 720) -> None:
+        self.size = (width, height)
+        self._camera: Any = self._start()
+
+    def _start(self) -> Any:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as exc:
             raise CameraError("picamera2 is not installed (it exists only on Raspberry Pi OS)") from exc
         try:
-            self._camera: Any = Picamera2()
-            config = self._camera.create_video_configuration(main={"size": (width, height), "format": "RGB888"})
-            self._camera.configure(config)
-            self._camera.start()
+            camera = Picamera2()
+            config = camera.create_video_configuration(main={"size": self.size, "format": "RGB888"})
+            camera.configure(config)
+            camera.start()
         except Exception as exc:  # the library raises many kinds; all mean "no camera"
             raise CameraError(f"cannot start the Pi camera: {exc}") from exc
+        return camera
+
+    def reopen(self) -> None:
+        """Start the camera again after it stopped delivering frames (a loose ribbon cable reseated)."""
+        self.close()
+        self._camera = self._start()
 
     def frame(self) -> np.ndarray:
         try:

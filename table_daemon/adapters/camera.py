@@ -96,16 +96,19 @@ class CameraZones:
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
-        """From the ``[camera]`` config section: ``sim://`` or a device (``/dev/video0``, ``0``)."""
+        """From the ``[camera]`` config section: ``sim://`` (the simulated table), a camera URL of
+        :func:`hardware.cameras.open_camera` (``picamera://``, ``usb://0``, ``replay:///path``) or a bare device
+        (``/dev/video0``, ``0``) for OpenCV."""
         if cam.source.startswith("sim://"):
             return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames)
-        from hardware.cameras.opencv_camera import OpenCvCamera
+        from hardware.cameras import open_camera
         from vision.calibration import TableCalibration
         from vision.table import TableReader
         from vision.tracking import CalibrationTracker
 
-        device: int | str = int(cam.source) if cam.source.isdigit() else cam.source
-        camera = OpenCvCamera(device, cam.width, cam.height)
+        url = cam.source if "://" in cam.source else f"usb://{cam.source}"
+        sep = "&" if "?" in url else "?"
+        camera = open_camera(f"{url}{sep}width={cam.width}&height={cam.height}" if "width=" not in url else url)
         deck = None
         if cam.deck:
             from vision.deck import DeckProfile

@@ -98,3 +98,42 @@ def test_a_table_whose_markers_are_covered_at_start_calibrates_when_they_show() 
     assert notices(fed) == ["camera_uncalibrated", "camera_calibrated"]
     assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["C9", "C9"]]
     assert zones.health()["calibrated"] is True
+
+
+def test_a_configured_camera_calibrates_from_its_frames_and_reads_a_play(tmp_path) -> None:
+    """The real-camera path of the config (``replay://`` frames saved from a table camera): no calibration file,
+    so the markers of the frames place the zones, then a laid play is read."""
+    import cv2
+
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from table_daemon.config import CameraSection
+
+    camera = SimulatedTableCamera(seed=7)
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    camera.cover_markers((1,))  # a sleeve over a marker at start: not calibrated yet
+    cv2.imwrite(str(folder / "f00.png"), camera.frame())
+    camera.uncover_markers()
+    camera.lay("S", ["H3", "H4", "H5", "H6", "H7"])
+    for i in range(1, 8):
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), camera.frame())
+    zones = CameraZones.from_config(CameraSection(source=f"replay://{folder}"))
+    clock = Clock()
+    zones.clock = clock
+    fed: list[Any] = []
+    zones.feed = fed.append
+    zones.on_turn = "S"
+    run(zones, clock, 8)
+    assert notices(fed)[:2] == ["camera_uncalibrated", "camera_calibrated"]
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["H3", "H4", "H5", "H6", "H7"]]
+    zones.close()
+
+
+def test_a_camera_source_the_config_does_not_know_is_refused() -> None:
+    import pytest
+
+    from table_daemon.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match="camera.source"):
+        parse_config('[camera]\nsource = "webcam"\n')
+    assert parse_config('[camera]\nsource = "picamera://"\n').camera.source == "picamera://"
