@@ -7,11 +7,12 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from .base import Camera, CameraError
 
-__all__ = ["Camera", "CameraError", "open_camera"]
+__all__ = ["Camera", "CameraError", "PendingCamera", "open_camera", "open_camera_or_wait"]
 
 
 def open_camera(url: str) -> Camera:
@@ -37,3 +38,45 @@ def open_camera(url: str) -> Camera:
 
         return ReplayCamera(parsed.netloc + parsed.path, loop=query.get("loop", "0") in ("1", "true"))
     raise CameraError(f"unknown camera {url!r} (use picamera://, usb://N, replay://PATH or sim://)")
+
+
+class PendingCamera:
+    """A camera that could not be opened yet (unplugged at boot): ``frame()`` fails with the reason until
+    ``reopen()`` (the daemon tries every few seconds) succeeds, and from then on it is that camera."""
+
+    def __init__(self, url: str, error: CameraError) -> None:
+        self.url = url
+        self.error = error
+        self._camera: Camera | None = None
+
+    def frame(self) -> Any:
+        if self._camera is None:
+            raise CameraError(f"camera {self.url!r} not open: {self.error}")
+        return self._camera.frame()
+
+    def reopen(self) -> None:
+        if self._camera is not None:
+            again = getattr(self._camera, "reopen", None)
+            if again is not None:
+                again()
+            return
+        try:
+            self._camera = open_camera(self.url)
+        except CameraError as exc:
+            self.error = exc
+            raise
+
+    def close(self) -> None:
+        if self._camera is not None:
+            self._camera.close()
+
+
+def open_camera_or_wait(url: str) -> Camera | PendingCamera:
+    """``open_camera(url)``, or a :class:`PendingCamera` that keeps trying when the device is not there yet; an
+    unknown scheme is still an error at once."""
+    try:
+        return open_camera(url)
+    except CameraError as exc:
+        if urlparse(url).scheme not in ("picamera", "usb", "replay"):
+            raise
+        return PendingCamera(url, exc)

@@ -101,14 +101,16 @@ class CameraZones:
         (``/dev/video0``, ``0``) for OpenCV."""
         if cam.source.startswith("sim://"):
             return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames)
-        from hardware.cameras import open_camera
+        from hardware.cameras import open_camera_or_wait
         from vision.calibration import TableCalibration
         from vision.table import TableReader
         from vision.tracking import CalibrationTracker
 
         url = cam.source if "://" in cam.source else f"usb://{cam.source}"
         sep = "&" if "?" in url else "?"
-        camera = open_camera(f"{url}{sep}width={cam.width}&height={cam.height}" if "width=" not in url else url)
+        # a camera missing at start-up does not stop the table: it is reported lost and tried again
+        camera = open_camera_or_wait(f"{url}{sep}width={cam.width}&height={cam.height}" if "width=" not in url
+                                     else url)
         deck = None
         if cam.deck:
             from vision.deck import DeckProfile

@@ -137,3 +137,26 @@ def test_a_camera_source_the_config_does_not_know_is_refused() -> None:
     with pytest.raises(ConfigError, match="camera.source"):
         parse_config('[camera]\nsource = "webcam"\n')
     assert parse_config('[camera]\nsource = "picamera://"\n').camera.source == "picamera://"
+
+
+def test_a_camera_missing_at_start_up_is_reported_lost_and_taken_when_it_appears(tmp_path) -> None:
+    import cv2
+
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from table_daemon.config import CameraSection
+
+    folder = tmp_path / "later"
+    zones = CameraZones.from_config(CameraSection(source=f"replay://{folder}"))  # nothing there yet: no error
+    clock = Clock()
+    zones.clock = clock
+    zones._last_good = clock.now
+    fed: list[Any] = []
+    zones.feed = fed.append
+    run(zones, clock, 15, dt=0.2)
+    assert notices(fed) == ["camera_lost"]
+    folder.mkdir()  # the camera is plugged in
+    camera = SimulatedTableCamera(seed=7)
+    for i in range(6):
+        cv2.imwrite(str(folder / f"f{i:02d}.png"), camera.frame())
+    run(zones, clock, 20, dt=0.2)
+    assert notices(fed)[:3] == ["camera_lost", "camera_restored", "camera_calibrated"]
