@@ -43,6 +43,14 @@ def one_table(broker: LocalBroker, deals: int) -> None:
     cfg = simulated_config(table="B1", event="bench", broker=broker.url, journal=str(tmp / "j.sqlite"))
     cfg.panels = replace(cfg.panels, debounce_ms=0)
     sim = SimTable(cfg, seed=1, speed=0, camera=True)
+    alerts: dict[str, int] = {}
+    sim.app.alert_listeners.append(lambda a: alerts.__setitem__(a["code"], alerts.get(a["code"], 0) + 1))
+    plays = [0]
+
+    def count(topic: str, msg: dict) -> None:
+        plays[0] += topic.endswith("/events") and msg.get("type") == "play"
+
+    sim.app.on_published = count
     t0 = time.monotonic()
     cpu0 = time.process_time()
     sim.start({"method": "deals", "deals": deals})
@@ -57,6 +65,8 @@ def one_table(broker: LocalBroker, deals: int) -> None:
     print(f"one table, camera + reader in the loop, full speed: {done} deals in {wall:.1f} s = "
           f"{done / wall * 60:.1f} deals/min ({frames} frames read, CPU {cpu:.1f} s)")
     print(f"resident memory of the daemon (peak RSS of this process): {peak:.0f} MB (target <= 150 MB)")
+    print(f"alerts raised in {plays[0]} plays (the simulated players make no fouls: each is the reader's): "
+          f"{alerts or 'none'}")
 
 
 def many_tables(broker: LocalBroker, tables: int, duration: float, camera: bool) -> None:

@@ -141,9 +141,13 @@ def table_cloth(height: int, width: int, rng: np.random.Generator, light: bool |
     tint = rng.uniform(-18, 18, 3)
     cloth = np.empty((height, width, 3), np.float32)
     cloth[:] = np.clip(base + tint, 0, 255)
-    noise = cv2.GaussianBlur(rng.normal(0, 6, (height, width)).astype(np.float32), (0, 0), 1.2)
+    raw = np.empty((height, width), np.float32)  # the weave's noise, drawn a band of rows at a time (memory)
+    for top in range(0, height, 64):
+        raw[top:top + 64] = rng.normal(0, 6, (min(64, height - top), width))
+    noise = cv2.GaussianBlur(raw, (0, 0), 1.2)
+    del raw
     cloth += noise[..., None]
-    return np.clip(cloth, 0, 255).astype(np.uint8)
+    return np.clip(cloth, 0, 255, out=cloth).astype(np.uint8)
 
 
 NOISE_MARGIN = 64
@@ -168,22 +172,40 @@ def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1
     return sensor(lit, rng, sigma, noise, blur=None, strength=strength)
 
 
-def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
-    """The light the scene stands in: uneven across it, a colour cast, maybe a glare spot (float32 image)."""
+def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
+               out: np.ndarray | None = None) -> np.ndarray:
+    """The light the scene stands in: uneven across it, a colour cast, maybe a glare spot (float32 image).
+
+    With ``out`` (a uint8 image of the scene's shape) the lit scene is written there, clipped to 8 bits, a band
+    of rows at a time: the same light without a frame-sized float buffer (the simulated camera's memory).
+    """
     h, w = scene.shape[:2]
-    img = scene.astype(np.float32)
+    tilt_x, tilt_y = (np.float32(rng.uniform(-0.25, 0.25)) for _ in range(2))
+    cast = (1 + strength * rng.uniform(-0.12, 0.12, 3)).astype(np.float32)[None, None, :]
     gx = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
     gy = np.linspace(-1, 1, h, dtype=np.float32)[:, None]
-    ramp = 1 + np.float32(strength) * (np.float32(rng.uniform(-0.25, 0.25)) * gx
-                                       + np.float32(rng.uniform(-0.25, 0.25)) * gy)
-    img *= ramp[..., None]
-    img *= (1 + strength * rng.uniform(-0.12, 0.12, 3)).astype(np.float32)[None, None, :]
+    glare: tuple[np.ndarray, np.ndarray, np.float32] | None = None
     if rng.random() < 0.4 * strength:
         cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.05, 0.2) * max(h, w)
         across = np.exp(-((gx * (w / 2) + w / 2 - cx) ** 2) / (2 * r * r)).astype(np.float32)
         down = np.exp(-((gy * (h / 2) + h / 2 - cy) ** 2) / (2 * r * r)).astype(np.float32)
-        img += (np.float32(rng.uniform(30, 90)) * (down * across))[..., None]
-    return img
+        glare = (across, down, np.float32(rng.uniform(30, 90)))
+
+    def light(rows: slice) -> np.ndarray:
+        img = scene[rows].astype(np.float32)
+        img *= (1 + np.float32(strength) * (tilt_x * gx + tilt_y * gy[rows]))[..., None]
+        img *= cast
+        if glare is not None:
+            across, down, level = glare
+            img += (level * (down[rows] * across))[..., None]
+        return img
+
+    if out is None:
+        return light(slice(0, h))
+    for top in range(0, h, 90):
+        band = light(slice(top, top + 90))
+        out[top:top + 90] = np.clip(band, 0, 255, out=band)
+    return out
 
 
 def sensor(lit: np.ndarray, rng: np.random.Generator, sigma: float, noise: np.ndarray | None = None,

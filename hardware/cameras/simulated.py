@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import MARKER_POSITIONS, TableCalibration, marker_image
-from vision.render import CARD_RATIO, NOISE_MARGIN, hall_light, noise_field, render_face, table_cloth
+from vision.render import CARD_RATIO, NOISE_MARGIN, hall_light, render_face, table_cloth
 from vision.types import CARD_CODES
 
 from .base import CameraError
@@ -54,9 +54,8 @@ class SimulatedTableCamera:
         self._blur = float(fixed.uniform(0.1, 1.3) * self._strength)
         # the sensor's noise, drawn once at this camera's level and kept in 8 bits (a quarter of float32's
         # memory); each frame takes it at a random offset
-        field = noise_field(height, width, np.random.default_rng(self._light_seed))
-        self._noise = np.clip(np.rint(field * self._sigma), -127, 127).astype(np.int8)
-        del field
+        self._noise = _noise_int8(height + NOISE_MARGIN, width + NOISE_MARGIN, self._sigma,
+                                  np.random.default_rng(self._light_seed))
         self._lit: np.ndarray | None = None  # the still scene in the hall's light (8 bits)
         self._faces: dict[str, np.ndarray] = {}
         self._laid: dict[str, list[tuple[str, np.ndarray]]] = {}
@@ -185,8 +184,8 @@ class SimulatedTableCamera:
 
     def _light(self, scene: np.ndarray) -> np.ndarray:
         """The hall's light on ``scene``: the same every time (its own generator, seeded per camera)."""
-        lit = hall_light(scene, np.random.default_rng((self._light_seed, 2)), self._strength)
-        return np.clip(lit, 0, 255).astype(np.uint8)
+        return hall_light(scene, np.random.default_rng((self._light_seed, 2)), self._strength,
+                          out=np.empty_like(scene))
 
     def _draw_hand(self, scene: np.ndarray, seat: str) -> None:
         zone = self.calibration.zones[seat]
@@ -226,3 +225,15 @@ def _paste(scene: np.ndarray, face: np.ndarray, corners: np.ndarray) -> None:
     roi[:] = (roi * (1 - 0.25 * shadow[..., None] / 255.0)).astype(np.uint8)
     a = alpha[..., None].astype(np.float32) / 255.0
     roi[:] = (roi * (1 - a) + warped * a).astype(np.uint8)
+
+
+def _noise_int8(height: int, width: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """Gaussian sensor noise of ``sigma`` grey levels in 8 bits, drawn a band of rows at a time (a frame-sized
+    float field would briefly cost tens of megabytes)."""
+    out = np.empty((height, width, 3), np.int8)
+    for top in range(0, height, 64):
+        band = rng.standard_normal((min(64, height - top), width, 3), dtype=np.float32)
+        band *= np.float32(sigma)
+        np.clip(np.rint(band, out=band), -127, 127, out=band)
+        out[top:top + band.shape[0]] = band
+    return out
