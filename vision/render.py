@@ -150,26 +150,25 @@ def table_cloth(height: int, width: int, rng: np.random.Generator, light: bool |
     return np.clip(cloth, 0, 255, out=cloth).astype(np.uint8)
 
 
+#: how far a camera that keeps one sensor-noise field (the simulated table camera) shifts it between frames
 NOISE_MARGIN = 64
 
 
-def noise_field(height: int, width: int, rng: np.random.Generator) -> np.ndarray:
-    """A standard-normal sensor-noise field a little larger than a frame, for :func:`light_scene` to reuse."""
-    return rng.standard_normal((height + NOISE_MARGIN, width + NOISE_MARGIN, 3), dtype=np.float32)
-
-
-def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
-                noise: np.ndarray | None = None) -> np.ndarray:
+def light_scene(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Uneven light, a colour cast, a glare spot, sensor noise and a little blur (returns a new image).
 
-    Works in float32 with separable (row x column) light fields, so a 1280x720 frame needs a few frame-sized
-    buffers rather than dozens of megabytes of float64 grids. A camera that renders many frames passes a
-    :func:`noise_field` made once: each frame then takes the noise at a random offset into it instead of
-    drawing millions of fresh normals (the costliest step of a frame).
+    Works in float32 with separable (row x column) light fields, so a large image needs a few image-sized
+    buffers rather than dozens of megabytes of float64 grids.
     """
-    lit = hall_light(scene, rng, strength)
-    sigma = float(rng.uniform(1, 6) * strength)
-    return sensor(lit, rng, sigma, noise, blur=None, strength=strength)
+    img = hall_light(scene, rng, strength)
+    sigma = np.float32(rng.uniform(1, 6) * strength)
+    fresh = rng.standard_normal(img.shape, dtype=np.float32)
+    fresh *= sigma
+    img += fresh
+    del fresh
+    out = np.clip(img, 0, 255, out=img).astype(np.uint8)
+    blur = rng.uniform(0.1, 1.3) * strength
+    return cv2.GaussianBlur(out, (0, 0), blur) if blur > 0.3 else out
 
 
 def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
@@ -205,26 +204,4 @@ def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.
     for top in range(0, h, 90):
         band = light(slice(top, top + 90))
         out[top:top + 90] = np.clip(band, 0, 255, out=band)
-    return out
-
-
-def sensor(lit: np.ndarray, rng: np.random.Generator, sigma: float, noise: np.ndarray | None = None,
-           blur: float | None = None, strength: float = 1.0, gain: float = 1.0) -> np.ndarray:
-    """What a camera makes of the light: ``gain`` (exposure), sensor noise of ``sigma`` grey levels, focus blur
-    (``blur``; None draws one) and 8 bits (returns a new uint8 image; ``lit`` is left as it is)."""
-    h, w = lit.shape[:2]
-    img = lit * np.float32(gain) if gain != 1.0 else lit.copy()
-    if noise is not None and noise.shape[0] >= h + NOISE_MARGIN and noise.shape[1] >= w + NOISE_MARGIN:
-        dy, dx = (int(v) for v in rng.integers(0, NOISE_MARGIN, 2))
-        img += noise[dy:dy + h, dx:dx + w] * np.float32(sigma)
-    else:
-        fresh = rng.standard_normal(img.shape, dtype=np.float32)
-        fresh *= np.float32(sigma)
-        img += fresh
-        del fresh
-    out = np.clip(img, 0, 255).astype(np.uint8)
-    if blur is None:
-        blur = float(rng.uniform(0.1, 1.3) * strength)
-    if blur > 0.3:
-        out = cv2.GaussianBlur(out, (0, 0), blur)
     return out
