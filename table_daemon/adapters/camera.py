@@ -90,6 +90,7 @@ class CameraZones:
         from vision.tracking import CalibrationTracker
 
         camera = SimulatedTableCamera(seed=seed)
+
         def make_reader(cal: TableCalibration) -> TableReader:
             return TableReader(cal, skip_still=True)
 
@@ -110,11 +111,8 @@ class CameraZones:
         from vision.table import TableReader
         from vision.tracking import CalibrationTracker
 
-        url = cam.source if "://" in cam.source else f"usb://{cam.source}"
-        sep = "&" if "?" in url else "?"
         # a camera missing at start-up does not stop the table: it is reported lost and tried again
-        camera = open_camera_or_wait(f"{url}{sep}width={cam.width}&height={cam.height}" if "width=" not in url
-                                     else url)
+        camera = open_camera_or_wait(_camera_url(cam))
         deck = None
         if cam.deck:
             from vision.deck import DeckProfile
@@ -290,3 +288,12 @@ class CameraZones:
                 "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
                 "lost": self.lost, "calibrated": self.reader is not None,
                 "moves": self.tracker.moves if self.tracker is not None else 0}
+
+
+def _camera_url(cam: Any) -> str:
+    """The ``open_camera`` URL of a ``[camera]`` section: a bare device is a USB camera; the section's size is
+    asked for unless the URL names one."""
+    url = cam.source if "://" in cam.source else f"usb://{cam.source}"
+    if "width=" in url:
+        return url
+    return f"{url}{'&' if '?' in url else '?'}width={cam.width}&height={cam.height}"
