@@ -13,6 +13,7 @@ import json
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from .cli import UsageError
@@ -87,12 +88,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     disp.add_argument("--host", default="127.0.0.1")
     disp.add_argument("--prefix", default="guandan/v1")
     disp.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
+    disp.add_argument("--commentary-delay", type=float, metavar="SECONDS",
+                      help="解说视图 add the commentators' view of the hands, this many seconds late, at "
+                           "/commentary/TABLE (needs --referee-password-file and a broker user allowed private/#)")
+    disp.add_argument("--referee-password-file", type=Path, metavar="FILE",
+                      help="file holding the referee password that opens the commentary view")
     disp.set_defaults(handler=run_display)
 
 
 def _store(path: str | None, *, create: bool = False) -> Any:
-    from pathlib import Path
-
     from .desk.store import Store, StoreError
 
     if not path:
@@ -247,13 +251,29 @@ def run_display(args: argparse.Namespace) -> int:
     from .desk.mqtt_link import LinkError
     from .display.service import DisplayService
 
+    password = None
+    if args.commentary_delay is not None:
+        if not 0 <= args.commentary_delay <= 3600:
+            raise UsageError("--commentary-delay must be between 0 and 3600 seconds")
+        if args.referee_password_file is None:
+            raise UsageError("--commentary-delay needs --referee-password-file")
+        try:
+            password = args.referee_password_file.read_text("utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {args.referee_password_file}: {exc}") from exc
+        if len(password) < 8:
+            raise UsageError(f"{args.referee_password_file}: the referee password must have at least 8 characters")
     try:
         service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host,
-                                 ca_file=args.ca_file)
+                                 ca_file=args.ca_file, commentary_delay=args.commentary_delay,
+                                 referee_password=password)
     except (LinkError, OSError) as exc:
         raise UsageError(str(exc)) from exc
     service.start()
     print(f"display: http://{args.host}:{service.web.port}/display/", file=sys.stderr)
+    if password is not None:
+        print(f"commentary (解说视图, {args.commentary_delay:g} s late, referee password): "
+              f"http://{args.host}:{service.web.port}/commentary/TABLE", file=sys.stderr)
     try:
         _wait_for_signal()
     finally:

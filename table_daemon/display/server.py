@@ -4,12 +4,17 @@ a JSON snapshot and a Server-Sent Events stream of every change the hub sees.
 Routes: ``/display/`` (event overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
 this package), ``/api/live[?table=T]`` (snapshot), ``/events[?table=T]`` (SSE: ``snapshot`` first, then
 ``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages). The desk adds its own routes
-through ``extra``. Every screen reads from the hub's memory, never from a table.
+through ``extra``. Every screen reads from the hub's memory, never from a table. Routes given as ``protected``
+(the commentators' delayed view of the hands) answer only to HTTP basic authentication with the referee
+password, and are never served without one.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
+import hmac
 import json
 import queue
 import socket
@@ -46,14 +51,20 @@ class WebServer:
     """Serves the display routes plus ``extra`` ones (exact path -> route, or prefix ending in ``/``)."""
 
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
-                 extra: dict[str, Route] | None = None, keepalive_s: float = 15.0) -> None:
+                 extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
+                 protected: dict[str, Route] | None = None, password: str | None = None) -> None:
+        if protected and not password:
+            raise ValueError("protected routes need a password")
         self.hub = hub
         self.routes: dict[str, Route] = {
             "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),
             "/static/": lambda rest, q: asset(rest),
             "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"))),
             **(extra or {}),
+            **(protected or {}),
         }
+        self.protected = frozenset(protected or {})
+        self._password = (password or "").encode()
         self.keepalive_s = keepalive_s
         self._stop = threading.Event()
         self._streams: set[socket.socket] = set()
@@ -101,6 +112,15 @@ class WebServer:
             self._sse(req, query.get("table"))
             return
         route, rest = self._find(path)
+        if route is not None and self._prefix(path) in self.protected and not self._authorised(req):
+            body = "referee password needed 需要裁判密码".encode()
+            req.send_response(401)
+            req.send_header("WWW-Authenticate", 'Basic realm="guandan referee", charset="UTF-8"')
+            req.send_header("Content-Type", "text/plain; charset=utf-8")
+            req.send_header("Content-Length", str(len(body)))
+            req.end_headers()
+            req.wfile.write(body)
+            return
         if route is None:
             status, ctype, body = 404, "text/plain; charset=utf-8", "not found 未找到".encode()
         else:
@@ -114,6 +134,23 @@ class WebServer:
         req.send_header("Cache-Control", "no-store")
         req.end_headers()
         req.wfile.write(body)
+
+    def _authorised(self, req: BaseHTTPRequestHandler) -> bool:
+        """HTTP basic authentication with the referee password (any user name), compared in constant time."""
+        header = req.headers.get("Authorization", "")
+        if not header.startswith("Basic ") or not self._password:
+            return False
+        try:
+            _, _, given = base64.b64decode(header[6:], validate=True).partition(b":")
+        except (binascii.Error, ValueError):
+            return False
+        return hmac.compare_digest(given, self._password)
+
+    def _prefix(self, path: str) -> str:
+        """The route key ``path`` is served by (an exact path, or the longest prefix ending in ``/``)."""
+        if path in self.routes:
+            return path
+        return max((p for p in self.routes if p.endswith("/") and path.startswith(p)), key=len, default="")
 
     def _find(self, path: str) -> tuple[Route | None, str]:
         if path in self.routes:

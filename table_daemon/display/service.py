@@ -8,27 +8,62 @@ ACL that gives displays no ``private/#`` costs it nothing. A clean session: afte
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from typing import Any
+
 from ..desk.mqtt_link import MqttLink
+from .commentary import Commentary
 from .hub import PUBLIC_KINDS, Hub
-from .server import WebServer
+from .server import WebServer, asset, json_response
 
 
 class DisplayService:
+    """``commentary_delay`` and ``referee_password`` together add the commentators' delayed view of the hands
+    (``/commentary/{table}``, behind the password); the broker user must then be allowed ``private/#`` (a
+    referee account), the only case in which this service subscribes to it."""
+
     def __init__(self, broker: str, event: str, *, prefix: str = "guandan/v1", port: int = 0,
-                 host: str = "127.0.0.1", client_id: str | None = None, ca_file: str | None = None) -> None:
+                 host: str = "127.0.0.1", client_id: str | None = None, ca_file: str | None = None,
+                 commentary_delay: float | None = None, referee_password: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.base = f"{prefix.rstrip('/')}/{event}"
         self.hub = Hub(event)
+        self.clock = clock
         subs = [(f"{self.base}/+/{kind}", 0 if kind == "health" else 1) for kind in PUBLIC_KINDS]
+        self.commentary: Commentary | None = None
+        protected: dict[str, Any] = {}
+        if commentary_delay is not None:
+            if not referee_password:
+                raise ValueError("the commentary view needs a referee password")
+            self.commentary = Commentary(commentary_delay)
+            subs.append((f"{self.base}/+/private/hands", 1))
+            protected = {"/commentary/": lambda rest, q: asset("commentary.html"),
+                         "/api/commentary": lambda rest, q: self._commentary(q.get("table", ""))}
         self.link = MqttLink(broker, client_id or f"guandan-display-{event}-{id(self):x}", subs, self.on_message,
                              persistent=False, ca_file=ca_file)
-        self.web = WebServer(self.hub, port, host)
+        self.web = WebServer(self.hub, port, host, protected=protected, password=referee_password)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         if not topic.startswith(self.base + "/"):
             return
         parts = topic[len(self.base) + 1:].split("/")
+        if parts[1:] == ["private", "hands"]:
+            if self.commentary is not None:  # hands go to the delayed view only, never to the hub
+                self.commentary.feed(parts[0], "hands", payload, self.clock())
+            return
         if len(parts) == 2:
             self.hub.feed(parts[0], parts[1], payload)
+            if self.commentary is not None and parts[1] == "state":
+                self.commentary.feed(parts[0], "state", payload, self.clock())
+
+    def _commentary(self, table: str) -> tuple[int, str, bytes]:
+        assert self.commentary is not None
+        if not table:
+            return json_response({"tables": self.commentary.tables(), "delay": self.commentary.delay})
+        view = self.commentary.view(table, self.clock())
+        return json_response(view if view is not None else {"table": table, "delay": self.commentary.delay,
+                                                            "waiting": True})
 
     def start(self) -> None:
         self.web.start()

@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standings import Team
@@ -20,9 +16,6 @@ from table_daemon.desk.web import desk_server
 
 from ..desk.spec_table import SpecTable
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SECRET = ["CJ", "DQ", "S9"]  # cards only in hidden hands: they must never reach a screen
 
 
@@ -34,17 +27,6 @@ def mid_deal_state(table: SpecTable, trick: list[dict] | dict, turn: str, left: 
     table.state(phase="playing", seats=seats(left), levels={"NS": "5", "EW": "3"}, level="5", played="NS",
                 turn=turn, trick=trick, teams={"NS": {"name": "红队 Red"}, "EW": {"name": "蓝队 Blue"}},
                 hands={"S": SECRET})  # a table must not do this; the desk's hub strips it anyway
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("chromium is not installed (run scripts/setup)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, browser) -> None:

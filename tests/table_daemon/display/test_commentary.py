@@ -1,0 +1,116 @@
+"""The commentators' delayed view: hands and state as they were ``delay`` seconds ago, behind the referee
+password, in a real headless Chromium against a real Mosquitto; the public routes never carry a hand."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from table_daemon.display.commentary import Commentary
+from table_daemon.display.service import DisplayService
+
+from ..desk.spec_table import SpecTable
+
+PASSWORD = "裁判-referee-42"
+
+
+def test_a_commentator_sees_hands_and_state_only_as_they_were_delay_seconds_ago() -> None:
+    c = Commentary(delay=60)
+    c.feed("T01", "hands", {"type": "hands", "hands": {"S": ["H3", "H4"]}}, now=100.0)
+    c.feed("T01", "state", {"phase": "playing", "turn": "S"}, now=100.5)
+    assert c.view("T01", now=150.0) is None  # nothing is 60 s old yet
+    c.feed("T01", "hands", {"type": "hands", "hands": {"S": ["H4"]}}, now=170.0)  # S played H3
+    c.feed("T01", "state", {"phase": "playing", "turn": "E"}, now=170.2)
+    view = c.view("T01", now=200.0)
+    assert view is not None and view["hands"] == {"S": ["H3", "H4"]} and view["state"]["turn"] == "S"
+    later = c.view("T01", now=230.3)
+    assert later is not None and later["hands"] == {"S": ["H4"]} and later["state"]["turn"] == "E"
+    assert c.view("T02", now=230.0) is None
+    assert not c.feed("T01", "events", {"type": "play"}, now=231.0)
+    assert not c.feed("T01", "hands", b"not json", now=231.0)
+
+
+def test_old_entries_go_but_the_last_one_before_the_delay_stays() -> None:
+    c = Commentary(delay=10, keep=100)
+    for t in range(0, 1000, 5):
+        c.feed("T01", "hands", {"hands": {"S": [f"t{t}"]}}, now=float(t))
+    view = c.view("T01", now=1000.0)
+    assert view is not None and view["hands"] == {"S": ["t990"]}
+    assert len(c._log["T01"]["hands"]) < 40
+    with pytest.raises(ValueError):
+        Commentary(delay=-1)
+
+
+def _get(url: str, password: str | None = None) -> tuple[int, str]:
+    req = urllib.request.Request(url)
+    if password is not None:
+        req.add_header("Authorization", "Basic " + base64.b64encode(f"desk:{password}".encode()).decode())
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read().decode()
+
+
+def test_commentary_page_behind_the_password_shows_delayed_hands(mosquitto, topic_root, tmp_path,
+                                                                  browser) -> None:
+    event = topic_root.event
+    service = DisplayService(mosquitto.url, event, commentary_delay=1.0, referee_password=PASSWORD)
+    service.start()
+    table = SpecTable(mosquitto.url, event, "T01")
+    try:
+        table.client.publish(f"{table.root}/private/hands", json.dumps(
+            {"type": "hands", "deal": 1, "hands": {"S": ["SA", "HR"], "E": ["D7"], "N": ["C9"], "W": ["H2"]}}),
+            qos=1, retain=True).wait_for_publish(5)
+        table.state(phase="playing", deal=1, level="5", turn="S", trick=None)
+        base = service.web.url
+        assert _get(f"{base}/commentary/T01")[0] == 401
+        assert _get(f"{base}/api/commentary?table=T01", "wrong")[0] == 401
+        status, body = _get(f"{base}/api/commentary?table=T01", PASSWORD)
+        assert status == 200 and json.loads(body).get("waiting")  # within the delay: nothing yet
+        context = browser.new_context(http_credentials={"username": "解说", "password": PASSWORD})
+        page = context.new_page()
+        page.goto(f"{base}/commentary/T01")
+        page.wait_for_selector("#seat-S .card[data-code='HR']", timeout=5000)
+        assert "1 s delay" in page.inner_text("#delay")
+        assert page.locator("#seat-S").get_attribute("class") == "seat turn"
+        shot = Path(os.environ.get("GUANDAN_SCREENSHOTS", tmp_path)) / "commentary-T01.png"
+        page.screenshot(path=str(shot))
+        context.close()
+        # the public routes never carry a hand
+        time.sleep(0.2)
+        for path in ("/api/live", "/api/live?table=T01"):
+            status, body = _get(base + path)
+            assert status == 200 and "HR" not in body and "SA" not in body
+    finally:
+        table.close()
+        service.stop()
+
+
+def test_the_commentary_view_needs_a_password() -> None:
+    with pytest.raises(ValueError, match="password"):
+        DisplayService("mqtt://127.0.0.1:1", "ev", commentary_delay=5)
+
+
+def test_display_command_refuses_a_commentary_view_without_a_good_password(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "table_daemon.cli", "desk", "display", "--broker",
+                               "mqtt://127.0.0.1:1", "--event", "ev", "--http", "0", *args],
+                              capture_output=True, text=True, timeout=30)
+
+    done = run("--commentary-delay", "30")
+    assert done.returncode == 2 and "--referee-password-file" in done.stderr
+    short = tmp_path / "pw"
+    short.write_text("abc\n", "utf-8")
+    done = run("--commentary-delay", "30", "--referee-password-file", str(short))
+    assert done.returncode == 2 and "8 characters" in done.stderr
