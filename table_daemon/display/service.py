@@ -21,7 +21,9 @@ from .server import WebServer, asset, json_response
 class DisplayService:
     """``commentary_delay`` and ``referee_password`` together add the commentators' delayed view of the hands
     (``/commentary/{table}``, behind the password); the broker user must then be allowed ``private/#`` (a
-    referee account), the only case in which this service subscribes to it."""
+    referee account), the only case in which this service subscribes to it. Basic authentication sends the
+    password readable by anyone on the network path: outside a closed desk network, serve it behind TLS (a
+    reverse proxy such as nginx or Caddy in front of ``--http``)."""
 
     def __init__(self, broker: str, event: str, *, prefix: str = "guandan/v1", port: int = 0,
                  host: str = "127.0.0.1", client_id: str | None = None, ca_file: str | None = None,
