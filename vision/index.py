@@ -138,9 +138,8 @@ def find_candidates(mask: np.ndarray) -> list[IndexCandidate]:
 def _merge_side_by_side(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[Glyph, list[Glyph]]]:
     """Join glyphs standing side by side at the same height (the 1 and 0 of a 10, a broken stroke).
 
-    One of the two must be narrow (a 1, a stroke's fragment): two wide glyphs side by side are the suit pips
-    or ranks of two cards in a tight fan, and joining them would lose the second card's index. Returns the
-    glyphs and, for each joined one, the glyphs it was joined from.
+    Two pips of neighbouring cards in a tight fan can be joined too: ``find_candidates`` then still finds a
+    card's suit among the parts. Returns the glyphs and, for each joined one, the glyphs it was joined from.
     """
     glyphs = sorted(glyphs, key=lambda g: g.x)
     merged: list[Glyph] = []
@@ -150,8 +149,7 @@ def _merge_side_by_side(glyphs: list[Glyph]) -> tuple[list[Glyph], dict[Glyph, l
             overlap = min(m.bottom, g.bottom) - max(m.y, g.y)
             gap = g.x - (m.x + m.w)
             if overlap > 0.75 * min(m.h, g.h) and abs(m.h - g.h) < 0.2 * max(m.h, g.h) \
-                    and gap < 0.3 * max(m.h, g.h) and m.union(g).w < 1.7 * max(m.h, g.h) \
-                    and min(m.w, g.w) <= 0.5 * max(m.h, g.h):
+                    and gap < 0.3 * max(m.h, g.h) and m.union(g).w < 1.7 * max(m.h, g.h):
                 joined = m.union(g)
                 parts[joined] = parts.pop(m, [m]) + [g]
                 merged[i] = joined
