@@ -147,6 +147,12 @@ class Journal:
         with self._lock:
             self._db.execute("UPDATE outbox SET sent = 1 WHERE epoch = ? AND seq = ?", (epoch, seq))
 
+    def is_sent(self, epoch: str, seq: int) -> bool:
+        """Whether the broker acknowledged this message (a message not in the outbox counts as sent)."""
+        with self._lock:
+            row = self._db.execute("SELECT sent FROM outbox WHERE epoch = ? AND seq = ?", (epoch, seq)).fetchone()
+        return row is None or bool(row[0])
+
     def unsent(self, epoch: str | None = None) -> list[OutboxMessage]:
         """Messages never acknowledged by the broker (of one epoch, or of every earlier one)."""
         q = "SELECT epoch, seq, topic, payload, qos, retain FROM outbox WHERE sent = 0"

@@ -92,7 +92,8 @@ class MqttConnection:
             transport="websockets" if address.websockets else "tcp",
         )
         self.client.max_inflight_messages_set(100)  # as Mosquitto's max_inflight_messages in our configs
-        self.client.reconnect_delay_set(min_delay=0.2, max_delay=5)  # doubled per failed try
+        # doubled per failed try; a second at first gives a restarted broker time to restore its sessions
+        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
         user = username or address.username
         if user:
             self.client.username_pw_set(user, password or address.password)

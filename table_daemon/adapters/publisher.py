@@ -100,9 +100,21 @@ class Publisher:
         return len(rows)
 
     def resend_results(self) -> int:
-        """Every result the desk has not acknowledged, exactly as first published."""
+        """Every result the desk has not acknowledged, exactly as first published; returns how many.
+
+        A result the broker never acknowledged is still on its way with the outbox (paho sends it again, in
+        order, after a reconnect; an earlier run's goes out at start-up): sending it now would put it ahead of
+        the older messages still queued, so only results the broker already took are sent again here.
+        """
         pending = self.journal.pending_results()
         for _, text in pending:
-            if self.link is not None:
+            if self.link is None:
+                break
+            try:
+                head = json.loads(text)
+                taken = self.journal.is_sent(str(head["epoch"]), int(head["seq"]))
+            except (ValueError, KeyError, TypeError):
+                taken = True
+            if taken:
                 self.link.publish(self.root + "results", text, qos=1)
         return len(pending)
