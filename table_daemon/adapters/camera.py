@@ -234,11 +234,8 @@ class CameraZones:
             elif self.make_reader is not None:
                 self.reader = self.make_reader(news.calibration)
             # the stabiliser keeps what it reported: cards that read the same after the move are not new plays
-        detail = {"calibrated": "table markers found: zones placed (已标定)",
-                  "moved": f"camera or table moved {news.shift_px:.0f} px: zones follow the markers (摄像头移动)",
-                  "uncalibrated": "table markers not visible: cannot read the play areas (看不到桌角标记)",
-                  "markers_hidden": "table markers covered: a moved camera would go unnoticed (桌角标记被遮挡)",
-                  "markers_visible": "table markers visible again"}[news.kind]
+        # the facts only: the words a referee reads are the controller's (controller/camera.py)
+        detail = f"markers seen {list(news.seen)}" + (f", shift {news.shift_px:.0f} px" if news.shift_px else "")
         self._notice(f"camera_{news.kind}", detail, **news.to_json())
 
     def step(self) -> None:
@@ -251,8 +248,8 @@ class CameraZones:
         self._last_good = self.clock()
         if self.lost:
             self.lost = False
-            self._notice("camera_restored", "frames again (摄像头恢复)",
-                         lost_seconds=round(self._last_good - (self.lost_since or self._last_good), 1))
+            lost_for = self._last_good - (self.lost_since or self._last_good)
+            self._notice("camera_restored", f"after {lost_for:.1f} s", lost_seconds=round(lost_for, 1))
         for seat in sorted(relaid):
             self.stabiliser.reset(seat)
             self.feed(ZoneCleared(seat, self.frames))
