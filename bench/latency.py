@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from table_daemon.adapters.broker import LocalBroker  # noqa: E402
-from table_daemon.adapters.camera import CameraZones  # noqa: E402
 from table_daemon.config import simulated_config  # noqa: E402
 from table_daemon.simulate import SimTable  # noqa: E402
 
@@ -91,7 +90,6 @@ def main() -> int:
     print(f"plays measured: {len(lat)}  camera: {fps:.1f} frames/s (target {args.fps:g})")
     print(f"latency laid -> play event at subscriber: median {statistics.median(lat) * 1000:.0f} ms, "
           f"p99 {p99 * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms (target p99 <= 250 ms)")
-    _ = CameraZones
     return 0
 
 
