@@ -323,7 +323,8 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
         base, first = (table[:-digits], int(table[-digits:])) if digits else (table, 1)
         for i in range(tables):
             tid = table if tables == 1 else f"{base}{first + i:02d}"
-            cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker,
+            # a hall's broker with per-table accounts: mqtt://{table}:PASSWORD@HOST:PORT logs each in as itself
+            cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker.replace("{table}", tid),
                                    journal=str(jdir / f"{tid}.sqlite"))
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
             sim.matches = matches

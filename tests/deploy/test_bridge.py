@@ -1,0 +1,142 @@
+"""The bridged set-up of ``deploy/mosquitto/`` run small: two halls' brokers bridged over TLS to a central
+one, two simulated tables per hall logged in with their own accounts, the real desk at the centre over TLS.
+Hall H1's link is cut (silently, as a pulled cable) while its tables finish deals; afterwards every result is
+stored once and acknowledged back through the bridge, and no hidden hand ever reached the centre, even with a
+bridge topic for ``private/hands`` added by mistake (the ACLs hold it back)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from table_daemon.adapters.broker import find_mosquitto
+from table_daemon.config import simulated_config
+from table_daemon.desk.service import Desk
+from table_daemon.desk.store import Store
+from table_daemon.simulate import SimTable
+from tests.bridged import PASSWORD, BridgedEvent
+
+pytestmark = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed (run scripts/setup)")
+DEALS = 2
+
+
+class Recorder:
+    """A paho client logged in as ``user`` that keeps (topic, payload) of everything it gets."""
+
+    def __init__(self, port: int, user: str, topics: list[str]) -> None:
+        self.got: list[tuple[str, bytes]] = []
+        self.lock = threading.Lock()
+        ready = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"rec-{uuid.uuid4().hex[:6]}")
+        self.client.username_pw_set(user, PASSWORD)
+
+        def on_connect(c: Any, *_: Any) -> None:
+            for t in topics:
+                c.subscribe(t, qos=1)
+            ready.set()
+
+        def on_message(c: Any, u: Any, msg: mqtt.MQTTMessage) -> None:
+            with self.lock:
+                self.got.append((msg.topic, msg.payload))
+
+        self.client.on_connect = on_connect
+        self.client.on_message = on_message
+        self.client.connect("127.0.0.1", port, keepalive=10)
+        self.client.loop_start()
+        assert ready.wait(10)
+
+    def topics(self) -> list[str]:
+        with self.lock:
+            return [t for t, _ in self.got]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def wait(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
+    event = f"br{uuid.uuid4().hex[:6]}"
+    halls = {"H1": ["A01", "A02"], "H2": ["B01", "B02"]}
+    # a mistaken bridge topic for the hidden hands: the ACLs must still keep them in the hall; and reconnect
+    # every second (the shipped 2-10 s backoff would only make the test slower)
+    bridged = BridgedEvent(event, halls, hall_extra=[f"topic guandan/v1/{event}/+/private/hands out 1",
+                                                     "restart_timeout 1"]).start()
+    store = Store(tmp_path / "desk.sqlite")
+    desk = Desk(store, bridged.central_tls_url("desk"), event, ca_file=bridged.ca_file)
+    sims: list[SimTable] = []
+    produced: set[str] = set()
+    lock = threading.Lock()
+    centre = hall_referee = None
+    try:
+        assert bridged.central is not None
+        centre = Recorder(bridged.central.port, "referee", [f"guandan/v1/{event}/#", "$SYS/broker/connection/#"])
+        hall_referee = Recorder(bridged.halls["H1"].port, "referee-H1", [f"guandan/v1/{event}/+/private/hands"])
+        desk.start()
+        assert desk.link.connected.wait(10)
+        for i, (hall, table) in enumerate((h, t) for h, ts in halls.items() for t in ts):
+            cfg = simulated_config(table=table, event=event, broker=bridged.hall_url(hall, table),
+                                   journal=str(tmp_path / f"{table}.sqlite"))
+            sim = SimTable(cfg, seed=40 + i, speed=0, camera=False)
+
+            def note(topic: str, msg: dict[str, Any]) -> None:
+                if topic.endswith("/results"):
+                    with lock:
+                        produced.add(msg["id"])
+
+            sim.app.on_published = note
+            sims.append(sim)
+        for sim in sims:
+            sim.start({"method": "deals", "deals": DEALS})
+        wait(lambda: len(store.results()) >= 2, 30, "the first results at the desk")
+        bridged.proxies["H1"].cut()
+
+        def from_h1() -> int:
+            with lock:
+                return sum(1 for rid in produced if rid.split("/")[1] in halls["H1"])
+
+        at_cut = from_h1()
+        wait(lambda: from_h1() >= at_cut + 1, 30, "H1's tables to finish deals during the cut")
+        time.sleep(0.5)  # and a moment more, so the link stays cut while the hall queues for it
+        bridged.proxies["H1"].heal()
+        expected = {f"{event}/{t}/m1" for ts in halls.values() for t in ts} | {
+            f"{event}/{t}/m1/d{d}" for ts in halls.values() for t in ts for d in range(1, DEALS + 1)}
+        wait(lambda: produced == expected, 60, "the tables to finish their matches")
+        wait(lambda: {r["id"] for r in store.results()} == expected, 30, "every result at the desk")
+        # the desk's acks crossed the bridge back into the halls: the tables' journals hold nothing more
+        wait(lambda: all(s.app.journal.backlog() == 0 for s in sims), 30, "every result acknowledged")
+        rows = store.results()
+        assert len(rows) == len(expected)  # each counted once (copies only raise `copies`)
+        h1 = [json.loads(p) if p[:1] == b"{" else p for t, p in centre.got
+              if t == f"$SYS/broker/connection/bridge-{event}-H1/state"]
+        assert b"0" in h1 and h1[-1] == b"1", h1  # the centre saw hall H1 drop off and come back
+        # the hidden hands were published in the hall, and never reached the centre
+        assert any(t.endswith("/private/hands") for t in hall_referee.topics())
+        assert not [t for t in centre.topics() if "/private/" in t]
+        # the desk's live view (what its displays show) has every table of both halls
+        live = desk.hub.snapshot()["tables"]
+        assert set(live) == {t for ts in halls.values() for t in ts}
+    finally:
+        for sim in sims:
+            sim.stop()
+        desk.stop()
+        store.close()
+        for rec in (centre, hall_referee):
+            if rec is not None:
+                rec.close()
+        bridged.close()
