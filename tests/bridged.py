@@ -146,7 +146,8 @@ class CutProxy:
 @dataclass
 class BridgedEvent:
     """A central broker and ``halls`` hall brokers (``tables`` maps a hall to its table ids), all started by
-    ``start()``; ``close()`` stops them and removes the temp dir. Tables log in at their hall's loopback
+    ``start()``; ``close()`` stops them and removes the temp dir. The links of the ``cuttable`` halls (default
+    all) run through a :class:`CutProxy` (``proxies[hall]``), the others straight to the central broker. Tables log in at their hall's loopback
     listener as ``mqtt://{table}:PASSWORD@...`` (``hall_url``); ``central_url(user)`` is the central broker's
     loopback listener, ``central_tls_url(user)`` its TLS client listener (CA file ``ca_file``)."""
 
@@ -158,6 +159,7 @@ class BridgedEvent:
     proxies: dict[str, CutProxy] = field(default_factory=dict)
     client_port: int = 0
     hall_extra: list[str] = field(default_factory=list)  # lines added to every hall's configuration
+    cuttable: list[str] | None = None  # halls whose link runs through a CutProxy (None: all)
 
     @property
     def ca_file(self) -> str:
@@ -180,8 +182,11 @@ class BridgedEvent:
         for hall, table_ids in self.tables.items():
             hdir = self.workdir / hall
             hdir.mkdir()
-            proxy = CutProxy(bridge_port)
-            self.proxies[hall] = proxy
+            central = f"127.0.0.1:{bridge_port}"
+            if self.cuttable is None or hall in self.cuttable:
+                proxy = CutProxy(bridge_port)
+                self.proxies[hall] = proxy
+                central = f"127.0.0.1:{proxy.port}"
             (hdir / "hall.acl").write_text(render.render(
                 (TEMPLATES / "hall.acl.template").read_text(), {"EVENT": self.event, "HALL": hall}))
             write_passwords(hdir / "hall.passwd",
@@ -190,7 +195,7 @@ class BridgedEvent:
             conf = render.render((TEMPLATES / "hall.conf.template").read_text(), {
                 "EVENT": self.event, "HALL": hall, "DATA_DIR": str(hdir), "CERT_DIR": str(certs),
                 "HALL_PORT": str(hall_port), "HALL_BIND": "127.0.0.1", "LOCAL_PORT": str(local),
-                "CENTRAL": f"127.0.0.1:{proxy.port}"}, tables=table_ids)
+                "CENTRAL": central}, tables=table_ids)
             conf += "".join(line + "\n" for line in self.hall_extra)
             self.halls[hall] = RenderedBroker(workdir=hdir, port=local, conf=conf).start()
         return self
