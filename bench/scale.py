@@ -22,6 +22,7 @@ The machine is shared: the bench lowers its own priority (nice 10) and defaults 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import signal
@@ -94,13 +95,17 @@ class Centre:
                 at = parse_ts(ts)
                 self.delays.append((hall, at, now - at))
 
-    def settled(self, hall: str, start: float, back: float) -> float:
-        """When the hall's messages had caught up after a fault: the last arrival of one of them published
-        after ``start`` that was more than 1 s late (at least ``back``, when the link was up again)."""
+    def settled(self, hall: str, start: float, back: float, span: float = 10.0) -> float:
+        """When the hall's messages had caught up after a fault: the first arrival, at or after ``back`` (the
+        link up again), from which on ``span`` seconds of the hall's arrivals were all on time (<= 1 s late)."""
         with self.lock:
-            late = [at + d for h, at, d in self.delays if h == hall and at >= start - 1 and d > 1.0
-                    and at + d <= back + 120]
-        return max([back, *late])
+            arrivals = sorted((at + d, d) for h, at, d in self.delays if h == hall and at + d >= back)
+        late = [t for t, d in arrivals if d > 1.0]
+        for t, _ in arrivals:
+            i = bisect.bisect_left(late, t)
+            if (i == len(late) or late[i] > t + span) and arrivals[-1][0] >= t + span:
+                return t
+        return arrivals[-1][0] if arrivals else back
 
     def link_up_after(self, hall_link: str, after: float) -> float | None:
         with self.lock:

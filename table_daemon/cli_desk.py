@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     desk.add_argument("--prefix", default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
     desk.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
+    desk.add_argument("--standby", metavar="NAME",
+                      help="备用记分台 stand by as second desk NAME: copy what the desk counts, take over when "
+                           "the first desk's status goes offline")
     desk.set_defaults(handler=run_desk)
     actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
 
@@ -132,11 +135,18 @@ def run_desk(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     store = _store(args.db, create=True)
     try:
-        desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared,
-                    ca_file=args.ca_file)
+        if args.standby:
+            from .desk.standby import Standby
+
+            desk: Any = Standby(store, args.broker, args.event, instance=args.standby, prefix=args.prefix,
+                                ca_file=args.ca_file)
+        else:
+            desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared,
+                        ca_file=args.ca_file)
     except (LinkError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    web = desk_server(store, desk.hub, args.http, args.host) if args.http is not None else None
+    hub = desk.copy.hub if args.standby else desk.hub
+    web = desk_server(store, hub, args.http, args.host) if args.http is not None else None
     if web:
         web.start()
         print(f"desk: pages at http://{args.host}:{web.port}/ (displays at /display/)", file=sys.stderr)
