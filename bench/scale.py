@@ -257,6 +257,9 @@ def main() -> int:
         print(f"  lost: {lost[:10]}")
     print(f"delay table publish -> central subscriber outside the faults: p50 {percentile(outside, .5) * 1000:.0f} "
           f"ms, p99 {percentile(outside, .99) * 1000:.0f} ms (target <= 1000 ms), {len(outside)} messages")
+    print("  p99 by hall, outside the faults: " + ", ".join(
+        f"{h} {percentile([d for hh, at, d in centre.delays if hh == h and not faulted(hh, at)], .99) * 1000:.0f} ms"
+        for h in halls))
     if in_fault:
         print(f"  published by the faulted hall until it was on time again: {len(in_fault)} messages, max delay "
               f"{max(in_fault):.1f} s")
