@@ -49,6 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")
     init.add_argument("--deal-file", help="复式 deal file (guandan-deals/1) the tables deal from")
     init.add_argument("--boards", help="boards of the deal file each match plays, e.g. 1-8 or 1,3,5")
+    init.add_argument("--timezone", default="Asia/Shanghai",
+                      help="time zone the desk shows times in 时区 (default Asia/Shanghai)")
     init.set_defaults(handler=run_init)
 
     pair = actions.add_parser("pair", help="pair the next round 编排 (sent to the tables by the running desk)")
@@ -133,10 +135,14 @@ def run_desk(args: argparse.Namespace) -> int:
     store = _store(args.db, create=True)
     try:
         desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared,
-                    ca_file=args.ca_file)
+                    ca_file=args.ca_file, say=lambda text: print(text, file=sys.stderr, flush=True))
     except (LinkError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    web = desk_server(store, desk.hub, args.http, args.host) if args.http is not None else None
+    try:
+        web = desk_server(store, desk.hub, args.http, args.host) if args.http is not None else None
+    except OSError as exc:
+        raise UsageError(f"无法在端口 {args.http} 提供网页 cannot serve the desk pages on {args.host}:{args.http}: "
+                         f"{exc.strerror or exc}") from exc
     if web:
         web.start()
         print(f"desk: pages at http://{args.host}:{web.port}/ (displays at /display/)", file=sys.stderr)
@@ -182,6 +188,7 @@ def _boards(text: str) -> list[int]:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from .desk import clock
     from .desk.event import EventError, read_pairs_csv
     from .desk.store import StoreError
 
@@ -196,6 +203,10 @@ def run_init(args: argparse.Namespace) -> int:
         settings["deal_file"] = args.deal_file
     if args.boards:
         settings["boards"] = _boards(args.boards)
+    try:
+        settings["timezone"] = clock.zone(args.timezone).key
+    except clock.ClockError as exc:
+        raise UsageError(f"--timezone: {exc}") from exc
     if args.tables:
         settings["tables"] = [t.strip() for t in args.tables.split(",") if t.strip()]
     store = _store(args.db, create=True)
@@ -248,8 +259,12 @@ def run_correct(args: argparse.Namespace) -> int:
 
 
 def run_display(args: argparse.Namespace) -> int:
+    import logging
+
     from .desk.mqtt_link import LinkError
     from .display.service import DisplayService
+
+    logging.basicConfig(level=logging.WARNING, format="display: %(levelname)s %(message)s")
 
     password = None
     if args.commentary_delay is not None:

@@ -9,7 +9,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from . import ledger, pairing
+from . import ledger, pairing, rounds
 from .standings import Team
 from .store import Store, StoreError, now
 
@@ -148,7 +148,7 @@ def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:
 
     ns, ew = side(row["ns"]), side(row["ew"])
     ew["players"] = {"E": ew["players"]["N"], "W": ew["players"]["S"]}
-    return {"id": f"{store.event()}/{row['tbl']}/m{row['round']}/start", "teams": {"NS": ns, "EW": ew},
+    return {"id": rounds.start_id(str(store.event()), row["tbl"], row["round"]), "teams": {"NS": ns, "EW": ew},
             "profile": settings["profile"], "match_end": settings["match_end"], "match": row["round"],
             **({"deal_file": settings["deal_file"]} if settings.get("deal_file") else {}),
             **({"boards": settings["boards"]} if settings.get("boards") else {})}
