@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     desk.add_argument("--prefix", default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
     desk.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
+    desk.add_argument("--referee-password-file", type=Path, metavar="FILE",
+                      help="file holding the referee password: the desk page (--http) is behind it and referees "
+                           "work from it (pair, start, correct, acknowledge); without it the page is read-only")
     desk.set_defaults(handler=run_desk)
     actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
 
@@ -111,6 +114,16 @@ def _store(path: str | None, *, create: bool = False) -> Any:
         raise UsageError(str(exc)) from exc
 
 
+def _password(path: Path) -> str:
+    try:
+        password = path.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+    if len(password) < 8:
+        raise UsageError(f"{path}: the referee password must have at least 8 characters")
+    return password
+
+
 def _wait_for_signal() -> None:
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -132,6 +145,7 @@ def run_desk(args: argparse.Namespace) -> int:
         parse_broker(args.broker)
     except LinkError as exc:
         raise UsageError(str(exc)) from exc
+    password = _password(args.referee_password_file) if args.referee_password_file else None
     store = _store(args.db, create=True)
     try:
         desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared,
@@ -139,13 +153,16 @@ def run_desk(args: argparse.Namespace) -> int:
     except (LinkError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     try:
-        web = desk_server(store, desk.hub, args.http, args.host) if args.http is not None else None
+        web = (desk_server(store, desk.hub, args.http, args.host, password=password, desk=desk)
+               if args.http is not None else None)
     except OSError as exc:
         raise UsageError(f"无法在端口 {args.http} 提供网页 cannot serve the desk pages on {args.host}:{args.http}: "
                          f"{exc.strerror or exc}") from exc
     if web:
         web.start()
-        print(f"desk: pages at http://{args.host}:{web.port}/ (displays at /display/)", file=sys.stderr)
+        mode = "referee password 裁判密码" if password else "read-only 只读 (no --referee-password-file)"
+        print(f"desk: pages at http://{args.host}:{web.port}/ ({mode}; displays at /display/)", file=sys.stderr,
+              flush=True)
     desk.start()
     print(f"desk: event {args.event} on {args.broker}", file=sys.stderr)
     try:
@@ -272,12 +289,7 @@ def run_display(args: argparse.Namespace) -> int:
             raise UsageError("--commentary-delay must be between 0 and 3600 seconds")
         if args.referee_password_file is None:
             raise UsageError("--commentary-delay needs --referee-password-file")
-        try:
-            password = args.referee_password_file.read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read {args.referee_password_file}: {exc}") from exc
-        if len(password) < 8:
-            raise UsageError(f"{args.referee_password_file}: the referee password must have at least 8 characters")
+        password = _password(args.referee_password_file)
     try:
         service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host,
                                  ca_file=args.ca_file, commentary_delay=args.commentary_delay,

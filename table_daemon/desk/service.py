@@ -237,6 +237,29 @@ class Desk:
                 count += 1
         return count
 
+    def resend_start(self, table: str) -> bool:
+        """A referee's resend of the current round's start at ``table`` (accepted again without harm by a
+        table already playing it); False when the round has no match there."""
+        round_no = self.store.last_round()
+        row = next((p for p in self.store.pairings(round_no) if p["tbl"] == table and p["ew"] is not None), None)
+        if row is None:
+            return False
+        cmd = ev.start_match_command(self.store, row)
+        cmd["reply_to"] = self.reply_topic
+        self.link.publish(f"{self.base}/{table}/cmd/start_match", cmd)
+        self.store.mark_sent(row["round"], table)
+        with self._send_lock:
+            self._next_try[(row["round"], table)] = time.monotonic() + SILENT_RETRY_S
+        self._say(f"{table} 第{round_no}轮 裁判重发开赛 start of round {round_no} sent again by a referee")
+        return True
+
+    def rerequest_results(self) -> None:
+        """Ask every table for the results the desk has not acknowledged: the desk's retained status turns
+        offline and online again, on which tables send them all again (mqtt-api.md, Delivery)."""
+        self.link.publish(self.status_topic, self._status(False), retain=True)
+        self.link.publish(self.status_topic, self._status(True), retain=True)
+        self._say("裁判要求重发成绩 a referee asked the tables to send their unacknowledged results again")
+
     def publish_standings(self) -> dict[str, Any]:
         report = ev.standings_report(self.store)
         self.link.publish(self.standings_topic, report, retain=True)

@@ -36,6 +36,9 @@ CREATE TABLE IF NOT EXISTS alerts (n INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT
     seq INTEGER, payload TEXT NOT NULL, received_at TEXT NOT NULL, UNIQUE (tbl, epoch, seq));
 CREATE TABLE IF NOT EXISTS corrections (n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,
     who TEXT NOT NULL, why TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS proposals (n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
+    why TEXT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL, approved_by TEXT, approved_at TEXT,
+    correction INTEGER);
 CREATE TABLE IF NOT EXISTS rejects (n INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
     reason TEXT NOT NULL, payload TEXT NOT NULL, received_at TEXT NOT NULL);
 """
@@ -69,11 +72,13 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-            have = {r[1] for r in self._db.execute("PRAGMA table_info(pairings)")}
-            for column in ("accepted_at TEXT", "attempts INTEGER NOT NULL DEFAULT 0", "last_error TEXT",
-                           "last_try TEXT"):
-                if column.split()[0] not in have:  # a database made before starts were tracked
-                    self._db.execute(f"ALTER TABLE pairings ADD COLUMN {column}")
+            for table, columns in (("pairings", ("accepted_at TEXT", "attempts INTEGER NOT NULL DEFAULT 0",
+                                                 "last_error TEXT", "last_try TEXT")),
+                                   ("alerts", ("acked_at TEXT", "acked_by TEXT"))):
+                have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+                for column in columns:
+                    if column.split()[0] not in have:  # a database made before this was kept
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open desk database {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
@@ -263,7 +268,41 @@ class Store:
     def alerts(self, table: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         sql = "SELECT * FROM alerts" + (" WHERE tbl = ?" if table else "") + " ORDER BY n DESC LIMIT ?"
         rows = self._rows(sql, (table, limit) if table else (limit,))
-        return [{**json.loads(r["payload"]), "table": r["tbl"], "received_at": r["received_at"]} for r in rows]
+        return [{**json.loads(r["payload"]), "table": r["tbl"], "received_at": r["received_at"], "n": r["n"],
+                 "acked_at": r["acked_at"], "acked_by": r["acked_by"]} for r in rows]
+
+    def alert(self, n: int) -> dict[str, Any] | None:
+        rows = self._rows("SELECT * FROM alerts WHERE n = ?", (n,))
+        return {**json.loads(rows[0]["payload"]), "table": rows[0]["tbl"], "n": n} if rows else None
+
+    def ack_alert(self, n: int, who: str) -> None:
+        """A referee has seen to the alert (kept, marked with who and when)."""
+        if not who.strip():
+            raise StoreError("裁判姓名 who acknowledges the alert?")
+        cur = self._write("UPDATE alerts SET acked_at = ?, acked_by = ? WHERE n = ? AND acked_at IS NULL",
+                          (now(), who, n))
+        if cur.rowcount != 1:
+            raise StoreError(f"no open alert #{n} (已确认或不存在 acknowledged already or unknown)")
+
+    # -- proposed corrections (entered by one referee, approved by another) ------------------------------------
+    def propose(self, who: str, why: str, kind: str, payload: dict[str, Any]) -> int:
+        if not who.strip() or not why.strip():
+            raise StoreError("更正需要裁判与原因 a correction needs who enters it and why")
+        cur = self._write("INSERT INTO proposals(at, who, why, kind, payload) VALUES (?, ?, ?, ?, ?)",
+                          (now(), who, why, kind, json.dumps(payload, ensure_ascii=False)))
+        return int(cur.lastrowid or 0)
+
+    def proposals(self) -> list[dict[str, Any]]:
+        out = []
+        for r in self._rows("SELECT * FROM proposals ORDER BY n"):
+            row = dict(r)
+            row["payload"] = json.loads(row["payload"])
+            out.append(row)
+        return out
+
+    def mark_approved(self, n: int, who: str, correction: int) -> None:
+        self._write("UPDATE proposals SET approved_by = ?, approved_at = ?, correction = ? WHERE n = ?",
+                    (who, now(), correction, n))
 
     # -- corrections ----------------------------------------------------------------------------------------
     def add_correction(self, who: str, why: str, action: str, target: dict[str, Any],

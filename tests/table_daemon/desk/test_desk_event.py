@@ -200,7 +200,7 @@ def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_me
 
 def test_desk_commands_refuse_bad_input(tmp_path, capsys) -> None:
     db = tmp_path / "d.sqlite"
-    (tmp_path / "bad.csv").write_text("队名,单位\nOnly,X\n", encoding="utf-8")
+    (tmp_path / "bad.csv").write_text("队名,队员,单位\nOnly,A/B,X\n", encoding="utf-8")
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "bad.csv")]) == 2
     assert "at least 2" in capsys.readouterr().err
     assert main(["desk", "standings", "--db", str(tmp_path / "none.sqlite")]) == 2
