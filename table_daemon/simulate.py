@@ -362,7 +362,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                 time.sleep(0.05)
         except KeyboardInterrupt:  # an interrupt ends the run as --duration does: results are flushed first
             print("中断 | interrupted", file=sys.stderr, flush=True)
-        flush_deadline = time.monotonic() + 10
+        flush_deadline = time.monotonic() + broker_timeout  # for the broker to take what is still queued
         while time.monotonic() < flush_deadline and any(s.app.journal.backlog() for s in sims):
             time.sleep(0.05)
         unsent = _unsent(sims)
@@ -404,7 +404,8 @@ def _await_broker(sims: list[SimTable], broker: str, timeout: float, *, one_shot
             return False
         print(f"仍在等待 MQTT 代理 {broker} | still waiting for the MQTT broker {broker} (retrying)", file=sys.stderr,
               flush=True)
-        break
+        return True
+    print(f"已连接 MQTT 代理 | connected to the MQTT broker {broker}", file=sys.stderr, flush=True)
     return True
 
 
