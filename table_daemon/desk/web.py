@@ -40,7 +40,7 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
     statuses = store.statuses()
     round_no = store.last_round()
     current = {p["tbl"]: p for p in store.pairings(round_no) if p["ew"] is not None}
-    counted = {(r["match"], r["tbl"]) for r in store.results("match")}
+    waiting = {(p["round"], p["table"]) for p in report["pending"]}  # no result yet, nor a referee's entry
     names = {t.id: t.name for t in store.teams()}
     out = []
     for name in sorted(set(live) | set(statuses) | set(current)):
@@ -59,7 +59,7 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
         }
         if pairing is not None:
             row["match"] = {"round": round_no, "ns": names.get(pairing["ns"]), "ew": names.get(pairing["ew"]),
-                            **rounds.progress(pairing, tab, (round_no, name) in counted, str(store.event()))}
+                            **rounds.progress(pairing, tab, (round_no, name) not in waiting, str(store.event()))}
             for key in ("sent_at", "accepted_at"):
                 row["match"][key] = local(row["match"][key], tz)
         out.append(row)
