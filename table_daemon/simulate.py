@@ -112,7 +112,7 @@ class SimSeats:
         if self.speed <= 0:
             self.act(ef)
             return
-        delay = (1.0 + self.rng.random() * 3.0) / self.speed  # a player thinks 1-4 s at speed 1
+        delay = (0.2 + self.rng.random() * 0.4) / self.speed  # 0.2-0.6 s at speed 1: a deal takes about a minute
         timer = threading.Timer(delay, self.act, args=(ef,))
         timer.daemon = True
         timer.start()
@@ -294,9 +294,22 @@ def make_sim_dealer(cfg: TableConfig, seed: int, speed: float) -> Any:
 def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[str, Any]], None]:
     """Prints deals and results on stderr, in Chinese and English."""
 
+    tricks = {"n": 0}
+
     def show(topic: str, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
-        if kind == "deal_over":
+        if kind == "deal_started":
+            tricks["n"] = 0
+            print(f"[{table}] 第{msg.get('deal')}副开始 打{msg.get('level')} ({msg.get('played')}) | deal "
+                  f"{msg.get('deal')} started, level {msg.get('level')} of {msg.get('played')}", file=out, flush=True)
+        elif kind == "trick_won":
+            tricks["n"] += 1
+            print(f"[{table}] 第{tricks['n']}墩 {msg.get('seat')} 赢 | trick {tricks['n']} won by {msg.get('seat')}",
+                  file=out, flush=True)
+        elif kind == "seat_out":
+            print(f"[{table}] {msg.get('seat')} 出完 第{msg.get('place')}名 | {msg.get('seat')} out, place "
+                  f"{msg.get('place')}", file=out, flush=True)
+        elif kind == "deal_over":
             lv = msg.get("levels", {})
             print(f"[{table}] 第{msg.get('deal')}副结束 上游 {msg.get('finish', ['?'])[0]}，{msg.get('winner')} 升"
                   f"{msg.get('up')}级 → NS {lv.get('NS')} / EW {lv.get('EW')} | deal {msg.get('deal')} over: "
