@@ -156,6 +156,7 @@ class Desk:
             self._say(f"{table} {why}")
         else:
             assert match is not None
+            self._refusal.pop((match, table), None)
             if "start" in msg and self.store.mark_accepted(match, table, {"ok": True, "by": "result", "id": rid}):
                 self._say(f"{table} 第{match}轮 已接受开赛（由成绩得知） round {match} start accepted (seen in a result)")
             if self.store.add_result(rid, table, kind, match, deal, msg) and kind == "match":
@@ -194,10 +195,11 @@ class Desk:
 
     def _on_state(self, table: str) -> None:
         """A table that shows it is free (its match over) gets a waiting start at once."""
+        if not any(k[1] == table for k in self._refusal):
+            return
         state = (self.hub.snapshot(table)["tables"].get(table) or {}).get("state") or {}
         if state.get("phase") in FREE_PHASES or (state.get("phase") == "idle" and not state.get("match_active")):
-            if any(k[1] == table for k in self._refusal):
-                self._try_now(table)
+            self._try_now(table)
 
     def _try_now(self, table: str) -> None:
         with self._send_lock:
