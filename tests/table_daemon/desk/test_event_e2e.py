@@ -101,7 +101,7 @@ def test_whole_event_started_from_the_desk_page(broker_factory, tmp_path: Path, 
     (tmp_path / "pw").write_text(PASSWORD + "\n")
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["desk", "init", "--db", str(db), "--event", event, "--pairs", str(tmp_path / "pairs.csv"),
-                     "--match-end", "deals:2", "--tables", "T01,T02,T03,T04", "--lot-seed", "e2e"]) == 0
+                     "--match-end", "deals:1", "--tables", "T01,T02,T03,T04", "--lot-seed", "e2e"]) == 0
     desk = Proc("desk", "--broker", broker.url, "--event", event, "--db", str(db), "--http", "0",
                 "--referee-password-file", str(tmp_path / "pw"))
     three = sim(broker.url, event, journals, "T", 3, 11)   # T01..T03
@@ -148,7 +148,7 @@ def test_whole_event_started_from_the_desk_page(broker_factory, tmp_path: Path, 
             assert m["start"] == f"{event}/{p['tbl']}/m{p['round']}/start"
             assert (m["teams"]["NS"]["id"], m["teams"]["EW"]["id"]) == (p["ns"], p["ew"])
             played = sorted(r["deal"] for r in deals if (r["match"], r["tbl"]) == (p["round"], p["tbl"]))
-            assert played == list(range(1, m["deals"] + 1)) and m["deals"] == 2
+            assert played == list(range(1, m["deals"] + 1)) and m["deals"] == 1
             last = next(r["payload"] for r in deals if r["id"] == f"{m['id']}/d{m['deals']}")
             assert last["result"]["levels_after"] == m["levels"]
             pts = by_hand(m["levels"], m["winner"])
