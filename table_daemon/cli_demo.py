@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     from table_daemon.adapters.broker import LocalBroker
-    from table_daemon.cli_desk import _match_end
+    from table_daemon.cli_desk import match_end_arg
     from table_daemon.desk.event import pair_round
     from table_daemon.desk.service import Desk
     from table_daemon.desk.standings import Team
@@ -55,7 +55,7 @@ def run_demo(args: argparse.Namespace) -> int:
         raise UsageError(f"--tables must be between 1 and {len(TEAM_NAMES) // 2}")
     if args.speed < 0:
         raise UsageError("--speed must be 0 or more")
-    match_end = _match_end(args.match_end)
+    match_end = match_end_arg(args.match_end)
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="guandan-demo-"))
     workdir.mkdir(parents=True, exist_ok=True)
     event, tables = "demo", [f"T{i + 1:02d}" for i in range(args.tables)]

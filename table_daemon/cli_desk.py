@@ -175,7 +175,8 @@ def run_desk(args: argparse.Namespace) -> int:
     return 0
 
 
-def _match_end(text: str) -> dict[str, Any]:
+def match_end_arg(text: str) -> dict[str, Any]:
+    """``--match-end`` as the ``match_end`` of ``start_match`` (also read by ``demo``)."""
     parts = text.split(":")
     try:
         if parts[0] == "pass_a" and len(parts) == 1:
@@ -215,7 +216,7 @@ def run_init(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     settings: dict[str, Any] = {"profile": args.profile, "scoring": args.scoring, "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,
-                                "match_end": _match_end(args.match_end)}
+                                "match_end": match_end_arg(args.match_end)}
     if args.deal_file:
         settings["deal_file"] = args.deal_file
     if args.boards:
