@@ -12,6 +12,7 @@ messages the broker never acknowledged are sent again as they were, and results 
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -46,6 +47,10 @@ from .controller import (
     input_from_dict,
 )
 from .controller.views import public_state
+
+#: alerts about what the camera saw: they carry the frame as a picture
+PICTURE_ALERTS = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn", "wrong_tribute",
+                            "wrong_return"})
 
 log = logging.getLogger(__name__)
 VERSION = "0.1.0"
@@ -196,7 +201,8 @@ class TableApp:
         results: list[tuple[str, str]] = []
         for ef in effects:
             if isinstance(ef, Publish):
-                m = self.publisher.prepare(ef.topic, ef.payload, now, ref=ef.ref, replaces_ref=ef.replaces_ref)
+                payload = self._with_picture(ef.payload) if ef.topic == "alerts" else ef.payload
+                m = self.publisher.prepare(ef.topic, payload, now, ref=ef.ref, replaces_ref=ef.replaces_ref)
                 if isinstance(m, OutboxMessage):
                     outbox.append(m)
                     if ef.topic == "results":
@@ -219,6 +225,24 @@ class TableApp:
         for ef in effects:
             self._guard(self._effect, ef)
         return effects
+
+    def _with_picture(self, alert: dict[str, Any]) -> dict[str, Any]:
+        """An alert about what the camera saw carries that frame as a small JPEG (``evidence.image``, a data
+        URL) for the referee, when the camera still has it."""
+        evidence = alert.get("evidence")
+        frame = evidence.get("frame") if isinstance(evidence, dict) else None
+        grab = getattr(self.camera, "evidence_jpeg", None)
+        if alert.get("code") not in PICTURE_ALERTS or not isinstance(frame, int) or grab is None:
+            return alert
+        try:
+            jpeg = grab(frame)
+        except Exception:  # a picture is a help, never a reason to lose the alert
+            log.exception("evidence picture failed")
+            return alert
+        if not jpeg:
+            return alert
+        image = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+        return {**alert, "evidence": {**evidence, "image": image}}
 
     @staticmethod
     def _guard(fn: Callable[..., Any], *args: Any) -> None:

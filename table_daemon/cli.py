@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_daemon.cli_vision",
     "table_daemon.cli_table",
     "table_daemon.cli_desk",
+    "table_daemon.cli_demo",
 )
 
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]

@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from firmware_bridge import (
@@ -92,6 +93,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if getattr(args, "deal_timeout", 1.0) <= 0:
+        raise UsageError("--deal-timeout must be positive")
+    port = Path(args.port) if "://" not in args.port else None
+    if port is not None and port.exists() and not port.is_char_device():  # cli.md: a bad argument exits 2
+        raise UsageError(f"dealer port {args.port} is not a serial device (不是串口; e.g. /dev/ttyACM0, or sim://)")
     plan = None
     if args.dealer_action == "deal":
         if args.board is not None and not args.deal_file:

@@ -34,6 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     desk.add_argument("--standby", metavar="NAME",
                       help="备用记分台 stand by as second desk NAME: copy what the desk counts, take over when "
                            "the first desk's status goes offline")
+    desk.add_argument("--referee-password-file", type=Path, metavar="FILE",
+                      help="file holding the referee password: the desk page (--http) is behind it and referees "
+                           "work from it (pair, start, correct, acknowledge); without it the page is read-only")
     desk.set_defaults(handler=run_desk)
     actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
 
@@ -52,6 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")
     init.add_argument("--deal-file", help="复式 deal file (guandan-deals/1) the tables deal from")
     init.add_argument("--boards", help="boards of the deal file each match plays, e.g. 1-8 or 1,3,5")
+    init.add_argument("--timezone", default="Asia/Shanghai",
+                      help="time zone the desk shows times in 时区 (default Asia/Shanghai)")
     init.set_defaults(handler=run_init)
 
     pair = actions.add_parser("pair", help="pair the next round 编排 (sent to the tables by the running desk)")
@@ -112,6 +117,16 @@ def _store(path: str | None, *, create: bool = False) -> Any:
         raise UsageError(str(exc)) from exc
 
 
+def _password(path: Path) -> str:
+    try:
+        password = path.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+    if len(password) < 8:
+        raise UsageError(f"{path}: the referee password must have at least 8 characters")
+    return password
+
+
 def _wait_for_signal() -> None:
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -124,6 +139,7 @@ def run_desk(args: argparse.Namespace) -> int:
 
     from .desk.mqtt_link import LinkError, parse_broker
     from .desk.service import Desk
+    from .desk.standby import Standby
     from .desk.web import desk_server
 
     logging.basicConfig(level=logging.WARNING, format="desk: %(levelname)s %(message)s")
@@ -133,23 +149,31 @@ def run_desk(args: argparse.Namespace) -> int:
         parse_broker(args.broker)
     except LinkError as exc:
         raise UsageError(str(exc)) from exc
+    password = _password(args.referee_password_file) if args.referee_password_file else None
     store = _store(args.db, create=True)
     try:
         if args.standby:
-            from .desk.standby import Standby
-
             desk: Any = Standby(store, args.broker, args.event, instance=args.standby, prefix=args.prefix,
                                 ca_file=args.ca_file)
         else:
             desk = Desk(store, args.broker, args.event, prefix=args.prefix, shared=not args.no_shared,
-                        ca_file=args.ca_file)
+                        ca_file=args.ca_file, say=lambda text: print(text, file=sys.stderr, flush=True))
     except (LinkError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     hub = desk.copy.hub if args.standby else desk.hub
-    web = desk_server(store, hub, args.http, args.host) if args.http is not None else None
+    try:
+        # a standby desk serves the pages read-only: referees act on the desk that is counting
+        web = (desk_server(store, hub, args.http, args.host, password=password,
+                           desk=None if args.standby else desk)
+               if args.http is not None else None)
+    except OSError as exc:
+        raise UsageError(f"无法在端口 {args.http} 提供网页 cannot serve the desk pages on {args.host}:{args.http}: "
+                         f"{exc.strerror or exc}") from exc
     if web:
         web.start()
-        print(f"desk: pages at http://{args.host}:{web.port}/ (displays at /display/)", file=sys.stderr)
+        mode = "referee password 裁判密码" if password else "read-only 只读 (no --referee-password-file)"
+        print(f"desk: pages at http://{args.host}:{web.port}/ ({mode}; displays at /display/)", file=sys.stderr,
+              flush=True)
     desk.start()
     print(f"desk: event {args.event} on {args.broker}", file=sys.stderr)
     try:
@@ -162,7 +186,8 @@ def run_desk(args: argparse.Namespace) -> int:
     return 0
 
 
-def _match_end(text: str) -> dict[str, Any]:
+def match_end_arg(text: str) -> dict[str, Any]:
+    """``--match-end`` as the ``match_end`` of ``start_match`` (also read by ``demo``)."""
     parts = text.split(":")
     try:
         if parts[0] == "pass_a" and len(parts) == 1:
@@ -192,6 +217,7 @@ def _boards(text: str) -> list[int]:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from .desk import clock
     from .desk.event import EventError, read_pairs_csv
     from .desk.store import StoreError
 
@@ -201,11 +227,15 @@ def run_init(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     settings: dict[str, Any] = {"profile": args.profile, "scoring": args.scoring, "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,
-                                "match_end": _match_end(args.match_end)}
+                                "match_end": match_end_arg(args.match_end)}
     if args.deal_file:
         settings["deal_file"] = args.deal_file
     if args.boards:
         settings["boards"] = _boards(args.boards)
+    try:
+        settings["timezone"] = clock.zone(args.timezone).key
+    except clock.ClockError as exc:
+        raise UsageError(f"--timezone: {exc}") from exc
     if args.tables:
         settings["tables"] = [t.strip() for t in args.tables.split(",") if t.strip()]
     store = _store(args.db, create=True)
@@ -258,8 +288,12 @@ def run_correct(args: argparse.Namespace) -> int:
 
 
 def run_display(args: argparse.Namespace) -> int:
+    import logging
+
     from .desk.mqtt_link import LinkError
     from .display.service import DisplayService
+
+    logging.basicConfig(level=logging.WARNING, format="display: %(levelname)s %(message)s")
 
     password = None
     if args.commentary_delay is not None:
@@ -267,12 +301,7 @@ def run_display(args: argparse.Namespace) -> int:
             raise UsageError("--commentary-delay must be between 0 and 3600 seconds")
         if args.referee_password_file is None:
             raise UsageError("--commentary-delay needs --referee-password-file")
-        try:
-            password = args.referee_password_file.read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read {args.referee_password_file}: {exc}") from exc
-        if len(password) < 8:
-            raise UsageError(f"{args.referee_password_file}: the referee password must have at least 8 characters")
+        password = _password(args.referee_password_file)
     try:
         service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host,
                                  ca_file=args.ca_file, commentary_delay=args.commentary_delay,

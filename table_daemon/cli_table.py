@@ -36,6 +36,11 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--tables", type=int, default=1, help="number of tables in one process")
     sim.add_argument("--journal-dir", help="keep the tables' journals here (a rerun continues them)")
     sim.add_argument("--duration", type=float, help="stop after this many seconds")
+    sim.add_argument("--await-desk", action="store_true",
+                     help="等待记分台开赛: start no match; play the matches the event's desk starts (cmd/start_match) "
+                          "until --duration or interrupted")
+    sim.add_argument("--broker-timeout", type=float, default=10.0,
+                     help="seconds to wait for the broker before giving up (exit 1), default 10")
     sim.add_argument("--quiet", action="store_true", help="no per-deal progress on stderr")
     sim.add_argument("--direct", action="store_true",
                      help="read laid cards directly instead of through the simulated camera and card reader")
@@ -88,7 +93,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--tables must be between 1 and 500")
     if args.speed < 0:
         raise UsageError("--speed must be 0 or more")
-    if args.matches < 0 or (args.matches == 0 and not args.duration):
+    if args.broker_timeout <= 0:
+        raise UsageError("--broker-timeout must be more than 0 seconds")
+    if args.matches < 0 or (args.matches == 0 and not args.duration and not args.await_desk):
         raise UsageError("--matches must be 1 or more, or 0 with --duration")
     if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):
         raise UsageError(f"--broker must be mqtt://HOST:PORT, got {args.broker!r}")
@@ -101,7 +108,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
-                          quiet=args.quiet, camera=not args.direct, matches=args.matches)
+                          quiet=args.quiet, camera=not args.direct, matches=args.matches,
+                          await_desk=args.await_desk, broker_timeout=args.broker_timeout)
 
 
 def _interrupt(*_: object) -> None:

@@ -112,7 +112,7 @@ class SimSeats:
         if self.speed <= 0:
             self.act(ef)
             return
-        delay = (1.0 + self.rng.random() * 3.0) / self.speed  # a player thinks 1-4 s at speed 1
+        delay = (0.2 + self.rng.random() * 0.4) / self.speed  # 0.2-0.6 s at speed 1: a deal takes about a minute
         timer = threading.Timer(delay, self.act, args=(ef,))
         timer.daemon = True
         timer.start()
@@ -218,10 +218,14 @@ class SimTable:
     #: next round's match at a table
     matches = 1
     matches_played = 0
+    #: ``--await-desk``: start no match of its own; play what the desk starts (cmd/start_match), until stopped
+    await_desk = False
 
     def start(self, match_end: dict[str, Any]) -> None:
         self._match_end = match_end
         self.app.start()
+        if self.await_desk:
+            return
         if not self.app.controller.match_active and self.app.controller.phase != "match_over":
             self._start_match()
 
@@ -231,6 +235,8 @@ class SimTable:
 
     @property
     def done(self) -> bool:
+        if self.await_desk:
+            return self.gave_up
         over = self.app.controller.phase == "match_over" and 0 < self.matches <= self.matches_played + 1
         return over or self.gave_up
 
@@ -244,7 +250,9 @@ class SimTable:
         """A deal voided by a dealer fault leaves the table idle: deal again, up to 5 times in a row. A match
         over with more to play: the next one starts."""
         c = self.app.controller
-        if c.phase == "match_over" and not self.done and not self._next_asked:
+        if self.await_desk:
+            pass  # the desk starts the next match
+        elif c.phase == "match_over" and not self.done and not self._next_asked:
             self._next_asked = True
             self.matches_played += 1
             self._start_match()
@@ -286,9 +294,22 @@ def make_sim_dealer(cfg: TableConfig, seed: int, speed: float) -> Any:
 def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[str, Any]], None]:
     """Prints deals and results on stderr, in Chinese and English."""
 
+    tricks = {"n": 0}
+
     def show(topic: str, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
-        if kind == "deal_over":
+        if kind == "deal_started":
+            tricks["n"] = 0
+            print(f"[{table}] 第{msg.get('deal')}副开始 打{msg.get('level')} ({msg.get('played')}) | deal "
+                  f"{msg.get('deal')} started, level {msg.get('level')} of {msg.get('played')}", file=out, flush=True)
+        elif kind == "trick_won":
+            tricks["n"] += 1
+            print(f"[{table}] 第{tricks['n']}墩 {msg.get('seat')} 赢 | trick {tricks['n']} won by {msg.get('seat')}",
+                  file=out, flush=True)
+        elif kind == "seat_out":
+            print(f"[{table}] {msg.get('seat')} 出完 第{msg.get('place')}名 | {msg.get('seat')} out, place "
+                  f"{msg.get('place')}", file=out, flush=True)
+        elif kind == "deal_over":
             lv = msg.get("levels", {})
             print(f"[{table}] 第{msg.get('deal')}副结束 上游 {msg.get('finish', ['?'])[0]}，{msg.get('winner')} 升"
                   f"{msg.get('up')}级 → NS {lv.get('NS')} / EW {lv.get('EW')} | deal {msg.get('deal')} over: "
@@ -304,9 +325,12 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 
 def run_simulation(*, broker: str | None, table: str, event: str, profile: str, deals: int | None,
                    match: bool, seed: int, speed: float, tables: int, journal_dir: str | None = None,
-                   timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1) -> int:
+                   timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1,
+                   await_desk: bool = False, broker_timeout: float = 10.0) -> int:
     """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals), ``matches`` times (0:
-    until ``timeout``); returns exit status."""
+    until ``timeout``); with ``await_desk``, play the matches the event's desk starts until ``timeout`` or an
+    interrupt. Returns the exit status: 1 when a broker could not be reached within ``broker_timeout`` seconds
+    (one-shot runs), when results were still unsent at the end, or when a dealer kept failing."""
     from .adapters.broker import LocalBroker
 
     local: LocalBroker | None = None
@@ -328,6 +352,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                                    journal=str(jdir / f"{tid}.sqlite"))
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
             sim.matches = matches
+            sim.await_desk = await_desk
             if not quiet:
                 sim.app.on_published = _topic_filter(progress_printer(tid))
             sims.append(sim)
@@ -335,29 +360,67 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             sim.start(match_end)
         print(f"模拟 {tables} 张牌桌 | simulating {tables} table(s), event {event}, profile {profile}",
               file=sys.stderr, flush=True)
+        if not _await_broker(sims, broker, broker_timeout, one_shot=not await_desk):
+            return 1
+        if await_desk:
+            print("等待记分台开赛 | waiting for the desk to start matches (cmd/start_match)", file=sys.stderr,
+                  flush=True)
         deadline = time.monotonic() + timeout if timeout else None
-        while not all(s.done for s in sims):
-            if deadline is not None and time.monotonic() > deadline:
-                print("时间到 | time limit reached", file=sys.stderr, flush=True)
-                break
-            for s in sims:
-                s.watch(time.monotonic())
-            time.sleep(0.05)
-        flush_deadline = time.monotonic() + 10
+        try:
+            while not all(s.done for s in sims):
+                if deadline is not None and time.monotonic() > deadline:
+                    print("时间到 | time limit reached", file=sys.stderr, flush=True)
+                    break
+                for s in sims:
+                    s.watch(time.monotonic())
+                time.sleep(0.05)
+        except KeyboardInterrupt:  # an interrupt ends the run as --duration does: results are flushed first
+            print("中断 | interrupted", file=sys.stderr, flush=True)
+        flush_deadline = time.monotonic() + broker_timeout  # for the broker to take what is still queued
         while time.monotonic() < flush_deadline and any(s.app.journal.backlog() for s in sims):
             time.sleep(0.05)
+        unsent = _unsent(sims)
         for s in sims:
             c = s.app.controller
             lv = {t: format_team_level(v) for t, v in c.levels.items()}
             print(f"[{s.cfg.table.id}] 共{c.deals_done}副 | {c.deals_done} deals played, levels NS {lv['NS']} "
                   f"EW {lv['EW']}" + (f", {s.matches_played + 1} matches" if matches != 1 else ""),
                   file=sys.stderr, flush=True)
+        if unsent:
+            print(f"未发出 {unsent} 条消息（含成绩），保存在日志 {jdir} | {unsent} messages (results among them) were "
+                  f"never taken by the broker {broker}; they wait in the journals in {jdir}", file=sys.stderr,
+                  flush=True)
+            return 1
         return 1 if any(s.gave_up for s in sims) else 0
     finally:
         for s in sims:
             s.stop()
         if local is not None:
             local.close()
+
+
+def _unsent(sims: list[SimTable]) -> int:
+    return sum(s.app.journal.backlog() for s in sims)
+
+
+def _await_broker(sims: list[SimTable], broker: str, timeout: float, *, one_shot: bool) -> bool:
+    """Wait for every table to reach the broker. A one-shot run gives up after ``timeout`` seconds (False);
+    an ``--await-desk`` run says it is waiting and goes on (its links keep retrying loudly)."""
+    deadline = time.monotonic() + timeout
+    for s in sims:
+        link = s.app.link
+        if link is None or link.connected.wait(max(0.0, deadline - time.monotonic())):
+            continue
+        if one_shot:
+            print(f"错误：{timeout:g} 秒内无法连接 MQTT 代理 {broker}，停止 | error: cannot reach the MQTT broker "
+                  f"{broker} within {timeout:g} s; stopping, nothing was published (is it running? "
+                  f"--broker-timeout S waits longer)", file=sys.stderr, flush=True)
+            return False
+        print(f"仍在等待 MQTT 代理 {broker} | still waiting for the MQTT broker {broker} (retrying)", file=sys.stderr,
+              flush=True)
+        return True
+    print(f"已连接 MQTT 代理 | connected to the MQTT broker {broker}", file=sys.stderr, flush=True)
+    return True
 
 
 def _topic_filter(show: Callable[[str, dict[str, Any]], None]) -> Callable[[str, dict[str, Any]], None]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ MAX_FRAMES_AFTER_CHANGE = 30
 #: seconds without a frame before the camera counts as lost, and between attempts to reopen it
 LOST_AFTER = 2.0
 REOPEN_EVERY = 3.0
+#: frames kept (downscaled to EVIDENCE_WIDTH px) as pictures for the referee's alerts, by frame number
+EVIDENCE_FRAMES = 8
+EVIDENCE_WIDTH = 480
 
 
 class CameraZones:
@@ -66,6 +70,7 @@ class CameraZones:
         self.feed: Callable[[Input], None] = lambda _e: None
         self.on_turn: str | None = None
         self.frames = 0
+        self._evidence: OrderedDict[int, Any] = OrderedDict()
         self.errors = 0
         self.last_confidence: float | None = None
         self._fps = 0.0
@@ -266,6 +271,8 @@ class CameraZones:
                     if self._same >= self.stable_frames and not self.stabiliser.waiting:
                         self._pending = 0
             self._last = codes
+        if any(obs.kind != "cleared" for obs in observations):
+            self._keep_evidence(frame)
         for obs in observations:
             if obs.kind == "cleared":
                 if obs.zone in SEATS:
@@ -279,6 +286,33 @@ class CameraZones:
             cards = [c for c in obs.cards if c != UNREADABLE]  # a card seen whose index could not be read
             self.feed(CardsSeen(obs.zone, cards, round(confidence, 4), self.frames,
                                 unreadable=len(obs.cards) - len(cards)))
+
+    def _keep_evidence(self, frame: Any) -> None:
+        """Keep a small copy of a frame that settled a reading: an alert about it shows it to the referee."""
+        try:
+            import cv2
+
+            h, w = frame.shape[:2]
+            small = cv2.resize(frame, (EVIDENCE_WIDTH, max(1, h * EVIDENCE_WIDTH // w))) if w > EVIDENCE_WIDTH \
+                else frame.copy()
+        except Exception as exc:  # no picture is no reason to lose the reading
+            log.debug("evidence frame not kept: %s", exc)
+            return
+        with self._camera_lock:
+            self._evidence[self.frames] = small
+            while len(self._evidence) > EVIDENCE_FRAMES:
+                self._evidence.popitem(last=False)
+
+    def evidence_jpeg(self, frame_no: int) -> bytes | None:
+        """Frame ``frame_no`` as a JPEG, if it is still kept (the frames that settled recent readings)."""
+        import cv2
+
+        with self._camera_lock:
+            frame = self._evidence.get(frame_no)
+        if frame is None:
+            return None
+        ok, data = cv2.imencode(".jpg", frame, [int(cv2.IMWRITE_JPEG_QUALITY), 70])
+        return bytes(data) if ok else None
 
     def health(self) -> dict[str, Any]:
         return {"source": "simulated" if self.simulated else "camera", "frames": self.frames,

@@ -58,7 +58,8 @@ class MqttLink:
             will=(self.topic("status"), will), on_connect=self._on_connect,
             on_message=lambda msg: self.on_input(self._inbound(msg)),
             username=username, password=password, ca_file=ca_file, cert_file=cert_file, key_file=key_file,
-            insecure=insecure,
+            insecure=insecure, name=f"table {root.rstrip('/').rsplit('/', 1)[-1]}",
+            waiting_for="发布牌局与成绩（成绩存于日志）to publish play and results (results wait in the journal)",
         )
         self.connected = self.connection.connected
 

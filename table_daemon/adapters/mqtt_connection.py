@@ -8,11 +8,16 @@ belong to the links built on it (``adapters/mqtt.py`` for the table, ``desk/mqtt
 
 paho reconnects by itself after the broker or the network drops, and keeps the QoS 1 messages the broker has
 not acknowledged to send them again after the reconnect; callbacks from paho's thread never raise into it.
+A broker that cannot be reached, refuses the client or drops it is said loudly (a warning in Chinese and
+English naming the broker, the reason, the try, the wait before the next one and what the client waits for),
+never silently retried.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 import ssl
 import threading
 from collections.abc import Callable, Sequence
@@ -26,6 +31,8 @@ from paho.mqtt.properties import Properties
 
 log = logging.getLogger(__name__)
 
+#: paho waits this long before the first retry and doubles the wait up to RETRY_MAX_S (reconnect_delay_set)
+RETRY_MIN_S, RETRY_MAX_S = 1, 5
 #: a topic and its payload: a last will, or the final message of a clean stop (both QoS 1, retained)
 Message = tuple[str, str | bytes]
 
@@ -52,6 +59,27 @@ def parse_broker_url(url: str) -> BrokerAddress:
     return BrokerAddress(u.hostname, u.port or default, tls, ws, u.username, u.password)
 
 
+def unreachable_reason(address: BrokerAddress, timeout: float = 2.0) -> str:
+    """Why a connection to the broker failed, in Chinese and English (a fresh TCP connect tells)."""
+    try:
+        with socket.create_connection((address.host, address.port), timeout=timeout):
+            pass
+    except socket.gaierror:
+        return f"主机名无法解析 unknown host {address.host!r}"
+    except TimeoutError:
+        return "无应答 no answer (timed out)"
+    except OSError as exc:
+        if exc.errno == errno.ECONNREFUSED:
+            return "连接被拒绝 connection refused (nothing listens on that port)"
+        return f"网络错误 network error: {exc.strerror or exc}"
+    return "TCP 可连但握手失败 the port answers but the MQTT/TLS handshake failed"
+
+
+def retry_wait(failures: int) -> int:
+    """Seconds paho waits before the next try after ``failures`` failed ones in a row."""
+    return min(RETRY_MIN_S * 2 ** max(failures - 1, 0), RETRY_MAX_S)
+
+
 class MqttConnection:
     """One paho client: ``start()`` connects in the background, ``stop()`` disconnects.
 
@@ -68,12 +96,18 @@ class MqttConnection:
                  on_connect: Callable[[], None] | None = None,
                  on_message: Callable[[mqtt.MQTTMessage], None] | None = None,
                  username: str | None = None, password: str | None = None, ca_file: str | None = None,
-                 cert_file: str | None = None, key_file: str | None = None, insecure: bool = False) -> None:
+                 cert_file: str | None = None, key_file: str | None = None, insecure: bool = False,
+                 name: str = "", waiting_for: str = "") -> None:
         if protocol not in (4, 5):
             raise ValueError(f"MQTT protocol must be 4 (3.1.1) or 5, not {protocol!r}")
         if persistent and protocol == 5:
             raise ValueError("a persistent session is only supported with MQTT 3.1.1 (protocol 4)")
         self.address = address
+        #: who connects and what it waits for, for the loud messages (e.g. "desk", "牌桌成绩 table results")
+        self.name = name or client_id or "mqtt"
+        self.waiting_for = waiting_for
+        self.failures = 0
+        self._stopping = False
         self.keepalive = keepalive
         self.v5 = protocol == 5
         self.subscriptions = list(subscriptions)
@@ -93,7 +127,7 @@ class MqttConnection:
         )
         self.client.max_inflight_messages_set(100)  # as Mosquitto's max_inflight_messages in our configs
         # doubled per failed try; a second at first gives a restarted broker time to restore its sessions
-        self.client.reconnect_delay_set(min_delay=1, max_delay=5)
+        self.client.reconnect_delay_set(min_delay=RETRY_MIN_S, max_delay=RETRY_MAX_S)
         user = username or address.username
         if user:
             self.client.username_pw_set(user, password or address.password)
@@ -105,6 +139,7 @@ class MqttConnection:
         if will is not None:
             self.client.will_set(will[0], will[1], qos=1, retain=True)
         self.client.on_connect = self._on_connect
+        self.client.on_connect_fail = self._on_connect_fail
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
@@ -118,6 +153,7 @@ class MqttConnection:
     def stop(self, final: Message | None = None) -> None:
         """Publish ``final`` (QoS 1, retained: e.g. an offline status, as the will would) if connected, wait
         up to 2 s for its acknowledgement, then disconnect cleanly, so the broker does not send the will."""
+        self._stopping = True
         if final is not None and self.connected.is_set():
             info = self.publish(final[0], final[1], qos=1, retain=True)
             try:
@@ -169,8 +205,13 @@ class MqttConnection:
     # -- paho's callbacks (its thread) ---------------------------------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
-            log.warning("broker refused the connection: %s", reason)
+            self.failures += 1
+            self._say("代理拒绝连接 the broker refused the connection", str(reason))
             return
+        if self.failures:
+            log.warning("%s: 已连接 MQTT 代理 connected to the broker %s:%d after %d failed tries", self.name,
+                        self.address.host, self.address.port, self.failures)
+        self.failures = 0
         if self.subscriptions:
             client.subscribe(list(self.subscriptions))
         self.connected.set()
@@ -178,8 +219,25 @@ class MqttConnection:
             self._call("on_connect", self.on_connect)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        was_connected = self.connected.is_set()
         self.connected.clear()
-        log.info("disconnected from broker: %s", reason)
+        if self._stopping:
+            log.info("disconnected from broker: %s", reason)
+        elif was_connected:
+            log.warning("%s: 与 MQTT 代理断开 lost the broker %s:%d (%s); 重连中 reconnecting%s", self.name,
+                        self.address.host, self.address.port, reason, self._waiting())
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self.failures += 1
+        self._say("无法连接 MQTT 代理 cannot reach the MQTT broker", unreachable_reason(self.address))
+
+    def _say(self, what: str, reason: str) -> None:
+        log.warning("%s: %s %s:%d (%s); 第 %d 次失败，%d 秒后重试 try %d failed, retrying in %d s%s", self.name, what,
+                    self.address.host, self.address.port, reason, self.failures, retry_wait(self.failures),
+                    self.failures, retry_wait(self.failures), self._waiting())
+
+    def _waiting(self) -> str:
+        return f"; 等待 waiting for: {self.waiting_for}" if self.waiting_for else ""
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         if self.on_message is not None:

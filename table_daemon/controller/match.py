@@ -19,9 +19,20 @@ MATCH_END_METHODS = ("pass_a", "deals", "time", "time_or_deals")
 
 
 def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
-    """Begin a match (command ``start_match``); returns an error text or None."""
+    """Begin a match (command ``start_match``); returns an error text or None.
+
+    The same start again (the desk resends what it has no reply to, e.g. after a broker restart) is accepted
+    without starting anything: the match it started goes on, or stays over. A different start is refused
+    while a match is being played (the desk retries it when the table is free), so no resend or next round
+    can wipe a match in progress.
+    """
+    start_id = payload.get("id")
+    if isinstance(start_id, str) and start_id and start_id == c.start_id:
+        return None
     if c.phase in ("dealing", "tribute", "playing", "paused"):
-        return f"a deal is in progress ({c.phase}): finish or void it first"
+        return f"a deal is in progress ({c.phase}): finish or void it first (牌局进行中)"
+    if c.match_active:
+        return f"match {c.match_no} is in progress ({c.phase}): finish it first (比赛进行中)"
     profile = match_profile(c, payload.get("profile"))
     if isinstance(profile, str):
         return profile
@@ -78,6 +89,7 @@ def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
     if not isinstance(teams, dict):
         return "teams must be an object {NS: {...}, EW: {...}}"
     c.match_no = number
+    c.start_id = payload.get("id") if isinstance(payload.get("id"), str) else None
     c.match_active = True
     c.match_started = c.now
     c.match_end = {"method": method, "deals": deals, "minutes": minutes}

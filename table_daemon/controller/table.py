@@ -144,6 +144,8 @@ class TableController:
         self.paused_from: str | None = None
         self.paused_at = 0.0
         self.match_no = 0
+        #: the ``id`` of the ``start_match`` this match was started by (the desk's), None for a local start
+        self.start_id: str | None = None
         self.match_active = False
         self.match_started = 0.0
         self.match_end: dict[str, Any] = {"method": profile.match_end, "deals": profile.match_deals,

@@ -46,6 +46,7 @@ def public_state(c: TableController) -> dict[str, Any]:
         "paused_from": c.paused_from,
         "profile": c.profile.name,
         "match": c.match_no,
+        "start": c.start_id,
         "match_active": c.match_active,
         "teams": c.teams,
         "levels": _levels(c.levels),
@@ -100,6 +101,7 @@ def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
         meta={"event": c.event, "table": c.table, "match": c.match_no, "deal": d.number}, events=d.events,
         actions=d.actions,
     )
+    record["start"] = c.start_id  # the desk's start_match this deal was played under (None: a local start)
     if d.board is not None:
         record["board"] = d.board
     if d.commitment:
@@ -115,7 +117,8 @@ def match_result(c: TableController, winner: str | None, reason: str) -> dict[st
     finished = "A+" in levels.values()
     out: dict[str, Any] = {"id": f"{c.event}/{c.table}/m{c.match_no}", "match": c.match_no,
                            "levels": levels, "winner": winner, "finished": finished, "reason": reason,
-                           "deals": c.deals_done, "teams": c.teams, "profile": c.profile.name}
+                           "deals": c.deals_done, "teams": c.teams, "profile": c.profile.name,
+                           "start": c.start_id}
     points = score(c, levels, winner, finished)
     if points is not None:
         out["match_points"], out["level_points"] = points

@@ -46,7 +46,68 @@ def change_match(store: Store, who: str, why: str, round_no: int, table: str, *,
         raise CorrectionError(str(exc)) from exc
     if winner not in ("NS", "EW", None):
         raise CorrectionError("winner must be NS, EW or a draw")
+    if not walkover:
+        check_levels(levels, winner)
     return _add(store, who, why, "change", target, {"levels": levels, "winner": winner, "walkover": walkover})
+
+
+def check_levels(levels: dict[str, str], winner: str | None) -> None:
+    """Final levels that agree with the winner: the winner ends higher (both past A cannot be), a draw level."""
+    ns, ew = level_index(levels["NS"]), level_index(levels["EW"])
+    if levels["NS"] == levels["EW"] == "A+":
+        raise CorrectionError("两队不能都过A both teams cannot have passed A (NS=A+, EW=A+)")
+    if winner is None and ns != ew:
+        raise CorrectionError(f"平局需级数相同 a draw needs equal levels, got NS {levels['NS']} EW {levels['EW']}")
+    if winner is not None:
+        loser = "EW" if winner == "NS" else "NS"
+        if level_index(levels[winner]) <= level_index(levels[loser]):
+            raise CorrectionError(
+                f"胜方级数须高于负方 the winner {winner} must end above {loser}: got NS {levels['NS']} EW "
+                f"{levels['EW']} (级数与胜方矛盾 levels contradict the winner)")
+
+
+def propose_match(store: Store, who: str, why: str, round_no: int, table: str, *, levels: dict[str, str] | None,
+                  winner: str | None, void: bool = False) -> int:
+    """A referee enters a match correction; it counts once another referee approves it (``approve``).
+    It is checked now as it will be then, so a bad one is refused at once."""
+    _match(store, round_no, table)
+    if void:
+        payload: dict[str, Any] = {"round": round_no, "table": table, "void": True}
+    else:
+        if levels is None or set(levels) != {"NS", "EW"}:
+            raise CorrectionError("levels need NS and EW, e.g. NS=A+,EW=5")
+        try:
+            levels = {team: LEVEL_ORDER[level_index(value)] for team, value in levels.items()}
+        except ScoringError as exc:
+            raise CorrectionError(str(exc)) from exc
+        if winner not in ("NS", "EW", None):
+            raise CorrectionError("winner must be NS, EW or a draw")
+        check_levels(levels, winner)
+        payload = {"round": round_no, "table": table, "levels": levels, "winner": winner}
+    try:
+        return store.propose(who, why, "match", payload)
+    except StoreError as exc:
+        raise CorrectionError(str(exc)) from exc
+
+
+def approve(store: Store, n: int, who: str) -> int:
+    """A second referee approves proposal ``n``: it becomes a correction (who entered it and who approved it
+    are both recorded). The one who entered it cannot approve it."""
+    found = next((p for p in store.proposals() if p["n"] == n), None)
+    if found is None:
+        raise CorrectionError(f"没有待批准的更正 #{n} no proposed correction #{n}")
+    if found["approved_at"]:
+        raise CorrectionError(f"更正 #{n} 已批准 correction #{n} is approved already")
+    if not who.strip() or who.strip() == found["who"].strip():
+        raise CorrectionError("须由另一位裁判批准 another referee must approve it (not the one who entered it)")
+    p = found["payload"]
+    by = f"{found['who']} (批准 approved by {who})"
+    if p.get("void"):
+        number = void_match(store, by, found["why"], p["round"], p["table"])
+    else:
+        number = change_match(store, by, found["why"], p["round"], p["table"], levels=p["levels"], winner=p["winner"])
+    store.mark_approved(n, who, number)
+    return number
 
 
 def void_match(store: Store, who: str, why: str, round_no: int, table: str) -> int:

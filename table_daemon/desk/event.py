@@ -9,7 +9,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from . import ledger, pairing
+from . import ledger, pairing, rounds
 from .standings import Team
 from .store import Store, StoreError, now
 
@@ -27,45 +27,97 @@ class EventError(ValueError):
     """A bad registration file or a round that cannot be paired now; the message names what is wrong."""
 
 
-def read_pairs_csv(path: str | Path) -> list[Team]:
-    """Registered pairs from a CSV with a header: team name, two players (or ``players`` split by / or 、), unit."""
+_LABELS = {"name": "队名 team", "player1": "队员1 player1", "player2": "队员2 player2", "players": "队员 players",
+           "unit": "单位 unit"}
+
+
+def decode_csv(data: bytes, path: str | Path) -> str:
+    """The text of a CSV as organisers save it: UTF-8 with or without BOM, or GBK/GB18030 (Chinese Excel)."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise EventError(f"cannot read {path}: {exc}") from exc
-    reader = csv.reader(io.StringIO(text))
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("gb18030")
+    except UnicodeDecodeError as exc:
+        row = data[:exc.start].count(b"\n") + 1
+        raise EventError(f"{path}: 第{row}行无法识别编码（应为 UTF-8 或 GBK）| row {row}: the file is neither UTF-8 "
+                         f"nor GBK/GB18030 (byte {data[exc.start]:#04x} at offset {exc.start})") from exc
+
+
+def _where(path: str | Path, row: int, col: int | None = None, key: str | None = None) -> str:
+    if col is None:
+        return f"{path}: 第{row}行 | row {row}"
+    label = _LABELS.get(key or "", "")
+    return f"{path}: 第{row}行第{col}列 {label} | row {row}, column {col} ({label.split(' ')[-1] or '?'})"
+
+
+def read_pairs_csv(path: str | Path) -> list[Team]:
+    """Registered pairs from a CSV with a header: team name, two players (or ``players`` split by / or 、), unit.
+
+    Every column must be there; a row with a cell too many, an empty team or player, or a team registered twice
+    is refused with its row and column named in Chinese and English, and nothing is set up.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise EventError(f"无法读取 cannot read {path}: {exc.strerror or exc}") from exc
+    reader = csv.reader(io.StringIO(decode_csv(data, path)))
     header = next(reader, None)
-    if not header:
-        raise EventError(f"{path}: empty file, expected a header (team,player1,player2,unit)")
+    if not header or not any(cell.strip() for cell in header):
+        raise EventError(f"{path}: 空文件，缺表头 empty file, expected a header (队名,队员1,队员2,单位 / "
+                         "team,player1,player2,unit)")
     cols: dict[str, int] = {}
     for i, cell in enumerate(header):
         for key, names in _HEADERS.items():
             if cell.strip().lower() in names:
+                if key in cols:
+                    raise EventError(f"{_where(path, 1, i + 1, key)}: 列重复 the column appears twice")
                 cols[key] = i
-    if "name" not in cols:
-        raise EventError(f"{path}: header has no team column (team / 队名)")
+    missing = [key for key in ("name", "unit") if key not in cols]
+    if not ("players" in cols or {"player1", "player2"} <= set(cols)):
+        missing[1:1] = [k for k in ("player1", "player2") if k not in cols]
+    if missing:
+        names = "、".join(_LABELS[k].split(" ")[0] for k in missing)
+        english = ", ".join(_LABELS[k].split(" ")[1] for k in missing)
+        raise EventError(f"{path}: 第1行（表头）缺少列 {names} | row 1 (header) lacks the column(s) {english}; "
+                         "expected 队名,队员1,队员2,单位 / team,player1,player2,unit")
     teams: list[Team] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     for line_no, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
             continue
+        if len(row) > len(header) and any(cell.strip() for cell in row[len(header):]):
+            raise EventError(f"{_where(path, line_no, len(header) + 1)}: 多出一列（名字中有逗号？） a cell more than "
+                             "the header has (a comma inside a name?)")
 
         def cell(key: str, row: list[str] = row) -> str:
             i = cols.get(key)
             return row[i].strip() if i is not None and i < len(row) else ""
 
+        def col(key: str) -> int:
+            return cols[key] + 1
+
         name = cell("name")
         if not name:
-            raise EventError(f"{path}:{line_no}: team name is empty")
+            raise EventError(f"{_where(path, line_no, col('name'), 'name')}: 队名为空 the team name is empty")
         if name in seen:
-            raise EventError(f"{path}:{line_no}: team {name!r} is registered twice")
-        seen.add(name)
-        players = [p for p in (cell("player1"), cell("player2")) if p]
-        if not players and cell("players"):
+            raise EventError(f"{_where(path, line_no, col('name'), 'name')}: 队名 {name!r} 与第{seen[name]}行重复 | "
+                             f"team {name!r} is registered twice (row {seen[name]} too)")
+        seen[name] = line_no
+        if "player1" in cols and "player2" in cols:
+            players = [cell("player1"), cell("player2")]
+            for key, value in zip(("player1", "player2"), players, strict=True):
+                if not value:
+                    raise EventError(f"{_where(path, line_no, col(key), key)}: 队员为空 the player's name is empty")
+        else:
             players = [p.strip() for p in cell("players").replace("、", "/").split("/") if p.strip()]
+            if len(players) != 2:
+                raise EventError(f"{_where(path, line_no, col('players'), 'players')}: 需两名队员，如 张三/李四 | "
+                                 f"two players are needed, like Zhang/Li (got {len(players)})")
         teams.append(Team(len(teams) + 1, name, tuple(players), cell("unit")))
     if len(teams) < 2:
-        raise EventError(f"{path}: an event needs at least 2 registered pairs, found {len(teams)}")
+        raise EventError(f"{path}: 至少需要 2 对选手 an event needs at least 2 registered pairs, found {len(teams)}")
     return teams
 
 
@@ -148,7 +200,7 @@ def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:
 
     ns, ew = side(row["ns"]), side(row["ew"])
     ew["players"] = {"E": ew["players"]["N"], "W": ew["players"]["S"]}
-    return {"id": f"{store.event()}/{row['tbl']}/m{row['round']}/start", "teams": {"NS": ns, "EW": ew},
+    return {"id": rounds.start_id(str(store.event()), row["tbl"], row["round"]), "teams": {"NS": ns, "EW": ew},
             "profile": settings["profile"], "match_end": settings["match_end"], "match": row["round"],
             **({"deal_file": settings["deal_file"]} if settings.get("deal_file") else {}),
             **({"boards": settings["boards"]} if settings.get("boards") else {})}

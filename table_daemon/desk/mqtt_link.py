@@ -54,12 +54,14 @@ class MqttLink:
         on_connect: Callable[[], None] | None = None,
         keepalive: int = 10,
         ca_file: str | None = None,
+        name: str = "",
+        waiting_for: str = "",
     ) -> None:
         self.handler = handler
         self.connection = MqttConnection(
             parse_broker(url), client_id=client_id, protocol=4, persistent=persistent, keepalive=keepalive,
             subscriptions=subscriptions, will=will, on_connect=on_connect, on_message=self._on_message,
-            ca_file=ca_file,
+            ca_file=ca_file, name=name, waiting_for=waiting_for,
         )
         self.connected = self.connection.connected
 

@@ -10,6 +10,13 @@ The session is persistent, so results published while the desk is down wait at t
 is in SQLite, so a restart loses nothing. Standings are published retained on ``.../desk/standings`` with their
 version whenever the store's revision changes (a result, a pairing or a referee's correction, even one made
 from the command line while the desk runs).
+
+Each round's matches are started at their tables (``start_match``) and sent again until the table accepts:
+a refusal (a table still playing) is kept with its reason and retried every few seconds, at once when the
+table shows it is free or comes back online; a resend the table already accepted is accepted again without
+restarting anything. A result counts only for the match its table accepted from the desk
+(:mod:`~table_daemon.desk.rounds`); anything else is acknowledged (so the table's journal does not send it
+forever), kept and listed as not counted with the reason.
 """
 
 from __future__ import annotations
@@ -17,10 +24,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from ..display.hub import Hub
 from . import event as ev
+from . import rounds
+from .clock import local_now
 from .ledger import ResultError, read_result
 from .mqtt_link import MqttLink, dumps
 from .store import Store, now
@@ -28,13 +39,18 @@ from .store import Store, now
 log = logging.getLogger(__name__)
 VERSION = "0.1.0"
 TABLE_KINDS = ("results", "alerts", "status", "state", "events", "health")
+#: seconds before a start is sent again: after a refusal (the table is busy), and when no reply came at all
+BUSY_RETRY_S = 2.0
+SILENT_RETRY_S = 5.0
+FREE_PHASES = ("match_over",)
 
 
 class Desk:
     """See the module docstring. ``start()`` connects and returns; ``stop()`` says goodbye."""
 
     def __init__(self, store: Store, broker: str, event: str, *, prefix: str = "guandan/v1",
-                 shared: bool = True, client_id: str | None = None, ca_file: str | None = None) -> None:
+                 shared: bool = True, client_id: str | None = None, ca_file: str | None = None,
+                 say: Callable[[str], None] | None = None) -> None:
         known = store.event()
         if known is not None and known != event:
             raise ValueError(f"the database {store.path} belongs to event {known!r}, not {event!r}")
@@ -56,9 +72,16 @@ class Desk:
                 (f"{self.base}/+/health", 0), (self.reply_topic, 1)]
         self.link = MqttLink(broker, client_id or f"guandan-desk-{event}", subs, self.on_message,
                              will=(self.status_topic, dumps(self._status(False))), on_connect=self._online,
-                             ca_file=ca_file)
+                             ca_file=ca_file, name="desk",
+                             waiting_for="牌桌成绩与开赛回复（成绩在牌桌日志中等待）table results and replies to "
+                                         "starts (results wait in the tables' journals)")
+        #: progress lines for the console (the CLI prints them on stderr)
+        self.say = say or (lambda text: None)
+        self.timezone = store.settings().get("timezone")
         self._published_revision = -1
-        self._sent: set[tuple[int, str]] = set()
+        #: (round, table) -> monotonic time of the next try of a start not accepted yet
+        self._next_try: dict[tuple[int, str], float] = {}
+        self._refusal: dict[tuple[int, str], str] = {}
         self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._watch, name="desk-standings", daemon=True)
@@ -82,7 +105,8 @@ class Desk:
         self.link.publish(self.status_topic, self._status(True), retain=True)
         self._published_revision = -1  # republish standings (and resend unconfirmed pairings) after a reconnect
         with self._send_lock:
-            self._sent.clear()
+            self._next_try.clear()
+        self._say("已连接代理 connected to the broker")
 
     # -- input ----------------------------------------------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
@@ -94,6 +118,8 @@ class Desk:
             return
         table, kind = parts
         self.hub.feed(table, kind, payload)
+        if kind == "state":
+            self._on_state(table)
         if kind in ("results", "alerts", "status"):
             try:
                 msg = json.loads(payload.decode("utf-8"))
@@ -108,10 +134,10 @@ class Desk:
                 self.store.add_alert(table, msg)
             else:
                 self.store.set_status(table, msg)
-                if msg.get("online"):  # a table (re)connected: send it its match if it has not confirmed it
-                    with self._send_lock:
-                        self._sent = {key for key in self._sent if key[1] != table}
-                    self.send_pairings()
+                if msg.get("online"):  # a table (re)connected: send it its match if it has not accepted it
+                    self._try_now(table)
+                elif msg.get("online") is False:
+                    self._say(f"{table} 离线 offline")
 
     def _on_result(self, topic: str, table: str, msg: dict[str, Any], raw: bytes) -> None:
         try:
@@ -123,42 +149,118 @@ class Desk:
         if msg.get("event") not in (None, self.event):
             self.store.reject(topic, f"result of another event {msg.get('event')!r}", raw)
             return
-        self.store.add_result(rid, table, kind, match, deal, msg)
+        pairing = next((p for p in self.store.pairings(match) if p["tbl"] == table), None) if match else None
+        why = rounds.why_not_counted(self.event, table, rid, match, msg.get("start", rounds.UNSAID), pairing)
+        if why is not None:
+            self.store.reject(topic, why, raw)
+            self._say(f"{table} {why}")
+        else:
+            assert match is not None
+            self._refusal.pop((match, table), None)
+            if "start" in msg and self.store.mark_accepted(match, table, {"ok": True, "by": "result", "id": rid}):
+                self._say(f"{table} 第{match}轮 已接受开赛（由成绩得知） round {match} start accepted (seen in a result)")
+            if self.store.add_result(rid, table, kind, match, deal, msg) and kind == "match":
+                lv = msg.get("levels") or {}
+                self._say(f"{table} 第{match}轮 成绩已收 round {match} result in: NS {lv.get('NS')} / EW "
+                          f"{lv.get('EW')}, 胜方 winner {msg.get('winner') or '平局 draw'}")
+        # acknowledged either way: the table's journal keeps it until then, and the desk has kept it
         self.link.publish(f"{self.base}/{table}/results/ack", {"id": rid})
 
     def _on_reply(self, payload: bytes) -> None:
-        """A table's reply to ``start_match``: ok marks the pairing sent; a refusal is kept for the referees."""
+        """A table's reply to ``start_match``: ok marks the pairing accepted; a refusal is kept with its reason
+        (shown on the desk page) and the start is tried again."""
         try:
             msg = json.loads(payload.decode("utf-8"))
-            _, table, match, _ = str(msg.get("id", "")).rsplit("/", 3)
-            round_no = int(match.lstrip("m"))
-        except (UnicodeDecodeError, json.JSONDecodeError, ValueError, AttributeError):
+            parsed = rounds.parse_start_id(msg.get("id"))
+        except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            parsed = None
+        if parsed is None:
             self.store.reject(self.reply_topic, "unreadable command reply", payload)
             return
+        table, round_no = parsed
+        key = (round_no, table)
         if msg.get("ok"):
-            self.store.mark_sent(round_no, table, msg)
-        else:
-            self.store.reject(self.reply_topic, f"start_match refused by {table}: {msg.get('error')}", payload)
+            if self.store.mark_accepted(round_no, table, msg):
+                self._say(f"{table} 第{round_no}轮 已接受开赛 accepted the start of round {round_no}")
+            self._refusal.pop(key, None)
+            return
+        error = str(msg.get("error") or "refused")
+        self.store.mark_refused(round_no, table, error)
+        with self._send_lock:
+            self._next_try[key] = time.monotonic() + BUSY_RETRY_S
+        if self._refusal.get(key) != error:
+            self._refusal[key] = error
+            self._say(f"{table} 第{round_no}轮 未接受开赛 refused the start of round {round_no}: {error}; "
+                      f"每 {BUSY_RETRY_S:g} 秒重试 retrying every {BUSY_RETRY_S:g} s")
+
+    def _on_state(self, table: str) -> None:
+        """A table that shows it is free (its match over) gets a waiting start at once."""
+        if not any(k[1] == table for k in self._refusal):
+            return
+        state = (self.hub.snapshot(table)["tables"].get(table) or {}).get("state") or {}
+        if state.get("phase") in FREE_PHASES or (state.get("phase") == "idle" and not state.get("match_active")):
+            self._try_now(table)
+
+    def _try_now(self, table: str) -> None:
+        with self._send_lock:
+            for key in list(self._next_try):
+                if key[1] == table:
+                    self._next_try[key] = 0.0
+        self.send_pairings()
+
+    def _say(self, text: str) -> None:
+        try:
+            self.say(f"desk {local_now(self.timezone)} {text}")
+        except Exception:  # the console must not stop the desk
+            log.exception("printing progress failed")
 
     # -- output ---------------------------------------------------------------------------------------------
     def send_pairings(self) -> int:
-        """Send the latest round's matches that no table has confirmed yet (``start_match``), once per run.
-
-        A table confirms on the desk's reply topic, which marks the pairing sent in the store.
-        """
+        """Send the latest round's starts that no table has accepted yet and that are due (first send, or the
+        retry after a refusal or a silence); returns how many went out."""
+        if not self.link.connected.is_set():
+            return 0
         round_no = self.store.last_round()
         count = 0
+        at = time.monotonic()
         with self._send_lock:
             for row in self.store.pairings(round_no):
                 key = (row["round"], row["tbl"])
-                if row["ew"] is None or row["sent_at"] or key in self._sent:
+                if row["ew"] is None or row.get("accepted_at") or self._next_try.get(key, 0.0) > at:
                     continue
                 cmd = ev.start_match_command(self.store, row)
                 cmd["reply_to"] = self.reply_topic
                 self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)
-                self._sent.add(key)
+                self._next_try[key] = at + SILENT_RETRY_S
+                first = not row.get("sent_at")
+                self.store.mark_sent(row["round"], row["tbl"])
+                if first:
+                    self._say(f"{row['tbl']} 第{row['round']}轮 已发送开赛 start of round {row['round']} sent")
                 count += 1
         return count
+
+    def resend_start(self, table: str) -> bool:
+        """A referee's resend of the current round's start at ``table`` (accepted again without harm by a
+        table already playing it); False when the round has no match there."""
+        round_no = self.store.last_round()
+        row = next((p for p in self.store.pairings(round_no) if p["tbl"] == table and p["ew"] is not None), None)
+        if row is None:
+            return False
+        cmd = ev.start_match_command(self.store, row)
+        cmd["reply_to"] = self.reply_topic
+        self.link.publish(f"{self.base}/{table}/cmd/start_match", cmd)
+        self.store.mark_sent(row["round"], table)
+        with self._send_lock:
+            self._next_try[(row["round"], table)] = time.monotonic() + SILENT_RETRY_S
+        self._say(f"{table} 第{round_no}轮 裁判重发开赛 start of round {round_no} sent again by a referee")
+        return True
+
+    def rerequest_results(self) -> None:
+        """Ask every table for the results the desk has not acknowledged: the desk's retained status turns
+        offline and online again, on which tables send them all again (mqtt-api.md, Delivery)."""
+        self.link.publish(self.status_topic, self._status(False), retain=True)
+        self.link.publish(self.status_topic, self._status(True), retain=True)
+        self._say("裁判要求重发成绩 a referee asked the tables to send their unacknowledged results again")
 
     def publish_standings(self) -> dict[str, Any]:
         report = ev.standings_report(self.store)
@@ -172,6 +274,6 @@ class Desk:
             try:
                 if self.link.connected.is_set() and self.store.revision != self._published_revision:
                     self.publish_standings()
-                    self.send_pairings()
+                self.send_pairings()
             except Exception:  # keep watching: a bad row must not end the desk
                 log.exception("publishing standings failed")

@@ -1,8 +1,9 @@
 """The desk's SQLite file: the event, its registered pairs, pairings, every result as received, table status,
 alerts, and the log of corrections. The one place that reads or writes the file.
 
-Results are keyed by their stable ``id`` (mqtt-api.md), so a result delivered twice is stored once (the row
-counts how often it came). Nothing is ever rewritten: a referee's change is a new row in ``corrections``, and
+Results are keyed by (table, stable ``id``) (mqtt-api.md), so a result delivered twice is stored once (the row
+counts how often it came). Each pairing also keeps how its start went: when the desk last sent it, how often,
+the table's last refusal, and when the table accepted it. Nothing is ever rewritten: a referee's change is a new row in ``corrections``, and
 standings are recomputed from the received results with the corrections applied in order. ``revision`` grows
 with every change that can move the standings, and published standings carry it as their version.
 One connection, guarded by a lock, is shared by the MQTT thread and the web server's threads.
@@ -27,13 +28,17 @@ CREATE TABLE IF NOT EXISTS teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNI
     unit TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS pairings (round INTEGER NOT NULL, tbl TEXT NOT NULL, ns INTEGER NOT NULL,
     ew INTEGER, method TEXT NOT NULL, sent_at TEXT, reply TEXT, PRIMARY KEY (round, tbl));
-CREATE TABLE IF NOT EXISTS results (id TEXT PRIMARY KEY, tbl TEXT NOT NULL, kind TEXT NOT NULL,
-    match INTEGER, deal INTEGER, payload TEXT NOT NULL, received_at TEXT NOT NULL, copies INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS results (id TEXT NOT NULL, tbl TEXT NOT NULL, kind TEXT NOT NULL,
+    match INTEGER, deal INTEGER, payload TEXT NOT NULL, received_at TEXT NOT NULL, copies INTEGER NOT NULL,
+    PRIMARY KEY (tbl, id));
 CREATE TABLE IF NOT EXISTS status (tbl TEXT PRIMARY KEY, payload TEXT NOT NULL, updated_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS alerts (n INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, epoch TEXT,
     seq INTEGER, payload TEXT NOT NULL, received_at TEXT NOT NULL, UNIQUE (tbl, epoch, seq));
 CREATE TABLE IF NOT EXISTS corrections (n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,
     who TEXT NOT NULL, why TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL, payload TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS proposals (n INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, who TEXT NOT NULL,
+    why TEXT NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL, approved_by TEXT, approved_at TEXT,
+    correction INTEGER);
 CREATE TABLE IF NOT EXISTS rejects (n INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL,
     reason TEXT NOT NULL, payload TEXT NOT NULL, received_at TEXT NOT NULL);
 """
@@ -67,6 +72,13 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            for table, columns in (("pairings", ("accepted_at TEXT", "attempts INTEGER NOT NULL DEFAULT 0",
+                                                 "last_error TEXT", "last_try TEXT")),
+                                   ("alerts", ("acked_at TEXT", "acked_by TEXT"))):
+                have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+                for column in columns:
+                    if column.split()[0] not in have:  # a database made before this was kept
+                        self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open desk database {self.path}: {exc}") from exc
         self._db.row_factory = sqlite3.Row
@@ -178,9 +190,23 @@ class Store:
         return int(rows[0]["r"] or 0)
 
     def mark_sent(self, round_no: int, table: str, reply: dict[str, Any] | None = None) -> None:
-        self._write("UPDATE pairings SET sent_at = COALESCE(sent_at, ?), reply = COALESCE(?, reply) "
-                    "WHERE round = ? AND tbl = ?",
-                    (now(), json.dumps(reply, ensure_ascii=False) if reply else None, round_no, table))
+        """The desk sent the start (again): counted, with the time of the first and of the last try."""
+        at = now()
+        self._write("UPDATE pairings SET sent_at = COALESCE(sent_at, ?), last_try = ?, attempts = attempts + 1, "
+                    "reply = COALESCE(?, reply) WHERE round = ? AND tbl = ?",
+                    (at, at, json.dumps(reply, ensure_ascii=False) if reply else None, round_no, table))
+
+    def mark_accepted(self, round_no: int, table: str, reply: dict[str, Any]) -> bool:
+        """The table accepted the start (its reply, or a result that names the start); True the first time."""
+        cur = self._write("UPDATE pairings SET accepted_at = ?, reply = ?, last_error = NULL "
+                          "WHERE round = ? AND tbl = ? AND accepted_at IS NULL",
+                          (now(), json.dumps(reply, ensure_ascii=False), round_no, table))
+        return cur.rowcount == 1
+
+    def mark_refused(self, round_no: int, table: str, error: str) -> None:
+        """The table refused the start (busy, or a bad command): why, for the referees; the desk retries."""
+        self._write("UPDATE pairings SET last_error = ? WHERE round = ? AND tbl = ? AND accepted_at IS NULL",
+                    (error, round_no, table))
 
     # -- results --------------------------------------------------------------------------------------------
     def add_result(self, rid: str, table: str, kind: str, match: int | None, deal: int | None,
@@ -191,13 +217,14 @@ class Store:
             try:
                 cur = self._db.execute(
                     "INSERT INTO results(id, tbl, kind, match, deal, payload, received_at, copies) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT(id) DO NOTHING",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING",
                     (rid, table, kind, match, deal, json.dumps(payload, ensure_ascii=False), now()))
                 new = cur.rowcount == 1
                 if new:
                     self._bump()
                 else:
-                    self._db.execute("UPDATE results SET copies = copies + 1 WHERE id = ?", (rid,))
+                    self._db.execute("UPDATE results SET copies = copies + 1 WHERE id = ? AND tbl = ?",
+                                     (rid, table))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -216,7 +243,7 @@ class Store:
     def reject(self, topic: str, reason: str, payload: bytes | str) -> None:
         text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
         self._write("INSERT INTO rejects(topic, reason, payload, received_at) VALUES (?, ?, ?, ?)",
-                    (topic, reason, text[:20000], now()))
+                    (topic, reason, text[:400000], now()))
 
     def rejects(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self._rows("SELECT * FROM rejects ORDER BY n")]
@@ -241,7 +268,41 @@ class Store:
     def alerts(self, table: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         sql = "SELECT * FROM alerts" + (" WHERE tbl = ?" if table else "") + " ORDER BY n DESC LIMIT ?"
         rows = self._rows(sql, (table, limit) if table else (limit,))
-        return [{**json.loads(r["payload"]), "table": r["tbl"], "received_at": r["received_at"]} for r in rows]
+        return [{**json.loads(r["payload"]), "table": r["tbl"], "received_at": r["received_at"], "n": r["n"],
+                 "acked_at": r["acked_at"], "acked_by": r["acked_by"]} for r in rows]
+
+    def alert(self, n: int) -> dict[str, Any] | None:
+        rows = self._rows("SELECT * FROM alerts WHERE n = ?", (n,))
+        return {**json.loads(rows[0]["payload"]), "table": rows[0]["tbl"], "n": n} if rows else None
+
+    def ack_alert(self, n: int, who: str) -> None:
+        """A referee has seen to the alert (kept, marked with who and when)."""
+        if not who.strip():
+            raise StoreError("裁判姓名 who acknowledges the alert?")
+        cur = self._write("UPDATE alerts SET acked_at = ?, acked_by = ? WHERE n = ? AND acked_at IS NULL",
+                          (now(), who, n))
+        if cur.rowcount != 1:
+            raise StoreError(f"no open alert #{n} (已确认或不存在 acknowledged already or unknown)")
+
+    # -- proposed corrections (entered by one referee, approved by another) ------------------------------------
+    def propose(self, who: str, why: str, kind: str, payload: dict[str, Any]) -> int:
+        if not who.strip() or not why.strip():
+            raise StoreError("更正需要裁判与原因 a correction needs who enters it and why")
+        cur = self._write("INSERT INTO proposals(at, who, why, kind, payload) VALUES (?, ?, ?, ?, ?)",
+                          (now(), who, why, kind, json.dumps(payload, ensure_ascii=False)))
+        return int(cur.lastrowid or 0)
+
+    def proposals(self) -> list[dict[str, Any]]:
+        out = []
+        for r in self._rows("SELECT * FROM proposals ORDER BY n"):
+            row = dict(r)
+            row["payload"] = json.loads(row["payload"])
+            out.append(row)
+        return out
+
+    def mark_approved(self, n: int, who: str, correction: int) -> None:
+        self._write("UPDATE proposals SET approved_by = ?, approved_at = ?, correction = ? WHERE n = ?",
+                    (who, now(), correction, n))
 
     # -- corrections ----------------------------------------------------------------------------------------
     def add_correction(self, who: str, why: str, action: str, target: dict[str, Any],

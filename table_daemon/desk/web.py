@@ -1,18 +1,30 @@
-"""The desk's web pages and JSON, added to the display server: standings, pairings, each table's status,
-corrections, CSV exports and a printable page. Read-only: changes go through the CLI (``desk correct``),
-which leaves who, when and why in the store.
+"""The desk's web pages and JSON, added to the display server: the referees' desk page (standings, the current
+round at each table, alerts, corrections, results not counted), CSV exports and a printable page.
+
+With a referee password the desk page and all of its JSON are behind it (HTTP basic), and referees work from
+the page: pair and start the next round, enter a correction and approve another referee's, resend a start,
+ask the tables for their unacknowledged results, acknowledge alerts. Every change leaves who, when and why
+in the store. Without a password the page is read-only. The displays (``/display/``) stay public. Times are
+shown in the event's time zone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..display.hub import Hub
-from ..display.server import Response, Route, WebServer, json_response
+from ..display.server import Action, Response, Route, WebServer, json_response
+from . import alerts as al
+from . import corrections as cor
 from . import event as ev
-from . import export
-from .store import Store
+from . import export, rounds
+from .clock import local
+from .store import Store, StoreError
+
+if TYPE_CHECKING:
+    from .service import Desk
 
 
 def _page(name: str) -> Response:
@@ -20,31 +32,111 @@ def _page(name: str) -> Response:
 
 
 def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
-    """Each table: online, phase, level, results still awaited, journal backlog, recent alerts."""
+    """Each table: online, devices, phase, level, the current round's match and where it stands, results
+    still awaited, journal backlog, recent alerts."""
     report = ev.standings_report(store)
+    tz = store.settings().get("timezone")
     live = hub.snapshot()["tables"]
     statuses = store.statuses()
-    playing = {p["tbl"] for p in store.pairings(store.last_round()) if p["ew"] is not None}
-    names = sorted(set(live) | set(statuses) | playing)
+    round_no = store.last_round()
+    current = {p["tbl"]: p for p in store.pairings(round_no) if p["ew"] is not None}
+    waiting = {(p["round"], p["table"]) for p in report["pending"]}  # no result yet, nor a referee's entry
+    names = {t.id: t.name for t in store.teams()}
     out = []
-    for name in names:
+    for name in sorted(set(live) | set(statuses) | set(current)):
         tab = live.get(name, {})
         state = tab.get("state") or {}
         status = tab.get("status") or statuses.get(name, {})
         health = tab.get("health") or {}
-        alerts = store.alerts(name, limit=5)
-        out.append({
-            "table": name, "online": bool(status.get("online", False)), "phase": state.get("phase"),
-            "level": state.get("level"), "levels": state.get("levels"),
+        pairing = current.get(name)
+        row: dict[str, Any] = {
+            "table": name, "online": bool(status.get("online", False)), "devices": status.get("devices"),
+            "phase": state.get("phase"), "level": state.get("level"), "levels": state.get("levels"),
+            "deal": state.get("deal"), "deals_played": state.get("deals_played"),
             "pending": [p for p in report["pending"] if p["table"] == name],
             "journal_backlog": health.get("journal_backlog", health.get("pending_results")),
-            "alerts": [{"type": a.get("type"), "what": a.get("what") or a.get("foul") or a.get("kind"),
-                        "seat": a.get("seat"), "ts": a.get("ts")} for a in alerts],
-        })
-    return {"version": report["version"], "tables": out}
+            "alerts": [al.describe(a, tz) for a in store.alerts(name, limit=5)],
+        }
+        if pairing is not None:
+            row["match"] = {"round": round_no, "ns": names.get(pairing["ns"]), "ew": names.get(pairing["ew"]),
+                            **rounds.progress(pairing, tab, (round_no, name) not in waiting, str(store.event()))}
+            for key in ("sent_at", "accepted_at"):
+                row["match"][key] = local(row["match"][key], tz)
+        out.append(row)
+    return {"version": report["version"], "round": round_no, "tables": out}
 
 
-def routes(store: Store, hub: Hub) -> dict[str, Route]:
+def _bad(exc: Exception, status: int = 400) -> Response:
+    return json_response({"ok": False, "error": str(exc)}, status)
+
+
+def _int(body: dict[str, Any], key: str) -> int:
+    value = body.get(key)
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise cor.CorrectionError(f"{key} 须为整数 must be a whole number, got {value!r}") from None
+
+
+def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
+    """The referees' POST actions (JSON in, ``{"ok": ...}`` out)."""
+
+    def pair(body: dict[str, Any]) -> Response:
+        try:
+            rows = ev.pair_round(store, store.last_round() + 1, body.get("method") or None)
+        except ev.EventError as exc:
+            return _bad(exc, 409)
+        if desk is not None:
+            desk.send_pairings()
+        return json_response({"ok": True, "round": rows[0]["round"] if rows else None, "tables": len(rows)})
+
+    def propose(body: dict[str, Any]) -> Response:
+        try:
+            winner = body.get("winner")
+            n = cor.propose_match(store, str(body.get("by") or ""), str(body.get("reason") or ""),
+                                  _int(body, "round"), str(body.get("table") or ""),
+                                  levels=body.get("levels"), winner=None if winner in ("draw", "") else winner,
+                                  void=bool(body.get("void")))
+        except cor.CorrectionError as exc:
+            return _bad(exc)
+        return json_response({"ok": True, "proposal": n})
+
+    def approve(body: dict[str, Any]) -> Response:
+        try:
+            n = cor.approve(store, _int(body, "n"), str(body.get("by") or ""))
+        except cor.CorrectionError as exc:
+            return _bad(exc)
+        return json_response({"ok": True, "correction": n, "version": store.revision})
+
+    def ack(body: dict[str, Any]) -> Response:
+        try:
+            store.ack_alert(_int(body, "n"), str(body.get("by") or ""))
+        except (StoreError, cor.CorrectionError) as exc:
+            return _bad(exc)
+        return json_response({"ok": True})
+
+    def resend(body: dict[str, Any]) -> Response:
+        if desk is None:
+            return _bad(ValueError("记分台未连接 the desk is not running"), 409)
+        table = str(body.get("table") or "")
+        if not desk.resend_start(table):
+            return _bad(ValueError(f"本轮在 {table} 没有比赛 no match at {table!r} in this round"), 404)
+        return json_response({"ok": True})
+
+    def rerequest(body: dict[str, Any]) -> Response:
+        if desk is None:
+            return _bad(ValueError("记分台未连接 the desk is not running"), 409)
+        desk.rerequest_results()
+        return json_response({"ok": True})
+
+    return {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,
+            "/api/resend": resend, "/api/rerequest": rerequest}
+
+
+def routes(store: Store, hub: Hub, *, referee: bool = False) -> dict[str, Route]:
+    def tz() -> str | None:
+        return store.settings().get("timezone")
+
     def pairings() -> list[dict[str, Any]]:
         names = {t.id: t.name for t in store.teams()}
         return export.pairing_rows(store.pairings(), names)
@@ -52,13 +144,38 @@ def routes(store: Store, hub: Hub) -> dict[str, Route]:
     def csv(text: str) -> Response:
         return 200, "text/csv; charset=utf-8", ("\ufeff" + text).encode()
 
+    def alert_list(q: dict[str, str]) -> Response:
+        rows = [al.describe(a, tz()) for a in store.alerts(q.get("table") or None, limit=200)]
+        return json_response([r for r in rows if not r["acked_at"]] if q.get("open") else rows)
+
+    def evidence(rest: str, q: dict[str, str]) -> Response:
+        found = store.alert(int(rest)) if rest.isdigit() else None
+        image = al.picture(found) if found else None
+        if image is None:
+            return 404, "text/plain; charset=utf-8", "no picture 无图片".encode()
+        return 200, "image/jpeg", image
+
+    def with_local(rows: list[dict[str, Any]], *keys: str) -> list[dict[str, Any]]:
+        zone = tz()
+        return [{**r, **{f"{k}_local": local(r.get(k), zone) for k in keys}} for r in rows]
+
+    def info() -> dict[str, Any]:
+        return {"event": store.event(), "timezone": tz(), "round": store.last_round(), "referee": referee,
+                "teams": len(store.teams())}
+
+    page: Callable[[str, dict[str, str]], Response] = lambda rest, q: _page("desk.html")  # noqa: E731
     return {
-        "/": lambda rest, q: _page("desk.html"),
+        "/": page,
+        "/desk": page,
+        "/api/desk": lambda rest, q: json_response(info()),
         "/api/standings": lambda rest, q: json_response(ev.standings_report(store)),
         "/api/pairings": lambda rest, q: json_response(pairings()),
         "/api/tables": lambda rest, q: json_response(tables_view(store, hub)),
-        "/api/corrections": lambda rest, q: json_response(store.corrections()),
-        "/api/rejects": lambda rest, q: json_response(store.rejects()[-50:]),
+        "/api/alerts": lambda rest, q: alert_list(q),
+        "/api/evidence/": evidence,
+        "/api/corrections": lambda rest, q: json_response(with_local(store.corrections(), "at")),
+        "/api/proposals": lambda rest, q: json_response(with_local(store.proposals(), "at", "approved_at")),
+        "/api/rejects": lambda rest, q: json_response(with_local(store.rejects()[-100:], "received_at")),
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(ev.standings_report(store))),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",
@@ -66,6 +183,12 @@ def routes(store: Store, hub: Hub) -> dict[str, Route]:
     }
 
 
-def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1") -> WebServer:
-    """The web server of a running desk: the display routes plus the desk's own."""
-    return WebServer(hub, port, host, extra=routes(store, hub))
+def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", *, password: str | None = None,
+                desk: Desk | None = None) -> WebServer:
+    """The web server of a running desk: the display routes plus the desk's own (behind ``password`` when one
+    is given, with the referees' actions)."""
+    own = routes(store, hub, referee=password is not None)
+    if password is None:
+        own.pop("/api/evidence/")  # camera pictures only for referees
+        return WebServer(hub, port, host, extra=own)
+    return WebServer(hub, port, host, protected=own, password=password, actions=actions(store, desk))

@@ -29,6 +29,8 @@ from .hub import Hub
 
 Response = tuple[int, str, bytes]
 Route = Callable[[str, dict[str, str]], Response]
+#: a POST route: the request's JSON object in, a response out (only behind the referee password)
+Action = Callable[[dict[str, Any]], Response]
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".png": "image/png"}
 
@@ -52,8 +54,9 @@ class WebServer:
 
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
                  extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
-                 protected: dict[str, Route] | None = None, password: str | None = None) -> None:
-        if protected and not password:
+                 protected: dict[str, Route] | None = None, password: str | None = None,
+                 actions: dict[str, Action] | None = None) -> None:
+        if (protected or actions) and not password:
             raise ValueError("protected routes need a password")
         self.hub = hub
         self.routes: dict[str, Route] = {
@@ -64,6 +67,7 @@ class WebServer:
             **(protected or {}),
         }
         self.protected = frozenset(protected or {})
+        self.actions = dict(actions or {})
         self._password = (password or "").encode()
         self.keepalive_s = keepalive_s
         self._stop = threading.Event()
@@ -79,6 +83,9 @@ class WebServer:
 
             def do_GET(self) -> None:
                 server._get(self)
+
+            def do_POST(self) -> None:
+                server._post(self)
 
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
@@ -135,6 +142,52 @@ class WebServer:
         req.end_headers()
         req.wfile.write(body)
 
+    def _post(self, req: BaseHTTPRequestHandler) -> None:
+        """A referee's action: JSON in (``Content-Type: application/json``, which a form on another site cannot
+        send without the browser asking first), behind the referee password; JSON out."""
+        path = unquote(urlparse(req.path).path)
+        length = int(req.headers.get("Content-Length") or 0)
+        raw = req.rfile.read(min(length, 1_000_000)) if length > 0 else b""
+        action = self.actions.get(path)
+        if action is None:
+            self._reply(req, 404, "text/plain; charset=utf-8", "not found 未找到".encode())
+        elif not self._authorised(req):
+            self._refuse(req)
+        elif not req.headers.get("Content-Type", "").startswith("application/json"):
+            self._reply(req, *json_response({"ok": False, "error": "需要 JSON needs Content-Type: application/json"},
+                                            415))
+        else:
+            try:
+                body = json.loads(raw.decode("utf-8") or "{}")
+                if not isinstance(body, dict):
+                    raise ValueError("the body must be a JSON object")
+            except (UnicodeDecodeError, ValueError) as exc:
+                self._reply(req, *json_response({"ok": False, "error": f"请求无法读取 unreadable request: {exc}"},
+                                                400))
+                return
+            try:
+                self._reply(req, *action(body))
+            except Exception as exc:  # a bad request must not take the server down
+                self._reply(req, *json_response({"ok": False, "error": f"错误 error: {exc}"}, 500))
+
+    def _refuse(self, req: BaseHTTPRequestHandler) -> None:
+        body = "referee password needed 需要裁判密码".encode()
+        req.send_response(401)
+        req.send_header("WWW-Authenticate", 'Basic realm="guandan referee", charset="UTF-8"')
+        req.send_header("Content-Type", "text/plain; charset=utf-8")
+        req.send_header("Content-Length", str(len(body)))
+        req.end_headers()
+        req.wfile.write(body)
+
+    @staticmethod
+    def _reply(req: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes) -> None:
+        req.send_response(status)
+        req.send_header("Content-Type", ctype)
+        req.send_header("Content-Length", str(len(body)))
+        req.send_header("Cache-Control", "no-store")
+        req.end_headers()
+        req.wfile.write(body)
+
     def _authorised(self, req: BaseHTTPRequestHandler) -> bool:
         """HTTP basic authentication with the referee password (any user name), compared in constant time."""
         header = req.headers.get("Authorization", "")
@@ -150,14 +203,17 @@ class WebServer:
         """The route key ``path`` is served by (an exact path, or the longest prefix ending in ``/``)."""
         if path in self.routes:
             return path
-        return max((p for p in self.routes if p.endswith("/") and path.startswith(p)), key=len, default="")
+        return max((p for p in self.routes if p.endswith("/") and p != "/" and path.startswith(p)), key=len,
+                   default="")
 
     def _find(self, path: str) -> tuple[Route | None, str]:
         if path in self.routes:
             return self.routes[path], ""
         if path == "/display":
             return self.routes["/display/"], ""
-        best = max((p for p in self.routes if p.endswith("/") and path.startswith(p)), key=len, default=None)
+        # "/" is the home page only, never a prefix: an unknown address is a 404
+        best = max((p for p in self.routes if p.endswith("/") and p != "/" and path.startswith(p)), key=len,
+                   default=None)
         return (self.routes[best], path[len(best):]) if best else (None, "")
 
     def _sse(self, req: BaseHTTPRequestHandler, table: str | None) -> None:

@@ -43,7 +43,8 @@ class DisplayService:
             protected = {"/commentary/": lambda rest, q: asset("commentary.html"),
                          "/api/commentary": lambda rest, q: self._commentary(q.get("table", ""))}
         self.link = MqttLink(broker, client_id or f"guandan-display-{event}-{id(self):x}", subs, self.on_message,
-                             persistent=False, ca_file=ca_file)
+                             persistent=False, ca_file=ca_file, name="display",
+                             waiting_for="牌桌状态（屏幕显示最后所知）table states (screens show the last known)")
         self.web = WebServer(self.hub, port, host, protected=protected, password=referee_password)
 
     def on_message(self, topic: str, payload: bytes) -> None:

@@ -75,6 +75,8 @@ def test_a_fouled_deal_says_why(capsys: pytest.CaptureFixture[str]) -> None:
         (["dealer", "--port", "sim://", "deal", "--board", "2"], "--board needs --deal-file"),
         (["dealer", "--port", "sim://", "deal", "--deal-file", "/nonexistent/deals.jsonl"], "cannot read"),
         (["dealer", "--port", "sim://", "--timeout", "0", "identify"], "--timeout"),
+        (["dealer", "--port", "sim://", "deal", "--deal-timeout", "0"], "--deal-timeout"),
+        (["dealer", "--port", "/tmp", "identify"], "not a serial device"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

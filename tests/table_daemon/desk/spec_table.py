@@ -27,6 +27,8 @@ class SpecTable:
         self.unacked: dict[str, dict[str, Any]] = {}
         self.acked: list[str] = []
         self.commands: list[dict[str, Any]] = []
+        #: a table that is busy refuses commands with this reason (None: accepts them)
+        self.refuse: str | None = None
         self.lock = threading.Lock()
         host, _, port = url.removeprefix("mqtt://").partition(":")
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"table-{event}-{table}",
@@ -60,8 +62,9 @@ class SpecTable:
         elif "/cmd/" in msg.topic:
             self.commands.append({"name": msg.topic.rsplit("/", 1)[1], **data})
             if data.get("reply_to"):
-                client.publish(data["reply_to"], json.dumps({"id": data.get("id"), "ok": True, "error": None}),
-                               qos=1)
+                refuse = self.refuse
+                client.publish(data["reply_to"], json.dumps({"id": data.get("id"), "ok": refuse is None,
+                                                             "error": refuse}), qos=1)
 
     def message(self, mtype: str, **fields: Any) -> dict[str, Any]:
         with self.lock:

@@ -146,14 +146,20 @@ def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_me
         watch.wait_for(lambda ms: any(m.topic.endswith("desk/standings") and m.payload["version"]
                                       == report["version"] for m in ms))
 
-        # The desk goes away; round 2 is paired and played while it is down.
-        stop_desk(desk)
-        watch.wait_for(lambda ms: any(m.topic.endswith("desk/status") and m.payload.get("online") is False
-                                      for m in ms))
+        # Round 2 is paired and started at the tables; the desk goes away and round 2 is played while it is
+        # down.
         code, out = cli("desk", "pair", "--db", str(db), "--round", "2")
         round2 = [json.loads(line) for line in out.splitlines()]
         assert code == 0 and not {frozenset((p["ns"], p["ew"])) for p in round2} & {
             frozenset((p["ns"], p["ew"])) for p in round1}
+        for t in tables.values():
+            watch.wait_for(lambda ms, t=t: any(c.get("match") == 2 for c in t.commands), timeout=10)
+        store = Store(db)
+        watch.wait_for(lambda ms: all(p["accepted_at"] for p in store.pairings(2)), timeout=10)
+        store.close()
+        stop_desk(desk)
+        watch.wait_for(lambda ms: any(m.topic.endswith("desk/status") and m.payload.get("online") is False
+                                      for m in ms))
         ids2 = play_round(tables, 2, ROUND2)
         desk = start_desk(mosquitto.url, event, db)
         for t in tables.values():
@@ -194,7 +200,7 @@ def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_me
 
 def test_desk_commands_refuse_bad_input(tmp_path, capsys) -> None:
     db = tmp_path / "d.sqlite"
-    (tmp_path / "bad.csv").write_text("队名,单位\nOnly,X\n", encoding="utf-8")
+    (tmp_path / "bad.csv").write_text("队名,队员,单位\nOnly,A/B,X\n", encoding="utf-8")
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "bad.csv")]) == 2
     assert "at least 2" in capsys.readouterr().err
     assert main(["desk", "standings", "--db", str(tmp_path / "none.sqlite")]) == 2

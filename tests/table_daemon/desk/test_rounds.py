@@ -34,11 +34,11 @@ def test_csv_reading_and_errors(tmp_path: Path) -> None:
     teams = event.read_pairs_csv(tmp_path / "c.csv")
     assert [(t.name, t.players, t.unit) for t in teams] == [("红队", ("张三", "李四"), "一厂"),
                                                           ("蓝队", ("王五", "赵六"), "二厂")]
-    (tmp_path / "dup.csv").write_text("team\nA\nA\n")
-    with pytest.raises(event.EventError, match="dup.csv:3: team 'A' is registered twice"):
+    (tmp_path / "dup.csv").write_text("team,players,unit\nA,a/b,\nA,c/d,\n")
+    with pytest.raises(event.EventError, match=r"row 3, column 1 \(team\).*registered twice \(row 2 too\)"):
         event.read_pairs_csv(tmp_path / "dup.csv")
     (tmp_path / "nohead.csv").write_text("x,y\n1,2\n")
-    with pytest.raises(event.EventError, match="no team column"):
+    with pytest.raises(event.EventError, match="lacks the column"):
         event.read_pairs_csv(tmp_path / "nohead.csv")
 
 

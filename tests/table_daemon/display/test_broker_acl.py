@@ -77,12 +77,13 @@ def test_hall_acl_and_websockets(broker_factory, topic_root, tmp_path: Path) -> 
         assert f"{table.root}/state" in topics
         assert not any("private" in t for t in topics)
         assert f"guandan/v1/{event}/T02/state" not in topics  # T01 may not publish as T02
-        assert [r["id"] for r in store.results()] == [rid]
+        # the desk got it through the ACL; with no pairing at T01 it is kept as not counted
+        assert [json.loads(r["payload"])["id"] for r in store.rejects()] == [rid] and store.results() == []
         store.add_round(1, "swiss", [("T01", 1, 2)])  # the running desk sends it to T01, T01 replies
         deadline = time.monotonic() + 10
-        while not store.pairings(1)[0]["sent_at"] and time.monotonic() < deadline:
+        while not store.pairings(1)[0]["accepted_at"] and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert store.pairings(1)[0]["sent_at"], "the table's reply to start_match did not reach the desk"
+        assert store.pairings(1)[0]["accepted_at"], "the table's reply to start_match did not reach the desk"
     finally:
         display.loop_stop()
         display.disconnect()

@@ -1,0 +1,104 @@
+"""``guandan-table demo`` (the first command of the README, via ``scripts/run``): the whole product on one
+machine. An embedded broker, the scoring desk with its referee page and the display pages, and simulated
+tables that play the matches the desk starts (``simulate --await-desk``), exactly as at an event. It prints
+the addresses of the pages and the referee password, and the progress of every deal (deal, tricks, levels)
+on the console; the same progress shows on the pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from table_daemon.cli import UsageError
+
+TEAM_NAMES = ("红队 Red", "蓝队 Blue", "金队 Gold", "银队 Silver", "松队 Pine", "竹队 Bamboo", "梅队 Plum",
+              "兰队 Orchid")
+
+
+def register(subparsers: Any) -> None:
+    demo = subparsers.add_parser(
+        "demo", help="演示：模拟牌桌、记分台与现场显示 | the whole product on one machine: simulated tables, desk, displays",
+        description="Starts an embedded MQTT broker, the scoring desk (referee page and display pages) and "
+                    "simulated tables that play the matches the desk starts; prints the pages' addresses.")
+    demo.add_argument("--http", type=int, default=8080, help="port of the desk and display pages (default 8080; "
+                                                              "0 or a busy port: any free one)")
+    demo.add_argument("--host", default="127.0.0.1", help="address of the pages (default 127.0.0.1)")
+    demo.add_argument("--tables", type=int, default=1, help="simulated tables (two pairs each), default 1")
+    demo.add_argument("--speed", type=float, default=1.0,
+                      help="time scale: 1 = a deal in about a minute, 0 = as fast as possible")
+    demo.add_argument("--seed", type=int, default=1, help="same seed, same deals and same plays")
+    demo.add_argument("--match-end", default="pass_a", help="pass_a | deals:N (as desk init)")
+    demo.add_argument("--dir", type=Path, help="keep the demo's desk database and journals here (default: a new "
+                                               "temporary folder)")
+    demo.add_argument("--duration", type=float, help="stop after this many seconds")
+    demo.add_argument("--direct", action="store_true", help="read laid cards without the simulated camera")
+    demo.set_defaults(handler=run_demo)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from table_daemon.adapters.broker import LocalBroker
+    from table_daemon.cli_desk import match_end_arg
+    from table_daemon.desk.event import pair_round
+    from table_daemon.desk.service import Desk
+    from table_daemon.desk.standings import Team
+    from table_daemon.desk.store import Store
+    from table_daemon.desk.web import desk_server
+    from table_daemon.simulate import run_simulation
+
+    if not 1 <= args.tables <= len(TEAM_NAMES) // 2:
+        raise UsageError(f"--tables must be between 1 and {len(TEAM_NAMES) // 2}")
+    if args.speed < 0:
+        raise UsageError("--speed must be 0 or more")
+    match_end = match_end_arg(args.match_end)
+    workdir = args.dir or Path(tempfile.mkdtemp(prefix="guandan-demo-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    event, tables = "demo", [f"T{i + 1:02d}" for i in range(args.tables)]
+    store = Store(workdir / "desk.sqlite")
+    if store.event() is None:
+        teams = [Team(i + 1, name, (f"{name.split()[0]}甲", f"{name.split()[0]}乙"), f"单位 Club {i // 2 + 1}")
+                 for i, name in enumerate(TEAM_NAMES[:2 * args.tables])]
+        store.set_up(event, teams, {"tables": tables, "match_end": match_end, "keep_units_apart": False})
+        pair_round(store, 1)
+    password_file = workdir / "referee-password"
+    if not password_file.exists():
+        password_file.write_text(secrets.token_urlsafe(9) + "\n")
+        password_file.chmod(0o600)
+    password = password_file.read_text().strip()
+    broker = LocalBroker().start()
+    desk = Desk(store, broker.url, event, say=lambda text: print(text, file=sys.stderr, flush=True))
+    try:
+        web = desk_server(store, desk.hub, args.http, args.host, password=password, desk=desk)
+    except OSError:  # the port is taken: any free one will do for a demo
+        web = desk_server(store, desk.hub, 0, args.host, password=password, desk=desk)
+    web.start()
+    desk.start()
+    base = f"http://{args.host}:{web.port}"
+    print(f"""
+掼蛋演示 Guandan demo
+  记分台 Desk (referees):   {base}/          用户名任意 any user name, 密码 password: {password}
+  现场显示 Displays:         {base}/display/   牌桌 table: {base}/display/{tables[0]}
+  MQTT 代理 broker:          {broker.url}
+  数据 files:                {workdir}
+  Ctrl+C 结束 stops the demo.
+""", file=sys.stderr, flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return run_simulation(broker=broker.url, table="T01" if args.tables == 1 else "T", event=event,
+                              profile="national", deals=None, match=True, seed=args.seed, speed=args.speed,
+                              tables=args.tables, journal_dir=str(workdir / "journals"), timeout=args.duration,
+                              camera=not args.direct, await_desk=True)
+    finally:
+        desk.stop()
+        web.stop()
+        store.close()
+        broker.close()
+
+
+def _interrupt(*_: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,73 @@
+"""Alerts as the desk page shows them: the type in Chinese and English (rules §11 foul codes and the devices'
+faults), table, seat, local time, the table's message and whether a camera picture came with it. Pure.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any
+
+from .clock import local
+
+#: alert code -> (中文, English)
+NAMES: dict[str, tuple[str, str]] = {
+    "out_of_turn": ("不按顺序出牌", "out of turn"),
+    "exposed_card": ("暴露张", "exposed card"),
+    "illegal_play": ("违规出牌", "illegal play"),
+    "not_held": ("非本家牌", "card not in the seat's hand"),
+    "missing_report": ("未报牌", "10-card report missing"),
+    "wrong_report": ("报牌错误", "wrong 10-card report"),
+    "slow_play": ("出牌超时", "slow play"),
+    "wrong_tribute": ("进贡错误", "wrong tribute"),
+    "wrong_return": ("还贡错误", "wrong return"),
+    "wrong_manner": ("出牌方式不当", "wrong manner of play"),
+    "misread": ("识别不确定", "misread (the reader is unsure)"),
+    "dealer_fault": ("发牌机故障", "dealer fault"),
+    "dealer_jam": ("发牌机卡牌", "dealer jam"),
+    "referee_call": ("呼叫裁判", "referee called"),
+    "camera_lost": ("摄像头无画面", "camera lost"),
+    "camera_restored": ("摄像头恢复", "camera restored"),
+    "camera_moved": ("摄像头移动", "camera moved"),
+    "camera_uncalibrated": ("摄像头未校准", "camera not calibrated"),
+    "camera_markers_hidden": ("桌角标记被遮挡", "table markers covered"),
+    "camera_markers_visible": ("桌角标记可见", "table markers visible"),
+}
+#: alerts whose evidence is what the camera saw: the page shows the frame as a picture
+PICTURE_CODES = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn"})
+SEAT_NAMES = {"S": "南 S", "E": "东 E", "N": "北 N", "W": "西 W"}
+
+
+def type_words(code: str | None) -> str:
+    zh, en = NAMES.get(str(code), ("其他警报", str(code or "alert").replace("_", " ")))
+    return f"{zh} {en}"
+
+
+def picture(alert: Mapping[str, Any]) -> bytes | None:
+    """The JPEG a table attached to the alert's evidence (``evidence.image``: a ``data:image/jpeg;base64,``
+    URL), or None."""
+    evidence = alert.get("evidence")
+    image = evidence.get("image") if isinstance(evidence, dict) else None
+    if not isinstance(image, str) or not image.startswith("data:image/jpeg;base64,"):
+        return None
+    try:
+        return base64.b64decode(image.split(",", 1)[1], validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def describe(alert: Mapping[str, Any], tz: str | None) -> dict[str, Any]:
+    """One row of the desk's alert list (the evidence picture itself is served apart, by number)."""
+    code = alert.get("code") or alert.get("type")
+    evidence = alert.get("evidence") if isinstance(alert.get("evidence"), dict) else {}
+    seen = evidence.get("seen") or evidence.get("cards")
+    return {
+        "n": alert.get("n"), "table": alert.get("table"), "code": code, "type": type_words(code),
+        "seat": SEAT_NAMES.get(str(alert.get("seat")), alert.get("seat")), "deal": alert.get("deal"),
+        "time": local(alert.get("ts") or alert.get("received_at"), tz),
+        "message": alert.get("message"), "frame": evidence.get("frame"),
+        "seen": list(seen) if isinstance(seen, list) else None,
+        "picture": picture(alert) is not None, "acked_by": alert.get("acked_by"),
+        "acked_at": local(alert.get("acked_at"), tz),
+    }

@@ -1,0 +1,38 @@
+"""Times as referees read them: the spec's UTC timestamps (``2026-11-29T10:00:00.123Z``) shown in the event's
+time zone (default Asia/Shanghai; ``desk init --timezone``), without the Z.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+DEFAULT_TZ = "Asia/Shanghai"
+
+
+class ClockError(ValueError):
+    """A time zone name that is not known."""
+
+
+def zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or DEFAULT_TZ)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ClockError(f"未知时区 unknown time zone {name!r} (e.g. Asia/Shanghai, Europe/Berlin)") from exc
+
+
+def local(ts: str | None, tz: str | None = None, *, seconds: bool = True) -> str | None:
+    """``2026-11-29T10:00:00.123Z`` as ``2026-11-29 18:00:00`` in ``tz``; None and unreadable text pass through."""
+    if not ts:
+        return None
+    try:
+        when = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return ts
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(zone(tz)).strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
+
+
+def local_now(tz: str | None = None) -> str:
+    return datetime.now(zone(tz)).strftime("%H:%M:%S")

@@ -1,0 +1,102 @@
+"""A round at the tables, as plain data: which result counts for which pairing, and where each table's match
+stands (sent, accepted, playing, finished, result in). Pure functions; the running desk hands in its rows.
+
+A result counts only for the match a table accepted from the desk: its id names the table it came from, its
+match number is a round paired at that table, and the table accepted that round's ``start_match``. Our tables
+say which start a result was played under (``start``: the start's id, null for a match the table started on
+its own), and a result that names another start never counts; a table that does not say (mqtt-api.md does not
+require it) is taken at its reply. Anything else is kept and listed as not counted, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: the states of a table's match in the current round, in order, with their words for the desk page
+STEPS = {
+    "waiting": "待发送 waiting to send",
+    "sent": "已发送 sent",
+    "busy": "牌桌忙，等待重试 table busy, retrying",
+    "accepted": "已接受 accepted",
+    "playing": "进行中 playing",
+    "finished": "已结束 finished",
+    "result_in": "成绩已收 result in",
+}
+PLAYING_PHASES = ("idle", "dealing", "tribute", "playing", "deal_over", "paused")
+
+
+def start_id(event: str, table: str, round_no: int) -> str:
+    """The id of the desk's ``start_match`` for round ``round_no`` at ``table`` (echoed in results)."""
+    return f"{event}/{table}/m{round_no}/start"
+
+
+def parse_start_id(value: Any) -> tuple[str, int] | None:
+    """(table, round) of a start id, or None when it is not one."""
+    try:
+        _, table, match, tail = str(value).rsplit("/", 3)
+        if tail != "start" or not match.startswith("m"):
+            return None
+        return table, int(match[1:])
+    except ValueError:
+        return None
+
+
+#: a result that does not say which start it was played under
+UNSAID = object()
+
+
+def why_not_counted(event: str, table: str, rid: str, match: int | None, start: Any,
+                    pairing: Mapping[str, Any] | None) -> str | None:
+    """None when the result counts for ``pairing`` (round ``match`` at ``table``), else the reason, in Chinese
+    and English. ``start`` is the result's ``start`` field, or UNSAID."""
+    prefix = f"{event}/{table}/"
+    if not rid.startswith(prefix):
+        return (f"不计分：成绩编号 {rid!r} 不属于发来它的牌桌 {table} | not counted: the id {rid!r} does not name "
+                f"the table {table} it came from")
+    if match is None:
+        return f"不计分：成绩没有场次 | not counted: result {rid} has no match number"
+    if pairing is None or pairing.get("ew") is None:
+        return (f"不计分：第 {match} 轮在 {table} 没有编排 | not counted: round {match} has no match at table "
+                f"{table}")
+    wanted = start_id(event, table, match)
+    if start is UNSAID:
+        if pairing.get("accepted_at"):
+            return None
+        return (f"不计分：牌桌未接受第 {match} 轮的开赛 | not counted: table {table} has not accepted the desk's start "
+                f"of round {match}")
+    if start != wanted:
+        got = "none" if start in (None, "") else repr(start)
+        return (f"不计分：这场不是记分台开的（开赛编号 {got}） | not counted: the table did not play it as the desk's "
+                f"match (start {got}, expected {wanted!r})")
+    return None
+
+
+def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_in: bool,
+             event: str) -> dict[str, Any]:
+    """Where one pairing's match stands, from the stored pairing, the table's live public state and whether its
+    match result is counted: ``step`` (a key of STEPS), its words, and the table's last refusal."""
+    state = (live or {}).get("state") or {}
+    ours = state.get("start") == start_id(event, str(pairing["tbl"]), int(pairing["round"]))
+    if result_in:
+        step = "result_in"
+    elif ours and state.get("phase") == "match_over":
+        step = "finished"
+    elif ours and state.get("phase") in PLAYING_PHASES and state.get("match_active", True):
+        step = "playing"
+    elif pairing.get("accepted_at"):
+        step = "accepted"
+    elif pairing.get("last_error"):
+        step = "busy"
+    elif pairing.get("sent_at"):
+        step = "sent"
+    else:
+        step = "waiting"
+    out: dict[str, Any] = {"step": step, "words": STEPS[step], "attempts": int(pairing.get("attempts") or 0),
+                           "refused": pairing.get("last_error") if step in ("sent", "busy") else None,
+                           "sent_at": pairing.get("sent_at"), "accepted_at": pairing.get("accepted_at")}
+    if ours:
+        out["deals_played"] = state.get("deals_played")
+        out["levels"] = state.get("levels")
+        out["deal"] = state.get("deal")
+    return out

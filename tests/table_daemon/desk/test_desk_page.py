@@ -1,0 +1,120 @@
+"""The referees' desk page in a real headless Chromium, behind the referee password, against a real Mosquitto
+and tables written from the spec: pair and start a round, see a busy table's reason and its start retried,
+an alert with its type in Chinese and English, seat, local time and camera picture, acknowledge it, a result
+not counted with its reason, a correction refused for contradicting its winner, entered by one referee and
+approved by another."""
+
+from __future__ import annotations
+
+import base64
+import urllib.error
+import urllib.request
+
+import cv2
+import numpy as np
+import pytest
+
+from table_daemon.desk.service import Desk
+from table_daemon.desk.standings import Team
+from table_daemon.desk.store import Store
+from table_daemon.desk.web import desk_server
+
+from .spec_table import SpecTable
+
+PASSWORD = "desk-page-secret"
+
+
+def jpeg_data_url() -> str:
+    img = np.zeros((60, 90, 3), np.uint8)
+    cv2.rectangle(img, (10, 10), (50, 50), (0, 0, 255), -1)
+    ok, data = cv2.imencode(".jpg", img)
+    assert ok
+    return "data:image/jpeg;base64," + base64.b64encode(bytes(data)).decode()
+
+
+def step(page, table: str) -> str:
+    return page.get_attribute(f"#round-tables tr[data-key='{table}'] .step", "class") or ""
+
+
+def test_referees_work_from_the_desk_page(broker_factory, topic_root, tmp_path, browser) -> None:
+    broker = broker_factory()
+    event = topic_root.event
+    t1, t2 = SpecTable(broker.url, event, "T01"), SpecTable(broker.url, event, "T02")
+    t2.refuse = "a deal is in progress (playing): finish or void it first"
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up(event, [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2"),
+                         Team(3, "金队", ("戊", "己"), "U3"), Team(4, "银队", ("庚", "辛"), "U4")],
+                 {"tables": ["T01", "T02"], "timezone": "Asia/Shanghai"}, "seed")
+    desk = Desk(store, broker.url, event)
+    web = desk_server(store, desk.hub, password=PASSWORD, desk=desk)
+    web.start()
+    desk.start()
+    context = browser.new_context(http_credentials={"username": "referee", "password": PASSWORD})
+    page = context.new_page()
+    try:
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(web.url + "/api/standings", timeout=5)
+        assert err.value.code == 401
+        page.goto(web.url + "/")
+        page.wait_for_selector("#mode:has-text('referee mode')")
+        page.click("#pair-next")
+        page.wait_for_selector("#msg.err:has-text('referee')")  # who does it must be said first
+        page.fill("#referee", "裁判 Li")
+        page.click("#pair-next")
+        page.wait_for_selector("#round[data-round='1']")
+        page.wait_for_selector("#round-tables tr[data-key='T01'] .step-accepted", timeout=10000)
+        busy = page.wait_for_selector("#round-tables tr[data-key='T02'] .step-busy", timeout=10000)
+        assert "table busy" in busy.inner_text()
+        assert "a deal is in progress" in page.inner_text("#round-tables tr[data-key='T02']")
+        t2.refuse = None  # the table is free: the desk's next try is accepted
+        page.wait_for_selector("#round-tables tr[data-key='T02'] .step-accepted", timeout=10000)
+        assert len([c for c in t2.commands if c["name"] == "start_match"]) >= 2
+
+        # An alert: type in Chinese and English, seat, local time (UTC+8), the camera frame; acknowledged.
+        t1.publish("alerts", t1.message("alert", code="misread", seat="E", message="the reader is unsure",
+                                        evidence={"frame": 812, "seen": ["H5"], "image": jpeg_data_url()},
+                                        **{"ts": "2026-11-29T10:00:00.000Z"}))
+        row = page.wait_for_selector("#alerts tbody tr:has-text('识别不确定')", timeout=10000)
+        text = row.inner_text()
+        assert "misread" in text and "东 E" in text and "2026-11-29 18:00:00" in text and "T01" in text
+        assert page.evaluate("() => document.querySelector('#alerts img.evidence').naturalWidth") == 90
+        row.query_selector("button.ack").click()
+        page.wait_for_selector("#alerts tbody tr:has-text('裁判 Li')")
+
+        # Results: T01's counts; a T02 publishing an id of T01 does not, and says why.
+        t1.match_result(1, {"NS": "A+", "EW": "5"}, "NS")
+        t2.result({"type": "match_result", "id": f"{event}/T01/m1", "match": 1, "levels": {"NS": "2", "EW": "A+"},
+                   "winner": "EW"})
+        page.wait_for_selector("#rejects tbody tr:has-text('does not name the table T02')", timeout=10000)
+        page.wait_for_selector("#round-tables tr[data-key='T01'] .step-result_in", timeout=10000)
+
+        # A correction for T02: refused when it contradicts its winner, then entered and approved by another.
+        page.fill("#c-round", "1")
+        page.fill("#c-table", "T02")
+        page.fill("#c-ns", "5")
+        page.fill("#c-ew", "A+")
+        page.select_option("#c-winner", "NS")
+        page.fill("#c-reason", "scoresheet")
+        page.click("#propose")
+        page.wait_for_selector("#msg.err:has-text('levels contradict the winner')")
+        page.select_option("#c-winner", "EW")
+        page.click("#propose")
+        page.wait_for_selector("#proposals tbody tr button.approve")
+        page.click("#proposals tbody tr button.approve")
+        page.wait_for_selector("#msg.err:has-text('another referee')")
+        page.fill("#referee", "裁判 Wang")
+        page.click("#proposals tbody tr button.approve")
+        page.wait_for_selector("#corrections tbody tr:has-text('approved by 裁判 Wang')")
+        page.wait_for_selector("#round-tables tr[data-key='T02'] .step-result_in", timeout=10000)
+        assert store.corrections()[-1]["payload"]["winner"] == "EW"
+
+        # Re-request: the tables get the desk's status turning online again.
+        page.click("#rerequest")
+        page.wait_for_selector("#msg.ok:has-text('send unacknowledged results again')")
+    finally:
+        context.close()
+        desk.stop()
+        web.stop()
+        t1.close()
+        t2.close()
+        store.close()

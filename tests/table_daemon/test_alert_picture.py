@@ -1,0 +1,45 @@
+"""An alert about what the camera saw carries that frame as a picture: the real simulated table camera and
+reader settle a laid set, the real table daemon raises an exposed-card alert for it (no deal is being played),
+and the alert it publishes carries the frame as a JPEG the desk can show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from table_daemon.adapters.camera import EVIDENCE_WIDTH, CameraZones
+from table_daemon.app import TableApp
+from table_daemon.config import simulated_config
+from table_daemon.controller import CardsSeen
+from table_daemon.desk.alerts import describe, picture
+
+
+def test_an_exposed_card_alert_carries_the_camera_frame(tmp_path: Path) -> None:
+    zones = CameraZones.simulated_table(seed=3)
+    fed: list[Any] = []
+    zones.feed = fed.append
+    zones.lay("S", ["H5", "D5"])
+    for _ in range(40):
+        zones.take()
+        if any(isinstance(f, CardsSeen) for f in fed):
+            break
+    seen = next(f for f in fed if isinstance(f, CardsSeen))
+    app = TableApp(simulated_config(journal=str(tmp_path / "j.sqlite")), camera=zones, connect=False)
+    published: list[tuple[str, dict[str, Any]]] = []
+    app.on_published = lambda topic, msg: published.append((topic, msg))
+    try:
+        app.handle(seen)
+    finally:
+        app.journal.close()
+    alert = next(m for t, m in published if t.endswith("/alerts"))
+    assert alert["code"] == "exposed_card" and alert["evidence"]["frame"] == seen.frame
+    jpeg = picture(alert)
+    assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[1] == EVIDENCE_WIDTH and image.std() > 5  # a real picture, not a blank
+    row = describe({**alert, "table": "T01", "n": 1}, "Asia/Shanghai")
+    assert row["picture"] and row["type"] == "暴露张 exposed card" and row["seat"] == "南 S"
+    assert zones.evidence_jpeg(seen.frame + 1000) is None  # only frames that settled a reading are kept
