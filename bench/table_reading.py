@@ -38,13 +38,16 @@ def main() -> int:
     ap.add_argument("--plays", type=int, default=300)
     ap.add_argument("--frames", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--deck", default=None,
+                    help="deck design: 'held-out' (one the reader never trained on, by seed), a name of "
+                         "hardware/cameras/decks/, or 'builtin' (default: the camera's default)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = wrong_unflagged = flagged_wrong = 0
     camera = reader = None
     for n in range(args.plays):
         if n % 50 == 0:
-            camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50)
+            camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck)
             reader = TableReader(camera.calibration)
         assert camera is not None and reader is not None
         pack = full_pack()

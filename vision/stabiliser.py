@@ -31,10 +31,13 @@ class Observation:
     cards: tuple[str, ...]
     confidences: tuple[float, ...]
     flagged: bool
+    #: per card, the reader's best candidates (code, probability) in the settling frame, surest first
+    candidates: tuple[tuple[tuple[str, float], ...], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "zone": self.zone, "cards": list(self.cards),
-                "confidences": [round(c, 4) for c in self.confidences], "flagged": self.flagged}
+                "confidences": [round(c, 4) for c in self.confidences], "flagged": self.flagged,
+                "candidates": [[list(x) for x in c] for c in self.candidates]}
 
 
 @dataclass
@@ -93,7 +96,8 @@ class Stabiliser:
             if not keep:
                 continue
             out.append(Observation(kind, zone, tuple(codes[i] for i in keep), tuple(confidences[i] for i in keep),
-                                   any(confidences[i] < LOW_CONFIDENCE or codes[i] == UNREADABLE for i in keep)))
+                                   any(confidences[i] < LOW_CONFIDENCE or codes[i] == UNREADABLE for i in keep),
+                                   tuple(cards[i].candidates or ((codes[i], confidences[i]),) for i in keep)))
         return sorted(out, key=lambda o: o.zone)
 
     @property

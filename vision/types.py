@@ -20,11 +20,14 @@ LOW_CONFIDENCE = 0.6
 
 @dataclass(frozen=True, slots=True)
 class CardReading:
-    """One card index read in an image: the card code, a confidence in 0..1 and the index box (x, y, w, h)."""
+    """One card read in an image: the card code, a confidence in 0..1, the index box (x, y, w, h), and the
+    reader's best candidates for that index with their probabilities (surest first; the table may choose among
+    them with what the seat holds)."""
 
     card: str
     confidence: float
     box: tuple[int, int, int, int]
+    candidates: tuple[tuple[str, float], ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -32,7 +35,11 @@ class CardReading:
         return self.confidence < LOW_CONFIDENCE
 
     def to_json(self) -> dict[str, object]:
-        return {"card": self.card, "confidence": round(float(self.confidence), 4), "box": list(self.box)}
+        out: dict[str, object] = {"card": self.card, "confidence": round(float(self.confidence), 4),
+                                  "box": list(self.box)}
+        if self.candidates:
+            out["candidates"] = [[code, round(float(p), 4)] for code, p in self.candidates]
+        return out
 
 
 def normalise_label(stem: str) -> str | None:

@@ -1,13 +1,17 @@
 """A simulated overhead camera: renders the simulated table so the real card reader runs on it.
 
 The table daemon drives it with ``lay(seat, cards_in_order)``, ``clear(seat)`` and ``hand_over(seat)``, and
-takes pictures with ``frame()``. Cards are drawn by ``vision.render`` in the seat's play area, facing the seat,
+takes pictures with ``frame()``. Cards are drawn in the seat's play area, facing the seat,
 fanned left to right as the seat sees them (each card covering the right part of the one before, so every
 top-left index shows), with random offsets, rotation, overlap and lighting from the seed. The hall's light
 (uneven, tinted, maybe a glare spot) and the lens's focus belong to the camera and stay put from frame to
 frame; each frame has its own sensor noise and a flicker of exposure (±1.5 %), as a fixed camera under fixed
 lights sees. Four ArUco markers
 at the table corners let ``TableCalibration.from_markers`` calibrate on its frames, as on a real table.
+
+The deck design is ``vision.render``'s own styles (which the card reader was trained on) unless ``deck``
+names one of the held-out designs of ``decks/`` (never trained on; ``deck="held-out"`` picks one by seed), or
+``DEFAULT_HELD_OUT`` makes a camera without a style draw one of those: a figure on an unseen deck.
 
 Fault switches, as on a real table: ``bump(dx, dy)`` moves the whole view (a knocked camera or table),
 ``cover_markers(ids)`` hides corner markers (a sleeve, a cup), ``unplug()`` makes frames fail until ``replug()``
@@ -17,6 +21,8 @@ and the daemon's ``reopen()``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -32,11 +38,19 @@ class SimulatedTableCamera:
     """``SimulatedTableCamera(seed)``: a 1280x720 overhead view of a simulated table."""
 
     def __init__(self, seed: int = 0, width: int = 1280, height: int = 720, card_height: int = 140,
-                 style: int | None = None, light: bool | None = None, noise: float = 1.0) -> None:
+                 style: int | None = None, light: bool | None = None, noise: float = 1.0,
+                 deck: str | None = None) -> None:
         self.rng = np.random.default_rng(seed)
         self.width, self.height = width, height
         self.card_height = card_height
         self.style = int(self.rng.integers(0, 6)) if style is None else style
+        #: the deck design drawn: "builtin" (``vision.render``'s styles, which the reader was trained on) or a
+        #: held-out design of ``decks/`` that it never saw ("held-out": one chosen by the seed)
+        names = held_out_decks()
+        if deck == "held-out" or (deck is None and style is None and DEFAULT_HELD_OUT):
+            deck = names[seed % len(names)]
+        self.deck = deck or "builtin"
+        self._deck_faces = load_deck(self.deck) if self.deck != "builtin" else {}
         self.noise = noise
         side = height - 96
         left = (width - side) / 2
@@ -69,7 +83,7 @@ class SimulatedTableCamera:
 
     def _face(self, code: str) -> np.ndarray:
         if code not in self._faces:
-            self._faces[code] = render_face(code, 160, self.style)
+            self._faces[code] = self._deck_faces[code] if self._deck_faces else render_face(code, 160, self.style)
         return self._faces[code]
 
     def lay(self, seat: str, cards_in_order: Sequence[str]) -> None:
@@ -203,6 +217,28 @@ class SimulatedTableCamera:
         self._laid.clear()
         self._still = None
         self._lit = None
+
+
+DECKS = Path(__file__).resolve().parent / "decks"
+#: whether a camera given no deck and no style draws a held-out design (honest figures) or a built-in style;
+#: off until the reader reads the held-out designs as well as the built-in ones (bench/table_reading.py --deck)
+DEFAULT_HELD_OUT = False
+
+
+def held_out_decks() -> tuple[str, ...]:
+    """The shipped deck designs the card reader was not trained on (``decks/README.md``)."""
+    return tuple(sorted(p.name for p in DECKS.iterdir() if p.is_dir() and (p / "HR.png").is_file()))
+
+
+@lru_cache(maxsize=8)
+def load_deck(name: str) -> dict[str, np.ndarray]:
+    """The 54 faces of a shipped deck design, by card code."""
+    folder = DECKS / name
+    faces = {code: cv2.imread(str(folder / f"{code}.png"), cv2.IMREAD_COLOR) for code in CARD_CODES}
+    missing = [code for code, face in faces.items() if face is None]
+    if missing:
+        raise ValueError(f"deck design {name!r} lacks faces {missing} in {folder}")
+    return faces
 
 
 def _paste(scene: np.ndarray, face: np.ndarray, corners: np.ndarray) -> None:

@@ -283,9 +283,12 @@ class CameraZones:
             laid = self.laid_at.pop(obs.zone, None)
             if laid is not None:
                 self.latencies.append((obs.zone, laid))
-            cards = [c for c in obs.cards if c != UNREADABLE]  # a card seen whose index could not be read
+            read = [i for i, c in enumerate(obs.cards) if c != UNREADABLE]  # a card seen but not read
+            cards = [obs.cards[i] for i in read]
+            candidates = [[(code, round(float(p), 4)) for code, p in obs.candidates[i]] for i in read] \
+                if len(obs.candidates) == len(obs.cards) else []
             self.feed(CardsSeen(obs.zone, cards, round(confidence, 4), self.frames,
-                                unreadable=len(obs.cards) - len(cards)))
+                                unreadable=len(obs.cards) - len(cards), candidates=candidates))
 
     def _keep_evidence(self, frame: Any) -> None:
         """Keep a small copy of a frame that settled a reading: an alert about it shows it to the referee."""

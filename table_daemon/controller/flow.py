@@ -23,7 +23,7 @@ from table_daemon.guandan.readings import Reading, beats
 from table_daemon.guandan.timers import deadline
 from table_daemon.guandan.timers import tick as engine_tick
 
-from . import tribute
+from . import seen_choice, tribute
 from .model import CardsSeen, DealerCard, DealerDo, DealerDone, DealerFault, DealerStarted, Light, Press
 from .table import TableDeal
 
@@ -247,13 +247,20 @@ def on_cards_seen(c: TableController, e: CardsSeen) -> None:
         if e.cards:
             c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
         return
-    if e.unreadable or e.confidence < c.timing.min_confidence:
+    if e.unreadable:
         c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
                 {**evidence, "unreadable": e.unreadable})
         return
     cards = c.parse_seen(list(e.cards))
     if cards is None:
         c.alert("misread", e.seat, "unknown card code from the reader", evidence)
+        return
+    st = d.state if d is not None else None
+    on_turn_play = d is not None and st is not None and c.phase == "playing" and st.phase not in (
+        engine.TRIBUTE, engine.RETURNING) and d.pending_declare is None and e.seat == st.to_move
+    if e.confidence < c.timing.min_confidence and not on_turn_play:
+        c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
+                {**evidence, "unreadable": e.unreadable})
         return
     if d is None or d.state is None or c.phase not in ("tribute", "playing"):
         if cards:
@@ -275,6 +282,9 @@ def on_cards_seen(c: TableController, e: CardsSeen) -> None:
             else f"played out of turn (越序出牌): it is {st.to_move}'s turn"
         c.alert(code, e.seat, text, {**evidence, "turn": st.to_move})
         return
+    cards, new = choose_seen(c, e, cards, new, evidence)
+    if not new:
+        return
     reading, candidates, why = choose_reading(new, st.level, c.profile.wild_reading, st.trick_reading)
     if reading is None and candidates:
         d.pending_declare = {"seat": e.seat, "cards": [x.code for x in new], "frame": e.frame,
@@ -293,6 +303,43 @@ def on_cards_seen(c: TableController, e: CardsSeen) -> None:
         return
     if act_on(c, act.play(e.seat, new, reading), evidence):
         d.zone[e.seat] = list(cards)
+
+
+def choose_seen(c: TableController, e: CardsSeen, cards: list[Card], new: list[Card],
+                evidence: dict[str, Any]) -> tuple[list[Card], list[Card]]:
+    """What the seat on turn laid: the reader's first reading when it is sure enough and held and legal, else
+    the most probable held, legal set of its candidates (``seen_choice``); ``([], [])`` after raising
+    ``misread`` when neither will do (a foul is left to the caller only when the reader was sure)."""
+    d = c.deal
+    st = d.state
+    zone = d.zone[e.seat]
+    options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
+        [[(code, e.confidence)] for code in e.cards]
+
+    def fits(codes: tuple[str, ...]) -> bool:
+        laid = c.parse_seen(list(codes))
+        if laid is None:
+            return False
+        fresh = new_cards(zone, laid)
+        if not fresh or engine._remove(st.hand(e.seat), fresh) is None:
+            return False
+        reading, pool, _ = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
+        return reading is not None or bool(pool)
+
+    first = tuple(e.cards)
+    if e.confidence >= c.timing.min_confidence and fits(first):
+        return cards, new
+    chosen = seen_choice.choose(options, fits)
+    if chosen is not None and (chosen != first or e.confidence >= c.timing.min_confidence):
+        laid = c.parse_seen(list(chosen)) or cards
+        if chosen != first:
+            evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
+        return laid, new_cards(zone, laid)
+    if seen_choice.sure(options) and e.confidence >= c.timing.min_confidence:
+        return cards, new  # a sure reading: the caller calls the foul it is
+    c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
+            {**evidence, "candidates": [[list(x) for x in o] for o in options]})
+    return [], []
 
 
 def choose_reading(cards: list[Card], level: int, wild_reading: str,

@@ -83,7 +83,8 @@ class CardsSeen(Input):
     """The reader saw a steady set of cards laid in a seat's play zone (left to right).
 
     ``confidence`` is the lowest card confidence; ``unreadable`` counts card-like shapes it could not read;
-    ``frame`` identifies the camera frame (evidence for alerts).
+    ``frame`` identifies the camera frame (evidence for alerts); ``candidates`` gives, for each card of
+    ``cards``, the reader's best candidates ``[code, probability]``, surest first (may be empty).
     """
 
     kind: ClassVar[str] = "cards_seen"
@@ -92,6 +93,7 @@ class CardsSeen(Input):
     confidence: float = 1.0
     frame: int = 0
     unreadable: int = 0
+    candidates: list[list[tuple[str, float]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
