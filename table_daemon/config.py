@@ -130,6 +130,9 @@ class TimingSection:
 class HealthSection:
     interval_seconds: float = 10.0
     watchdog: bool = True
+    #: alert limits: CPU temperature (the Pi 5 throttles at 85 °C) and free space where the journal lives
+    max_cpu_temp_c: float = 80.0
+    min_free_mb: float = 500.0
 
 
 @dataclass

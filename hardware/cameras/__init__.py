@@ -51,6 +51,11 @@ class PendingCamera:
         self.picamera = picamera
         self._camera: Camera | None = None
 
+    @property
+    def is_open(self) -> bool:
+        """False until the camera could be opened (its ``error`` says why not)."""
+        return self._camera is not None
+
     def frame(self) -> Any:
         if self._camera is None:
             raise CameraError(f"camera {self.url!r} not open: {self.error}")

@@ -281,10 +281,20 @@ class CameraZones:
                                 unreadable=len(obs.cards) - len(cards)))
 
     def health(self) -> dict[str, Any]:
-        return {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
-                "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
-                "lost": self.lost, "calibrated": self.reader is not None,
-                "moves": self.tracker.moves if self.tracker is not None else 0}
+        out = {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
+               "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
+               "lost": self.lost, "calibrated": self.reader is not None,
+               "moves": self.tracker.moves if self.tracker is not None else 0, "state": "ok"}
+        # a camera never opened (unplugged at boot, wrong camera_num) is missing; one that stopped is lost
+        if getattr(self.camera, "is_open", True) is False:
+            out["state"], out["error"] = "missing", str(getattr(self.camera, "error", "not open"))
+        elif self.lost:
+            out["state"] = "lost"
+        inner = self.camera if hasattr(self.camera, "notes") else getattr(self.camera, "_camera", None)
+        notes = getattr(inner, "notes", None)  # settings a Pi camera cannot apply (fixed-focus lens, ...)
+        if notes:
+            out["notes"] = list(notes)
+        return out
 
 
 def pi_camera_settings(cam: Any) -> Any:
