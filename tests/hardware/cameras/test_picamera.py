@@ -157,3 +157,16 @@ def test_picamera2_absent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setitem(sys.modules, "picamera2", None)  # import of a None entry raises ModuleNotFoundError
     with pytest.raises(CameraError, match="python3-picamera2"):
         PiCamera()
+
+
+def test_a_pi_camera_not_there_is_missing_in_health_not_healthy(fake_picamera2: type[FakePicamera2]) -> None:
+    fake_picamera2.cameras = [MODULE_2_OLD]
+    cfg = parse_config('[camera]\nsource = "picamera://"\ncamera_num = 1\n', "t.toml")
+    zones = CameraZones.from_config(cfg.camera)  # the table starts anyway and keeps trying
+    health = zones.health()
+    assert health["state"] == "missing" and "rpicam-hello --list-cameras" in health["error"]
+    fake_picamera2.cameras = [MODULE_2_OLD, MODULE_2_OLD]
+    zones.camera.reopen()
+    health = zones.health()
+    assert health["state"] == "ok" and any("AeFlickerMode" in n for n in health["notes"])
+    zones.close()
