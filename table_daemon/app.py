@@ -26,6 +26,7 @@ from table_daemon.rules_ops_deal import resolve_profile
 
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
+from .adapters.pi_health import HealthLimits, PiHealth, problems
 from .adapters.publisher import Publisher, iso_now
 from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
@@ -35,6 +36,7 @@ from .controller import (
     DealerDo,
     DealerFault,
     Effect,
+    HealthNotice,
     Input,
     Light,
     Publish,
@@ -66,8 +68,14 @@ class TableApp:
     """One table: build with a config and devices, ``start()``, ``stop()``."""
 
     def __init__(self, cfg: TableConfig, *, dealer: Any = None, camera: Any = None, panels: Any = None,
-                 clock: Callable[[], float] = time.time, connect: bool = True) -> None:
+                 clock: Callable[[], float] = time.time, connect: bool = True,
+                 pi_health: PiHealth | None = None) -> None:
         self.cfg = cfg
+        #: the Pi's power, heat and SD card (tests give one reading a temp dir laid out as /sys)
+        self.pi_health = pi_health or PiHealth(disk_path=os.path.dirname(os.path.abspath(cfg.journal.path)))
+        self.limits = HealthLimits(cpu_temp_c=cfg.health.max_cpu_temp_c, disk_free_mb=cfg.health.min_free_mb)
+        self.problems: dict[str, str] = {}
+        self._device_states: dict[str, str] | None = None
         self.clock = clock
         self.dealer, self.camera, self.panels = dealer, camera, panels
         self.inbox: queue.Queue[tuple[Input | None, Inbound | None]] = queue.Queue()
@@ -346,7 +354,24 @@ class TableApp:
         self.notifier.ping(now)
         if now - self.last_health >= self.cfg.health.interval_seconds:
             self.last_health = now
-            self._publish_now([Publish("health", {"type": "health", **self.health()})])
+            figures = self.health()
+            self._publish_now([Publish("health", {"type": "health", **figures})])
+            self._health_news(figures)
+
+    def _health_news(self, figures: dict[str, Any]) -> None:
+        """An alert for each problem that appeared since the last health, a note for each that cleared, and the
+        retained status again when a device's state changed (a dealer plugged in, a camera lost)."""
+        found = problems(figures, self.limits)
+        pi = {k: figures.get(k) for k in ("power", "cpu_temp", "disk")}
+        for code in sorted(found.keys() - self.problems.keys()):
+            self.handle(HealthNotice(code, found[code], {**pi, "devices": figures.get("devices")}))
+        for code in sorted(self.problems.keys() - found.keys()):
+            self.handle(HealthNotice("health_restored", self.problems[code], {"cleared": code}))
+        self.problems = found
+        states = {name: d["state"] for name, d in figures["devices"].items()}
+        if self._device_states is not None and states != self._device_states and self.link is not None:
+            self.link.publish_status()
+        self._device_states = states
 
     def health(self) -> dict[str, Any]:
         out: dict[str, Any] = {"uptime": round(self.clock() - self.started_at, 1),
@@ -360,11 +385,9 @@ class TableApp:
                     out[name] = device.health()
                 except Exception as exc:  # a device's figures must not stop the table
                     out[name] = {"error": str(exc)}
-        try:
-            with open("/sys/class/thermal/thermal_zone0/temp") as fh:
-                out["cpu_temp"] = int(fh.read().strip()) / 1000.0
-        except (OSError, ValueError):
-            out["cpu_temp"] = None
+        out.update(self.pi_health.read())  # cpu_temp, power (under-voltage, throttling), disk
+        out["devices"] = self.device_states()
+        out["problems"] = sorted(problems(out, self.limits))
         try:
             out["rss_mb"] = round(_rss_bytes() / 2**20, 1)
         except OSError:
@@ -374,8 +397,27 @@ class TableApp:
     def status_payload(self) -> dict[str, Any]:
         return {"online": True, "since": getattr(self, "started_iso", None), "version": VERSION,
                 "profile": self.cfg.table.profile, "table": self.cfg.table.id, "epoch": self.epoch,
-                "devices": {"dealer": self.cfg.dealer.port, "camera": self.cfg.camera.source,
-                            "panels": self.cfg.panels.pin_factory or "default"}}
+                "devices": self.device_states()}
+
+    def device_states(self) -> dict[str, dict[str, Any]]:
+        """Each device's source and state (``ok``, ``idle``, ``ready``, ``dealing``; failing: ``missing``,
+        ``fault``, ``lost``; ``none``: not configured), with the error of a failing one."""
+        out: dict[str, dict[str, Any]] = {}
+        sources = {"dealer": self.cfg.dealer.port, "camera": self.cfg.camera.source,
+                   "panels": self.cfg.panels.pin_factory or "default"}
+        for name, source in sources.items():
+            device = getattr(self, name, None)
+            entry: dict[str, Any] = {"source": source, "state": "none"}
+            if device is not None:
+                try:
+                    figures = device.health() if hasattr(device, "health") else {}
+                except Exception as exc:  # a device whose figures fail is failing
+                    figures = {"state": "fault", "error": str(exc)}
+                entry["state"] = figures.get("state", "ok")
+                if figures.get("error"):
+                    entry["error"] = str(figures["error"])
+            out[name] = entry
+        return out
 
 
 def _rss_bytes() -> int:

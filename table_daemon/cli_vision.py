@@ -38,9 +38,21 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--verbose", action="store_true", help="print every wrong reading on stderr")
     evaluate.set_defaults(handler=_eval)
     calibrate = sub.add_parser("calibrate", help="标定牌桌 find the 4 corner markers (ArUco 4x4 ids 0-3) and "
-                               "write the seat zones")
-    calibrate.add_argument("image", type=Path, metavar="IMAGE", help="a camera frame of the empty table")
-    calibrate.add_argument("--out", type=Path, required=True, metavar="FILE", help="calibration JSON to write")
+                               "write the seat zones; with --camera or --config, guide mounting and focus live",
+                               description="From IMAGE: write the seat zones. Live (--camera URL or --config "
+                               "TABLE.toml): every --every seconds a view of the camera is measured (markers seen "
+                               "and their distance from the edge, focus as the variance of the Laplacian, "
+                               "exposure), saved annotated in --views DIR (latest.jpg and view-NNNN.jpg) and "
+                               "printed as a JSON line with advice; the last view with all four markers gives "
+                               "--out. Stop with Ctrl-C or --count.")
+    calibrate.add_argument("image", type=Path, nargs="?", metavar="IMAGE", help="a camera frame of the empty table")
+    calibrate.add_argument("--out", type=Path, metavar="FILE", help="calibration JSON to write")
+    calibrate.add_argument("--camera", metavar="URL", help="live: picamera://, usb://0, replay:///path, sim://")
+    calibrate.add_argument("--config", type=Path, metavar="TABLE.toml",
+                           help="live: the table config's camera, with its Pi camera settings")
+    calibrate.add_argument("--views", type=Path, metavar="DIR", help="live: folder for the annotated views")
+    calibrate.add_argument("--count", type=int, default=0, help="live: stop after N views (default: Ctrl-C)")
+    calibrate.add_argument("--every", type=float, default=1.0, help="live: seconds between views (default 1)")
     calibrate.set_defaults(handler=_calibrate)
     markers = sub.add_parser("markers", help="打印桌角标记 write the 4 corner markers as printable PNGs (300 dpi)")
     markers.add_argument("--out", type=Path, required=True, metavar="DIR")
@@ -138,6 +150,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import CalibrationError, TableCalibration
     from vision.files import ImageError, load_image
 
+    if args.camera or args.config:
+        return _calibrate_live(args)
+    if args.image is None or args.out is None:
+        raise UsageError("vision calibrate needs IMAGE --out FILE, or --camera URL / --config FILE --views DIR")
     try:
         calibration = TableCalibration.from_markers(load_image(args.image))
         calibration.save(args.out)
@@ -146,6 +162,92 @@ def _calibrate(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write {args.out}: {exc}") from exc
     print(json.dumps(calibration.to_json()))
+    return 0
+
+
+def _live_camera(args: argparse.Namespace) -> Any:
+    from hardware.cameras import CameraError, open_camera
+    from table_daemon.adapters.camera import _camera_url, pi_camera_settings
+    from table_daemon.config import CameraSection, ConfigError, load_config
+
+    if args.camera and args.config:
+        raise UsageError("give --camera or --config, not both")
+    try:
+        section = load_config(args.config).camera if args.config else CameraSection(source=args.camera)
+        return open_camera(_camera_url(section), pi_camera_settings(section))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except CameraError as exc:
+        raise UsageError(f"摄像头打不开 / cannot open the camera: {exc}") from None
+
+
+def _calibrate_live(args: argparse.Namespace) -> int:
+    """Views of the live camera, measured, annotated and saved, with advice, until Ctrl-C or ``--count``."""
+    import time
+
+    import cv2
+
+    from hardware.cameras import CameraError
+    from vision.calibration import TableCalibration
+    from vision.mounting import annotate, view_report
+
+    if args.views is None:
+        raise UsageError("live calibration needs --views DIR (the annotated views are saved there)")
+    if args.count < 0 or args.every < 0:
+        raise UsageError("--count and --every must be 0 or more")
+    try:
+        args.views.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {args.views}: {exc.strerror or exc}") from exc
+    camera = _live_camera(args)
+    print(f"摄像头已打开，每 {args.every:g} 秒保存一张到 {args.views}/latest.jpg / camera open: a view every "
+          f"{args.every:g} s in {args.views}/latest.jpg; Ctrl-C to stop", file=sys.stderr, flush=True)
+    best_focus, ready_frame, number = 0.0, None, 0
+    try:
+        while not args.count or number < args.count:
+            if number:
+                time.sleep(args.every)
+            try:
+                frame = camera.frame()
+            except CameraError as exc:
+                print(f"guandan-table: no frame: {exc}", file=sys.stderr, flush=True)
+                if args.count:
+                    number += 1
+                continue
+            number += 1
+            report = view_report(frame, best_focus)
+            best_focus = report.best_focus
+            picture = annotate(frame, report)
+            path = args.views / f"view-{number:04d}.jpg"
+            if not (cv2.imwrite(str(path), picture) and cv2.imwrite(str(args.views / "latest.jpg"), picture)):
+                raise UsageError(f"cannot write {path}")
+            if report.ready:
+                ready_frame = report.markers
+            line: dict[str, Any] = {"view": number, "file": str(path), **report.to_json()}
+            metadata = getattr(camera, "metadata", None)
+            if metadata is not None:  # a Pi camera: what it settled on (copy ColourGains into camera.colour_gains)
+                line["camera"] = {k: v for k, v in metadata().items()
+                                  if k in ("ExposureTime", "AnalogueGain", "ColourGains", "LensPosition", "Lux")}
+            print(json.dumps(line, ensure_ascii=False), flush=True)
+            for advice in report.advice:
+                print(f"  {advice}", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        camera.close()
+    written = None
+    if ready_frame is not None and args.out is not None:
+        try:
+            TableCalibration.from_marker_centres(ready_frame).save(args.out)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.out}: {exc}") from exc
+        written = str(args.out)
+    print(json.dumps({"views": number, "best_focus": round(best_focus, 1), "ready": ready_frame is not None,
+                      "calibration": written}))
+    if args.out is not None and written is None:
+        print("guandan-table: error: no view showed all four markers clear of the edge: no calibration written",
+              file=sys.stderr)
+        return 1
     return 0
 
 

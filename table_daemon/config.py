@@ -80,6 +80,18 @@ class CameraSection:
     calibration: str = ""
     #: markers further than this (pixels) from where the calibration expects them: the camera or table moved
     move_px: float = 6.0
+    #: Pi camera (``picamera://``) settings, applied as picamera2 controls (hardware/cameras/picamera.py):
+    #: which camera (``rpicam-hello --list-cameras``; a Pi 5 has CAM0 = 0 and CAM1 = 1)
+    camera_num: int = 0
+    #: manual focus in dioptres (1 / distance in metres; Camera Module 3); negative: the camera's own focus
+    lens_position: float = -1.0
+    #: fixed exposure time in microseconds (0: automatic) and analogue gain (0: automatic)
+    exposure_us: int = 0
+    analogue_gain: float = 0.0
+    #: fixed white balance as [red, blue] gains (empty: automatic); ``vision calibrate`` prints the current ones
+    colour_gains: list[float] = field(default_factory=list)
+    #: mains frequency of the hall lighting (50 in China, 60, 0: none): exposure kept to its flicker period
+    flicker_hz: int = 50
 
 
 @dataclass
@@ -99,6 +111,8 @@ class PanelsSection:
     status_light: int = 0
     buzzer: int = 0
     seats: dict[str, SeatPins] = field(default_factory=dict)
+    #: reserved header pins (I²C, SPI, UART, HAT EEPROM) this table uses anyway, e.g. ``[7, 8]`` with no SPI device
+    allow_pins: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -116,6 +130,9 @@ class TimingSection:
 class HealthSection:
     interval_seconds: float = 10.0
     watchdog: bool = True
+    #: alert limits: CPU temperature (the Pi 5 throttles at 85 °C) and free space where the journal lives
+    max_cpu_temp_c: float = 80.0
+    min_free_mb: float = 500.0
 
 
 @dataclass
@@ -141,12 +158,21 @@ class TableConfig:
         return self.mqtt.password
 
 
-#: Default Raspberry Pi pin map (BCM numbers) used by config/table.example.toml.
+#: The simulated table's pin map (MockFactory pins: every lamp fitted; a real table's map is
+#: config/table.example.toml, which keeps the I²C, SPI and UART pins free).
 DEFAULT_PINS: dict[str, SeatPins] = {
     "S": SeatPins(5, 6, 13, 19, 26),
     "E": SeatPins(12, 16, 20, 21, 25),
     "N": SeatPins(17, 27, 22, 23, 24),
     "W": SeatPins(4, 14, 15, 18, 7),
+}
+
+#: Header pins (BCM) with a bus function: a button or lamp there blocks the bus, and I²C's pull-ups on
+#: GPIO 2 and 3 switch a buzzer or lamp on at boot, before the daemon runs.
+RESERVED_PINS: dict[int, str] = {
+    0: "HAT EEPROM ID_SD", 1: "HAT EEPROM ID_SC", 2: "I²C SDA", 3: "I²C SCL",
+    7: "SPI0 CE1", 8: "SPI0 CE0", 9: "SPI0 MISO", 10: "SPI0 MOSI", 11: "SPI0 SCLK",
+    14: "UART TXD", 15: "UART RXD",
 }
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
@@ -265,7 +291,11 @@ def _validate(cfg: TableConfig, err: Any) -> None:
             err(p, f"GPIO {v} is not a header GPIO (1..27)")
         if v in used:
             err(p, f"GPIO {v} is already used by {used[v]}")
+        if v in RESERVED_PINS and v not in cfg.panels.allow_pins:
+            err(p, f"GPIO {v} 是保留引脚 / is reserved for {RESERVED_PINS[v]}: keep I²C, SPI and UART free, "
+                   f"or allow it explicitly with panels.allow_pins = [{v}]")
         used[v] = ".".join(p)
+    _validate_camera(cfg, err)
     if cfg.camera.fps <= 0:
         err(("camera", "fps"), "must be positive")
     if not 0 <= cfg.camera.unsure_wait_frames <= 100:
@@ -275,6 +305,31 @@ def _validate(cfg: TableConfig, err: Any) -> None:
     src = cfg.camera.source
     if not (src.startswith(("sim://", "picamera://", "usb://", "replay://", "/dev/")) or src.isdigit()):
         err(("camera", "source"), f"unknown camera {src!r} (picamera://, usb://0, /dev/video0, replay:///path, sim://)")
+
+
+def _validate_camera(cfg: TableConfig, err: Any) -> None:
+    """The Pi camera's controls: values picamera2 accepts, and an exposure that does not band under the lights."""
+    cam = cfg.camera
+    if not 0 <= cam.camera_num <= 7:
+        err(("camera", "camera_num"), "must be between 0 and 7 (a Pi 5: 0 = CAM0, 1 = CAM1)")
+    if cam.lens_position > 32:
+        err(("camera", "lens_position"), "is in dioptres (1 / metres): 0 is infinity, 32 the closest; negative: auto")
+    if cam.flicker_hz not in (0, 50, 60):
+        err(("camera", "flicker_hz"), "must be 50 (China), 60 or 0")
+    if cam.exposure_us < 0:
+        err(("camera", "exposure_us"), "must be 0 (automatic) or a time in microseconds")
+    if cam.exposure_us and cam.exposure_us > 1_000_000 / cam.fps:
+        err(("camera", "exposure_us"), f"{cam.exposure_us} µs is longer than a frame at camera.fps = {cam.fps:g}")
+    if cam.exposure_us and cam.flicker_hz:
+        period = 1_000_000 / (2 * cam.flicker_hz)
+        periods = cam.exposure_us / period
+        if round(periods) < 1 or abs(periods - round(periods)) * period > 50:
+            err(("camera", "exposure_us"), f"灯光频闪 / under {cam.flicker_hz} Hz lighting the exposure must be a "
+                                           f"multiple of {period:.0f} µs (e.g. {round(period) * 2}), got {cam.exposure_us}")
+    if cam.analogue_gain and not 1.0 <= cam.analogue_gain <= 16.0:
+        err(("camera", "analogue_gain"), "must be 0 (automatic) or between 1 and 16")
+    if cam.colour_gains and (len(cam.colour_gains) != 2 or not all(0 < g <= 32 for g in cam.colour_gains)):
+        err(("camera", "colour_gains"), "must be [red, blue], each between 0 and 32 (empty: automatic white balance)")
 
 
 def parse_config(text: str, source: str = "<string>") -> TableConfig:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hardware.panels import PanelPins, TablePanels, make_pin_factory
+from hardware.panels import MissingPanels, PanelPins, TablePanels, make_pin_factory
 
 from .adapters.devices import DirectZones, PlannedDealer, SerialDealer
 from .app import TableApp
@@ -38,14 +38,18 @@ def build_camera(cfg: TableConfig) -> Any:
     return CameraZones.from_config(cfg.camera)
 
 
-def build_panels(cfg: TableConfig) -> TablePanels:
+def build_panels(cfg: TableConfig) -> TablePanels | MissingPanels:
+    """The seat panels; panels that cannot be set up (no GPIO chip, lgpio missing, a pin refused) are
+    :class:`MissingPanels`: the table runs on and reports them missing (status, health, an alert)."""
     try:
         factory = make_pin_factory(cfg.panels.pin_factory)
-    except Exception as exc:  # no GPIO chip, no lgpio module: say which and stop
-        raise UsageError(f"{cfg.source}: panels.pin_factory {cfg.panels.pin_factory!r}: {exc}") from None
-    pins = {s: PanelPins(**vars(p)) for s, p in cfg.panels.seats.items()}
-    return TablePanels(pins, status_light=cfg.panels.status_light, buzzer=cfg.panels.buzzer,
-                       pin_factory=factory, debounce_ms=cfg.panels.debounce_ms)
+        pins = {s: PanelPins(**vars(p)) for s, p in cfg.panels.seats.items()}
+        return TablePanels(pins, status_light=cfg.panels.status_light, buzzer=cfg.panels.buzzer,
+                           pin_factory=factory, debounce_ms=cfg.panels.debounce_ms)
+    except Exception as exc:
+        error = f"{cfg.source}: panels (pin_factory {cfg.panels.pin_factory!r}): {type(exc).__name__}: {exc}"
+        log.error("座位面板不可用 seat panels not available: %s", error)
+        return MissingPanels(error)
 
 
 def build_table(cfg: TableConfig) -> TableApp:

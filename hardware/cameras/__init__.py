@@ -15,8 +15,9 @@ from .base import Camera, CameraError
 __all__ = ["Camera", "CameraError", "PendingCamera", "open_camera", "open_camera_or_wait"]
 
 
-def open_camera(url: str) -> Camera:
-    """Open the camera a config names; raises CameraError for an unknown scheme or a device that fails."""
+def open_camera(url: str, picamera: Any = None) -> Camera:
+    """Open the camera a config names; raises CameraError for an unknown scheme or a device that fails.
+    ``picamera``: the :class:`~hardware.cameras.picamera.PiCameraSettings` of a ``picamera://`` camera."""
     parsed = urlparse(url)
     query = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
     width, height = int(query.get("width", 1280)), int(query.get("height", 720))
@@ -32,7 +33,7 @@ def open_camera(url: str) -> Camera:
     if parsed.scheme == "picamera":
         from .picamera import PiCamera
 
-        return PiCamera(width, height)
+        return PiCamera(width, height, picamera)
     if parsed.scheme == "replay":
         from .replay import ReplayCamera
 
@@ -44,10 +45,16 @@ class PendingCamera:
     """A camera that could not be opened yet (unplugged at boot): ``frame()`` fails with the reason until
     ``reopen()`` (the daemon tries every few seconds) succeeds, and from then on it is that camera."""
 
-    def __init__(self, url: str, error: CameraError) -> None:
+    def __init__(self, url: str, error: CameraError, picamera: Any = None) -> None:
         self.url = url
         self.error = error
+        self.picamera = picamera
         self._camera: Camera | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """False until the camera could be opened (its ``error`` says why not)."""
+        return self._camera is not None
 
     def frame(self) -> Any:
         if self._camera is None:
@@ -61,7 +68,7 @@ class PendingCamera:
                 again()
             return
         try:
-            self._camera = open_camera(self.url)
+            self._camera = open_camera(self.url, self.picamera)
         except CameraError as exc:
             self.error = exc
             raise
@@ -71,12 +78,12 @@ class PendingCamera:
             self._camera.close()
 
 
-def open_camera_or_wait(url: str) -> Camera | PendingCamera:
+def open_camera_or_wait(url: str, picamera: Any = None) -> Camera | PendingCamera:
     """``open_camera(url)``, or a :class:`PendingCamera` that keeps trying when the device is not there yet; an
     unknown scheme is still an error at once."""
     try:
-        return open_camera(url)
+        return open_camera(url, picamera)
     except CameraError as exc:
         if urlparse(url).scheme not in ("picamera", "usb", "replay"):
             raise
-        return PendingCamera(url, exc)
+        return PendingCamera(url, exc, picamera)

@@ -151,7 +151,38 @@ class TablePanels:
         if self.buzzer is not None:
             self.buzzer.beep(on_time=0.08, off_time=0.08, n=times, background=True)
 
+    def health(self) -> dict[str, Any]:
+        return {"state": "ok", "buttons": len(self.buttons), "lights": len(self.lights),
+                "presses_rejected": self.presses_rejected}
+
     def close(self) -> None:
         for device in [*self.buttons.values(), *self.lights.values(), self.status, self.buzzer]:
             if device is not None:
                 device.close()
+
+
+class MissingPanels:
+    """Seat panels that could not be set up (no GPIO chip, lgpio missing, a pin refused): the table runs on
+    (commands and the camera still work) and says so in its status, health and an alert, never as healthy."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+        self.on_press: Callable[[ButtonPress], None] = lambda _p: None
+
+    def set_light(self, seat: str, light: str, on: bool) -> None:
+        pass
+
+    def light_is_on(self, seat: str, light: str) -> bool:
+        return False
+
+    def set_status(self, mode: str) -> None:
+        pass
+
+    def beep(self, times: int = 1) -> None:
+        pass
+
+    def health(self) -> dict[str, Any]:
+        return {"state": "missing", "error": self.error}
+
+    def close(self) -> None:
+        pass

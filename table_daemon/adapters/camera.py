@@ -117,7 +117,7 @@ class CameraZones:
         from vision.tracking import CalibrationTracker
 
         # a camera missing at start-up does not stop the table: it is reported lost and tried again
-        camera = open_camera_or_wait(_camera_url(cam))
+        camera = open_camera_or_wait(_camera_url(cam), pi_camera_settings(cam))
         deck = None
         if cam.deck:
             from vision.deck import DeckProfile
@@ -318,10 +318,31 @@ class CameraZones:
         return bytes(data) if ok else None
 
     def health(self) -> dict[str, Any]:
-        return {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
-                "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
-                "lost": self.lost, "calibrated": self.reader is not None,
-                "moves": self.tracker.moves if self.tracker is not None else 0}
+        out = {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
+               "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
+               "lost": self.lost, "calibrated": self.reader is not None,
+               "moves": self.tracker.moves if self.tracker is not None else 0, "state": "ok"}
+        # a camera never opened (unplugged at boot, wrong camera_num) is missing; one that stopped is lost
+        if getattr(self.camera, "is_open", True) is False:
+            out["state"], out["error"] = "missing", str(getattr(self.camera, "error", "not open"))
+        elif self.lost:
+            out["state"] = "lost"
+        inner = self.camera if hasattr(self.camera, "notes") else getattr(self.camera, "_camera", None)
+        notes = getattr(inner, "notes", None)  # settings a Pi camera cannot apply (fixed-focus lens, ...)
+        if notes:
+            out["notes"] = list(notes)
+        return out
+
+
+def pi_camera_settings(cam: Any) -> Any:
+    """The :class:`hardware.cameras.picamera.PiCameraSettings` of a ``[camera]`` section (0 / -1 / []: automatic)."""
+    from hardware.cameras.picamera import PiCameraSettings
+
+    gains = tuple(cam.colour_gains) if len(cam.colour_gains) == 2 else None
+    return PiCameraSettings(camera_num=cam.camera_num,
+                            lens_position=cam.lens_position if cam.lens_position >= 0 else None,
+                            exposure_us=cam.exposure_us or None, analogue_gain=cam.analogue_gain or None,
+                            colour_gains=gains, flicker_hz=cam.flicker_hz, fps=cam.fps)
 
 
 def _camera_url(cam: Any) -> str:

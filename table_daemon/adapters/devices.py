@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import secrets
 import threading
@@ -180,9 +181,29 @@ class SerialDealer(_DealerBase):
         finally:
             self._busy.release()
 
+    def health(self) -> dict[str, Any]:
+        """As the base, with the port; a port that is not there (unplugged, wrong path, no permission) is
+        ``missing`` with the reason, never an idle dealer."""
+        out = {**super().health(), "port": self.port}
+        problem = port_problem(self.port)
+        if problem and self.state != "dealing":
+            out["state"], out["error"] = "missing", problem
+        return out
+
     def close(self) -> None:
         if self.client is not None:
             self.client.close()
+
+
+def port_problem(port: str) -> str | None:
+    """Why a dealer port cannot be used now, or None (``sim://`` ports are made on demand)."""
+    if port.startswith("sim:"):
+        return None
+    if not os.path.exists(port):
+        return f"no such device {port} (is the dealer plugged in? `ls /dev/ttyACM*`)"
+    if not os.access(port, os.R_OK | os.W_OK):
+        return f"no permission for {port} (the daemon's user must be in the dialout group)"
+    return None
 
 
 class DirectZones:
@@ -207,7 +228,7 @@ class DirectZones:
         self.feed(ZoneCleared(seat, self.frame))
 
     def health(self) -> dict[str, Any]:
-        return {"source": "direct", "frames": self.frame}
+        return {"source": "direct", "frames": self.frame, "state": "ok"}
 
     def close(self) -> None:
         pass

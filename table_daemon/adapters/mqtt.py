@@ -75,8 +75,12 @@ class MqttLink:
         self.connection.stop(final=(self.topic("status"), json.dumps({"online": False})) if offline else None)
 
     def _on_connect(self) -> None:
-        self.connection.publish(self.topic("status"), json.dumps(self._status_payload()), qos=1, retain=True)
+        self.publish_status()
         self.on_connected()
+
+    def publish_status(self) -> None:
+        """The retained ``status`` (on connect, and again when a device's state changes)."""
+        self.connection.publish(self.topic("status"), json.dumps(self._status_payload()), qos=1, retain=True)
 
     def _inbound(self, msg: mqtt.MQTTMessage) -> Inbound:
         props = msg.properties

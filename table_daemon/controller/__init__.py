@@ -11,6 +11,7 @@ from .model import (
     DealerFault,
     DealerStarted,
     Effect,
+    HealthNotice,
     Input,
     Light,
     Press,
@@ -26,6 +27,6 @@ from .table import TableController, Timing
 
 __all__ = [
     "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
-    "Effect", "Input", "Light", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
+    "Effect", "HealthNotice", "Input", "Light", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
     "TurnChanged", "ZoneCleared", "input_from_dict",
 ]

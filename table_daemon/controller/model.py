@@ -132,10 +132,22 @@ class Command(Input):
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class HealthNotice(Input):
+    """The table's hardware crossed a limit or came back (``table_daemon.adapters.pi_health``): ``what`` is a
+    problem code (``pi_under_voltage``, ``pi_throttled``, ``pi_hot``, ``pi_disk_low``, ``dealer_missing``,
+    ``camera_lost`` ...) or ``health_restored`` with the cleared code in ``evidence["cleared"]``."""
+
+    kind: ClassVar[str] = "health_notice"
+    what: str
+    detail: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
 INPUT_TYPES: dict[str, type[Input]] = {
     cls.kind: cls
     for cls in (DealerStarted, DealerCard, DealerDone, DealerFault, CameraNotice, CardsSeen, ZoneCleared, Press,
-                Tick, Command)
+                Tick, Command, HealthNotice)
 }
 
 

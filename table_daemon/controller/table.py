@@ -25,6 +25,7 @@ from table_daemon.guandan.profiles import Profile
 from table_daemon.guandan.readings import Reading
 
 from .camera import on_camera_notice
+from .health import on_health_notice
 from .model import (
     Beep,
     CameraNotice,
@@ -35,6 +36,7 @@ from .model import (
     DealerFault,
     DealerStarted,
     Effect,
+    HealthNotice,
     Input,
     Light,
     Press,
@@ -188,6 +190,8 @@ class TableController:
             commands.handle_command(self, event)
         elif isinstance(event, CameraNotice):  # the referee hears of the camera even while paused
             on_camera_notice(self, event)
+        elif isinstance(event, HealthNotice):  # and of the table's hardware
+            on_health_notice(self, event)
         elif self.phase == "paused" and not isinstance(event, Tick):
             self.note_while_paused(event)
         elif isinstance(event, DealerStarted):

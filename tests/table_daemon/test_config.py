@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_examples_are_valid() -> None:
     cfg = load_config(ROOT / "config/table.example.toml")
     assert cfg.table.id == "T07" and cfg.panels.pin_factory == "lgpio"
-    assert cfg.panels.seats["W"].report_light == 8
+    assert cfg.panels.seats["W"].referee_button == 4 and cfg.panels.buzzer == 18
     assert cfg.root == "guandan/v1/huaian-open/T07/"
     assert load_config(ROOT / "config/table.sim.toml").dealer.port.startswith("sim://")
 
@@ -49,3 +49,53 @@ def test_check_config_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["check-config", str(bad)]) == 2
     assert "unknown profile" in capsys.readouterr().err
     assert main(["check-config", str(tmp_path / "missing.toml")]) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "what"),
+    [
+        ("[panels]\nbuzzer = 3\n", ":2:", "panels.buzzer: GPIO 3 是保留引脚 / is reserved for I²C SCL"),
+        ("[panels]\nstatus_light = 2\n", ":2:", "I²C SDA"),
+        ("[panels.seats.W]\npass_button = 4\nconfirm_button = 14\n", ":3:", "panels.seats.W.confirm_button: GPIO 14"),
+        ("[panels.seats.N]\nturn_light = 10\n", ":2:", "SPI0 MOSI"),
+        ("[panels]\nallow_pins = [7]\n\n[panels.seats.N]\nturn_light = 8\n", ":5:", "allow_pins = [8]"),
+        ("[camera]\nexposure_us = 15000\n", ":2:", "multiple of 10000 µs"),
+        ("[camera]\nflicker_hz = 60\nexposure_us = 20000\n", ":3:", "multiple of 8333 µs"),
+        ("[camera]\nexposure_us = 80000\nfps = 15.0\n", ":2:", "longer than a frame"),
+        ("[camera]\ncolour_gains = [1.5]\n", ":2:", "[red, blue]"),
+        ("[camera]\nflicker_hz = 55\n", ":2:", "camera.flicker_hz"),
+        ("[camera]\ncamera_num = 9\n", ":2:", "CAM1"),
+    ],
+)
+def test_reserved_pins_and_camera_controls_are_checked(text: str, where: str, what: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "table.toml")
+    assert f"table.toml{where}" in str(err.value) and what in str(err.value)
+
+
+def test_a_reserved_pin_allowed_explicitly_and_fixed_camera_settings_pass() -> None:
+    cfg = parse_config("[panels]\nallow_pins = [7, 8]\nstatus_light = 7\n\n[panels.seats.S]\nreport_light = 8\n"
+                       "\n[camera]\nexposure_us = 30000\nflicker_hz = 50\nfps = 10.0\ncolour_gains = [2.0, 1.5]\n"
+                       "lens_position = 2.5\n")
+    assert cfg.panels.status_light == 7 and cfg.camera.colour_gains == [2.0, 1.5]
+    assert parse_config("[camera]\nflicker_hz = 60\nexposure_us = 16667\n").camera.exposure_us == 16667
+
+
+def test_the_example_keeps_i2c_spi_and_uart_free() -> None:
+    from table_daemon.config import RESERVED_PINS
+
+    cfg = load_config(ROOT / "config/table.example.toml")
+    pins = [cfg.panels.status_light, cfg.panels.buzzer]
+    pins += [v for seat in cfg.panels.seats.values() for v in vars(seat).values()]
+    used = [p for p in pins if p]
+    assert len(used) == len(set(used)) == 17 and not set(used) & set(RESERVED_PINS)
+    assert cfg.panels.allow_pins == []
+
+
+def test_check_config_names_a_reserved_pin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (ROOT / "config/table.example.toml").read_text().replace("buzzer = 18 ", "buzzer = 3  ")
+    bad = tmp_path / "table.toml"
+    bad.write_text(text)
+    assert main(["check-config", str(bad)]) == 2
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if s.startswith("buzzer = 3"))
+    assert f"{bad}:{line}: panels.buzzer: GPIO 3" in capsys.readouterr().err

@@ -1,0 +1,41 @@
+"""The table's hardware news for the referee: power, heat, SD card, and devices missing or failing.
+
+The app compares the health figures with their limits (``table_daemon.adapters.pi_health.problems``) and
+sends a :class:`HealthNotice` when a problem appears or clears; the controller turns it into an alert on the
+``alerts`` topic, in the referee's words. The figures themselves are in the table's ``health``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .model import HealthNotice
+
+if TYPE_CHECKING:
+    from .table import TableController
+
+#: what each problem says to a person (Chinese first, as the referees read it)
+TEXT = {
+    "pi_under_voltage": "树莓派供电不足 / Pi under-voltage: check the power supply (5 V 5 A for a Pi 5)",
+    "pi_throttled": "树莓派降频 / Pi throttled: the card reader may fall behind",
+    "pi_hot": "树莓派过热 / Pi too hot: give it air or a fan",
+    "pi_disk_low": "存储卡空间不足 / SD card nearly full: the journal cannot grow",
+    "dealer_missing": "找不到发牌机 / dealer not found: check its USB cable",
+    "dealer_fault": "发牌机故障 / dealer failing",
+    "camera_missing": "找不到摄像头 / camera not found: check its cable and camera.camera_num",
+    "camera_lost": "摄像头无画面 / camera delivers no frames",
+    "panels_missing": "座位面板不可用 / seat panels not available: buttons and lights do not work",
+    "panels_fault": "座位面板故障 / seat panels failing",
+    "health_restored": "恢复正常 / back to normal",
+}
+
+
+def on_health_notice(c: TableController, e: HealthNotice) -> None:
+    """Alert the referee with the figures that crossed the limit."""
+    text = TEXT.get(e.what, e.what)
+    if e.what == "health_restored" and e.evidence.get("cleared"):
+        cleared = str(e.evidence["cleared"])
+        text = f"{TEXT.get(cleared, cleared)}: {text}"
+    if e.detail:
+        text = f"{text} ({e.detail})"
+    c.alert(e.what, None, text, {"health": dict(e.evidence), "detail": e.detail})
