@@ -32,6 +32,9 @@ class TableSection:
     auto_deal: bool = False
     #: the ``role`` a referee command must carry for this table to obey it (the broker's ACL is the gate).
     referee_role: str = "referee"
+    #: a file holding the referees' signing key: referee commands must then carry their signature
+    #: (table_daemon/controller/auth.py); empty: the role and the broker's ACL are the only checks
+    referee_key_file: str = ""
     #: seats played by software (bots, screens): they take 001's automatic action on a time-out.
     software_seats: list[str] = field(default_factory=list)
 
@@ -134,6 +137,12 @@ class TableConfig:
     def root(self) -> str:
         """The topic root ``{prefix}/{event}/{table}/``."""
         return f"{self.mqtt.prefix.rstrip('/')}/{self.table.event}/{self.table.id}/"
+
+    def referee_key(self) -> bytes | None:
+        """The referees' signing key (the first line of ``table.referee_key_file``), or None."""
+        if not self.table.referee_key_file:
+            return None
+        return Path(self.table.referee_key_file).read_text("utf-8").strip().encode("utf-8") or None
 
     def mqtt_password(self) -> str:
         if self.mqtt.password_file:

@@ -10,6 +10,7 @@ acknowledged and sends them again after a reconnect; the app's journal covers a 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,11 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from table_daemon.controller.auth import reply_topic_error
+
 from .mqtt_connection import MqttConnection, parse_broker_url
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,12 @@ class MqttLink:
             payload, error = None, "payload must be a JSON object"
         if isinstance(payload, dict) and not response_topic and isinstance(payload.get("reply_to"), str):
             response_topic = payload["reply_to"]
+        if response_topic:
+            prefix, event, table = self.root.rstrip("/").rsplit("/", 2)
+            refused = reply_topic_error(response_topic, prefix, event, table)
+            if refused is not None:  # nobody to answer: the refusal is logged and journaled, not published
+                log.warning("command %s: %s", name[:60], refused)
+                response_topic, error = None, refused
         return Inbound("command", name, payload if payload is not None else {}, response_topic, correlation,
                        error)
 

@@ -129,7 +129,7 @@ class TableController:
 
     def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
                  software_seats: tuple[str, ...] = (), referee_role: str = "referee",
-                 timing: Timing | None = None) -> None:
+                 timing: Timing | None = None, referee_key: bytes | None = None) -> None:
         self.table = table
         self.event = event
         self.timing = timing or Timing()
@@ -140,6 +140,10 @@ class TableController:
         self.auto_deal = auto_deal
         self.software_seats = tuple(software_seats)
         self.referee_role = referee_role
+        #: the referees' signing key (None: the role and the broker's ACL are the only checks), and the nonces
+        #: of the signed commands obeyed (each is obeyed once)
+        self.referee_key = referee_key
+        self.referee_nonces: set[str] = set()
         self.phase = "idle"
         self.paused_from: str | None = None
         self.paused_at = 0.0

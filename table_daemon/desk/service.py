@@ -46,14 +46,14 @@ class Desk:
         self.hub = Hub(event)
         self.status_topic = f"{self.base}/desk/status"
         self.standings_topic = f"{self.base}/desk/standings"
-        # replies to commands come back on the hall's replies tree (deploy/mosquitto/guandan.acl lets tables
-        # write there and the desk read its own part)
+        # replies to commands come back on the hall's replies tree, one topic a table (reply_topic/{table}):
+        # deploy/mosquitto/guandan.acl lets only that table write it and only the desk read it
         self.reply_topic = f"{prefix.rstrip('/')}/replies/desk/{event}"
         self.since = now()
         share = f"$share/guandan-desk-{event}/" if shared else ""
         subs = [(f"{share}{self.base}/+/results", 1), (f"{share}{self.base}/+/alerts", 1),
                 (f"{self.base}/+/status", 1), (f"{self.base}/+/state", 1), (f"{self.base}/+/events", 1),
-                (f"{self.base}/+/health", 0), (self.reply_topic, 1)]
+                (f"{self.base}/+/health", 0), (f"{self.reply_topic}/+", 1)]
         self.link = MqttLink(broker, client_id or f"guandan-desk-{event}", subs, self.on_message,
                              will=(self.status_topic, dumps(self._status(False))), on_connect=self._online,
                              ca_file=ca_file)
@@ -86,8 +86,8 @@ class Desk:
 
     # -- input ----------------------------------------------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
-        if topic == self.reply_topic:
-            self._on_reply(payload)
+        if topic.startswith(self.reply_topic + "/"):
+            self._on_reply(topic[len(self.reply_topic) + 1:], payload)
             return
         parts = topic[len(self.base) + 1:].split("/") if topic.startswith(self.base + "/") else []
         if len(parts) != 2 or parts[0] == "desk" or parts[1] not in TABLE_KINDS:
@@ -126,19 +126,24 @@ class Desk:
         self.store.add_result(rid, table, kind, match, deal, msg)
         self.link.publish(f"{self.base}/{table}/results/ack", {"id": rid})
 
-    def _on_reply(self, payload: bytes) -> None:
-        """A table's reply to ``start_match``: ok marks the pairing sent; a refusal is kept for the referees."""
+    def _on_reply(self, sender: str, payload: bytes) -> None:
+        """A table's reply to ``start_match`` (on the topic only that table may write): ok marks the pairing
+        sent; a refusal is kept for the referees; a reply naming another table's match is refused."""
+        topic = f"{self.reply_topic}/{sender}"
         try:
             msg = json.loads(payload.decode("utf-8"))
             _, table, match, _ = str(msg.get("id", "")).rsplit("/", 3)
             round_no = int(match.lstrip("m"))
         except (UnicodeDecodeError, json.JSONDecodeError, ValueError, AttributeError):
-            self.store.reject(self.reply_topic, "unreadable command reply", payload)
+            self.store.reject(topic, "unreadable command reply", payload)
+            return
+        if table != sender:
+            self.store.reject(topic, f"reply from {sender} names table {table}'s match", payload)
             return
         if msg.get("ok"):
             self.store.mark_sent(round_no, table, msg)
         else:
-            self.store.reject(self.reply_topic, f"start_match refused by {table}: {msg.get('error')}", payload)
+            self.store.reject(topic, f"start_match refused by {table}: {msg.get('error')}", payload)
 
     # -- output ---------------------------------------------------------------------------------------------
     def send_pairings(self) -> int:
@@ -154,7 +159,7 @@ class Desk:
                 if row["ew"] is None or row["sent_at"] or key in self._sent:
                     continue
                 cmd = ev.start_match_command(self.store, row)
-                cmd["reply_to"] = self.reply_topic
+                cmd["reply_to"] = f"{self.reply_topic}/{row['tbl']}"
                 self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)
                 self._sent.add(key)
                 count += 1
