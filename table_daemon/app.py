@@ -106,6 +106,7 @@ class TableApp:
             self.cfg.table.id, self.cfg.table.event, resolve_profile(self.cfg.table.profile),
             auto_deal=self.cfg.table.auto_deal, software_seats=tuple(self.cfg.table.software_seats),
             referee_role=self.cfg.table.referee_role, referee_key=self.cfg.referee_key(),
+            deal_file=self.cfg.dealer.deal_file,
             timing=Timing(play_seconds=t.play_seconds or None, first_lead_seconds=t.first_lead_seconds or None,
                           return_seconds=t.return_seconds or None,
                           min_confidence=self.cfg.camera.min_confidence),
