@@ -286,14 +286,55 @@ def _validate(cfg: TableConfig, err: Any) -> None:
         err(("camera", "source"), f"unknown camera {src!r} (picamera://, usb://0, /dev/video0, replay:///path, sim://)")
 
 
-def parse_config(text: str, source: str = "<string>") -> TableConfig:
-    """Parse and check a config text; raises :class:`ConfigError` naming file, line and key."""
+def _validate_values(cfg: TableConfig, err: Any) -> None:
+    """Values the types allow but ``run`` cannot use: ports, topic prefix, times, sizes, rates (issue 14)."""
+    url = urlparse(cfg.mqtt.url)
+    try:
+        port = url.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        err(("mqtt", "url"), f"the port of {cfg.mqtt.url!r} must be a number from 1 to 65535")
+    prefix = cfg.mqtt.prefix
+    if (not prefix.strip("/") or any(ch in prefix for ch in "+#\0") or prefix.startswith("$")
+            or "//" in prefix.strip("/")):
+        err(("mqtt", "prefix"), f"bad topic prefix {prefix!r} (topic levels without +, #, $ or empty levels)")
+    if not cfg.journal.path.strip():
+        err(("journal", "path"), "must name the journal file (or :memory:)")
+    if not 0 < cfg.dealer.baud <= 4_000_000:
+        err(("dealer", "baud"), f"must be a baud rate above 0, got {cfg.dealer.baud}")
+    if not 0 <= cfg.camera.min_confidence <= 1:
+        err(("camera", "min_confidence"), f"must be between 0 and 1, got {cfg.camera.min_confidence}")
+    for key in ("width", "height", "stable_frames"):
+        if getattr(cfg.camera, key) < 1:
+            err(("camera", key), f"must be at least 1, got {getattr(cfg.camera, key)}")
+    if cfg.panels.debounce_ms < 0:
+        err(("panels", "debounce_ms"), "must not be negative")
+    t = cfg.timing
+    if not 0 < t.tick_seconds <= 60:
+        err(("timing", "tick_seconds"), f"must be above 0 and at most 60 seconds, got {t.tick_seconds}")
+    for key in ("play_seconds", "first_lead_seconds", "return_seconds", "declare_seconds"):
+        if getattr(t, key) < 0:
+            err(("timing", key), f"must not be negative (0: no limit), got {getattr(t, key)}")
+    if cfg.health.interval_seconds <= 0:
+        err(("health", "interval_seconds"), f"must be above 0, got {cfg.health.interval_seconds}")
+
+
+def error_reporter(text: str, source: str) -> Any:
+    """``err(path, message)`` raising :class:`ConfigError` with ``source:line: key: message``."""
     locator = _Locator(text)
 
     def err(path: tuple[str, ...], message: str) -> None:
         line = locator.line_of(path)
         where = f"{source}:{line}" if line else source
         raise ConfigError(f"{where}: {'.'.join(path)}: {message}")
+
+    return err
+
+
+def parse_config(text: str, source: str = "<string>") -> TableConfig:
+    """Parse and check a config text; raises :class:`ConfigError` naming file, line and key."""
+    err = error_reporter(text, source)
 
     try:
         data = tomllib.loads(text)
@@ -302,6 +343,7 @@ def parse_config(text: str, source: str = "<string>") -> TableConfig:
     cfg: TableConfig = _build(TableConfig, data, (), err)
     cfg.source = source
     _validate(cfg, err)
+    _validate_values(cfg, err)
     return cfg
 
 
