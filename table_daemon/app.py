@@ -51,6 +51,22 @@ log = logging.getLogger(__name__)
 VERSION = "0.1.0"
 
 
+#: the journal's kind for a command that was refused and changed nothing: a short entry, never replayed
+REFUSED = "refused"
+
+
+def refused_entry(event: Input, effects: list[Effect]) -> tuple[str, dict[str, Any]] | None:
+    """A command whose only effect is its refusal is journaled short (name, why, size), not in full: a
+    flood of large bad commands must not fill the Pi's SD card, and replaying it would change nothing."""
+    if not isinstance(event, Command) or len(effects) != 1:
+        return None
+    reply = effects[0]
+    if not isinstance(reply, Reply) or reply.ok:
+        return None
+    size = len(json.dumps(event.payload, ensure_ascii=False, default=str))
+    return REFUSED, {"name": event.name[:80], "error": (reply.error or "")[:300], "bytes": size}
+
+
 class Device(Protocol):
     def start(self, feed: Callable[[Input], None]) -> None: ...
     def close(self) -> None: ...
@@ -117,6 +133,8 @@ class TableApp:
         """Replay the journal into the controller; returns the number of inputs replayed."""
         n = 0
         for row in self.journal.inputs():
+            if row.kind == REFUSED:  # changed nothing: kept as evidence only
+                continue
             self.controller.handle(input_from_dict(row.kind, row.data), row.ts)
             n += 1
         if n:
@@ -204,8 +222,8 @@ class TableApp:
                         results.append((str(ef.payload["id"]), m.payload))
                 else:
                     plain.append(m)
-        data = event.to_dict()
-        self.journal.record(now, event.kind, data, outbox, results)
+        kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
+        self.journal.record(now, kind, data, outbox, results)
         # journaled: from here on a failure of one effect must not stop the others
         for m in outbox:
             self._guard(self.publisher.send, m)

@@ -19,11 +19,15 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from table_daemon import safe_json
 from table_daemon.controller.auth import reply_topic_error
 
 from .mqtt_connection import MqttConnection, parse_broker_url
 
 log = logging.getLogger(__name__)
+
+#: the largest command, ack or desk status the table reads (a start_match with teams is about 1 KB)
+MAX_PAYLOAD = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -87,10 +91,10 @@ class MqttLink:
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            payload: Any = json.loads(msg.payload.decode("utf-8")) if msg.payload else None
+            payload: Any = safe_json.loads(msg.payload, max_bytes=MAX_PAYLOAD) if msg.payload else None
             error = None
-        except (UnicodeDecodeError, ValueError) as exc:
-            payload, error = None, f"payload is not JSON: {exc}"
+        except safe_json.JsonLimitError as exc:
+            payload, error = None, f"payload refused: {exc}"
         if msg.topic == self.desk_status_topic:
             return Inbound("desk_status", "desk", payload, error=error)
         if msg.topic == self.topic("results/ack"):

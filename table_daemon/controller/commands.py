@@ -31,7 +31,7 @@ def handle_command(c: TableController, cmd: Command) -> None:
     if cmd.error:
         error: str | None = cmd.error
     elif handler is None:
-        error = f"unknown command {cmd.name!r} (known: {', '.join(sorted(HANDLERS))})"
+        error = f"unknown command {cmd.name[:60]!r} (known: {', '.join(sorted(HANDLERS))})"
     elif cmd.name in REFEREE_COMMANDS and cmd.payload.get("role") != c.referee_role:
         error = f"{cmd.name} needs the {c.referee_role!r} role (裁判权限)"
     else:
