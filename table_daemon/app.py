@@ -331,7 +331,8 @@ class TableApp:
                     self.panels.set_light(seat, "turn", True)
                 self._effect(TurnChanged(seat, asked, st))
             for seat in st.report_due:
-                self._effect(TurnChanged(seat, "report", st))
+                if seat not in seats:  # a seat asked to play reports first, as its bot or player does
+                    self._effect(TurnChanged(seat, "report", st))
         elif c.phase in ("idle", "deal_over") and c.match_active and self.cfg.table.auto_deal:
             self.handle(Command("start_deal", {}))
 

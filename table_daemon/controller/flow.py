@@ -393,6 +393,9 @@ def on_press(c: TableController, e: Press) -> None:
         pd = d.pending_declare
         if pd is not None and pd["seat"] == e.seat:
             declare(c, e.seat, Reading.from_json(pd["candidates"][0]))
+        elif e.seat in d.state.reported and e.seat not in d.state.report_due and not d.state.profile.report_on_ask:
+            return  # confirm pressed again after the report was taken (a second press, a seat asked twice
+            # after a restart): nothing to report, and no foul
         else:
             report(c, e.seat)
         return
