@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 VERSION = "0.1.0"
 
 
+#: acknowledged outbox messages kept in the journal (a few deals' worth, for looking back after a fault)
+OUTBOX_KEEP = 2000
 #: the journal's kind for a command that was refused and changed nothing: a short entry, never replayed
 REFUSED = "refused"
 
@@ -343,6 +345,9 @@ class TableApp:
         if now - self.last_health >= self.cfg.health.interval_seconds:
             self.last_health = now
             self._publish_now([Publish("health", {"type": "health", **self.health()})])
+            # messages the broker took are not needed again (results stay in their own table until acked):
+            # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
+            self.journal.prune_sent(keep=OUTBOX_KEEP)
 
     def health(self) -> dict[str, Any]:
         out: dict[str, Any] = {"uptime": round(self.clock() - self.started_at, 1),
