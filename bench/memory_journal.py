@@ -61,6 +61,9 @@ def main() -> None:
                 sim.app.link.publish(sim.app.cfg.root + "results/ack", json.dumps({"id": msg["id"]}))
             if topic.endswith("/events") and msg.get("type") == "deal_over":
                 done[0] += 1
+                # gpiozero's mock pins (simulated panels only) keep every change they ever saw: not the table's
+                for pin in list(sim.pin_factory.pins.values()):
+                    pin.clear_states()
 
         sim.app.on_published = on_published
         tracemalloc.start(1)
