@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 from table_daemon.config import simulated_config  # noqa: E402
+from table_daemon.guandan.deal_state import _reading_of  # noqa: E402
 from table_daemon.simulate import SimTable  # noqa: E402
 
 DEALS_A_DAY = 80
@@ -35,7 +36,9 @@ def journal_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
 
 
-def traced() -> int:
+def traced(clear_caches: bool = False) -> int:
+    if clear_caches:  # the rules engine's bounded reading cache (lru_cache, 65536 entries) fills over many deals
+        _reading_of.cache_clear()
     gc.collect()
     return tracemalloc.get_traced_memory()[0]
 
@@ -45,6 +48,9 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=120)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--match-deals", type=int, default=10, help="deals per match (a new match follows)")
+    ap.add_argument("--clear-caches", action="store_true",
+                    help="empty the rules engine's bounded reading cache at both measurements (it fills over "
+                         "hundreds of deals, then stays at 65536 entries)")
     ap.add_argument("--top", type=int, default=0, help="also print the N source lines that grew most")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="guandan-bench-mem-"))
@@ -73,14 +79,14 @@ def main() -> None:
         while done[0] < args.warmup:
             time.sleep(0.05)
             sim.watch(time.monotonic())
-        mem0, j0, d0 = traced(), journal_bytes(journal), done[0]
+        mem0, j0, d0 = traced(args.clear_caches), journal_bytes(journal), done[0]
         snap0 = tracemalloc.take_snapshot() if args.top else None
         while done[0] < args.deals:
             time.sleep(0.05)
             if time.monotonic() - watch > 0.2:
                 sim.watch(time.monotonic())
                 watch = time.monotonic()
-        mem1, j1, d1 = traced(), journal_bytes(journal), done[0]
+        mem1, j1, d1 = traced(args.clear_caches), journal_bytes(journal), done[0]
         if snap0 is not None:
             for stat in tracemalloc.take_snapshot().compare_to(snap0, "lineno")[:args.top]:
                 print(f"  {stat.size_diff / 1024:+8.1f} KB  {stat.traceback}")
@@ -91,7 +97,8 @@ def main() -> None:
     per_deal_mem = (mem1 - mem0) / n
     per_deal_journal = (j1 - j0) / n
     print(f"{d1} deals in {wall:.0f} s (measured over deals {d0}..{d1}, {args.match_deals} deals a match)")
-    print(f"memory kept per deal (tracemalloc): {per_deal_mem / 1024:.1f} KB "
+    what = " (reading cache emptied at both points)" if args.clear_caches else ""
+    print(f"memory kept per deal (tracemalloc){what}: {per_deal_mem / 1024:.1f} KB "
           f"({(mem1 - mem0) / 1024:.0f} KB over {n} deals); publisher refs held at the end: {refs}")
     print(f"journal growth per deal: {per_deal_journal / 1024:.1f} KB; a day of {DEALS_A_DAY} deals: "
           f"{per_deal_journal * DEALS_A_DAY / 1e6:.1f} MB (journal now {j1 / 1e6:.1f} MB)")

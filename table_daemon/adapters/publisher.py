@@ -22,7 +22,7 @@ from .mqtt import MqttLink
 SEQUENCED = ("state", "events", "results", "alerts")
 #: controller refs kept for corrections (``replaces``): a correction names an event of the deal in play, and a
 #: deal publishes a few hundred messages, so the newest few thousand are plenty and memory stays bounded
-MAX_REFS = 4000
+MAX_REFS = 2000
 RETAINED = ("state", "private/hands", "health", "status")
 
 
