@@ -18,8 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table_daemon import safe_json
 from table_daemon.guandan.cards import ALL_CARDS, COPIES, SEATS, Card, full_pack, parse_card, parse_level
 from table_daemon.guandan.errors import InvalidCardError
+
+#: a deal file of a whole event (a board is ~700 bytes: 20,000 boards)
+MAX_DEAL_FILE_BYTES = 16 << 20
 
 DEALS_FORMAT = "guandan-deals/1"
 HAND_SIZE = 27
@@ -183,6 +187,9 @@ def load_deal_file(path: str | Path, board: int | None = None) -> DealPlan:
     """
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_DEAL_FILE_BYTES:
+            raise DealFileError(f"{path}: {path.stat().st_size} bytes is too large for a deal file "
+                                f"(at most {MAX_DEAL_FILE_BYTES})")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DealFileError(f"{path}: cannot read: {exc}") from None
@@ -192,9 +199,9 @@ def load_deal_file(path: str | Path, board: int | None = None) -> DealPlan:
             continue
         where = f"{path}:{number}"
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise DealFileError(f"{where}: not valid JSON: {exc.msg}") from None
+            obj = safe_json.loads(raw, max_bytes=64 * 1024)
+        except safe_json.JsonLimitError as exc:
+            raise DealFileError(f"{where}: {exc}") from None
         plan = plan_from_line(obj, where=where)
         if board is None or plan.board == board:
             return plan

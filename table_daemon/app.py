@@ -58,6 +58,24 @@ log = logging.getLogger(__name__)
 VERSION = "0.1.0"
 
 
+#: acknowledged outbox messages kept in the journal (a few deals' worth, for looking back after a fault)
+OUTBOX_KEEP = 2000
+#: the journal's kind for a command that was refused and changed nothing: a short entry, never replayed
+REFUSED = "refused"
+
+
+def refused_entry(event: Input, effects: list[Effect]) -> tuple[str, dict[str, Any]] | None:
+    """A command whose only effect is its refusal is journaled short (name, why, size), not in full: a
+    flood of large bad commands must not fill the Pi's SD card, and replaying it would change nothing."""
+    if not isinstance(event, Command) or len(effects) != 1:
+        return None
+    reply = effects[0]
+    if not isinstance(reply, Reply) or reply.ok:
+        return None
+    size = len(json.dumps(event.payload, ensure_ascii=False, default=str))
+    return REFUSED, {"name": event.name[:80], "error": (reply.error or "")[:300], "bytes": size}
+
+
 class Device(Protocol):
     def start(self, feed: Callable[[Input], None]) -> None: ...
     def close(self) -> None: ...
@@ -118,7 +136,8 @@ class TableApp:
         return TableController(
             self.cfg.table.id, self.cfg.table.event, resolve_profile(self.cfg.table.profile),
             auto_deal=self.cfg.table.auto_deal, software_seats=tuple(self.cfg.table.software_seats),
-            referee_role=self.cfg.table.referee_role,
+            referee_role=self.cfg.table.referee_role, referee_key=self.cfg.referee_key(),
+            deal_file=self.cfg.dealer.deal_file,
             timing=Timing(play_seconds=t.play_seconds or None, first_lead_seconds=t.first_lead_seconds or None,
                           return_seconds=t.return_seconds or None,
                           min_confidence=self.cfg.camera.min_confidence),
@@ -129,6 +148,8 @@ class TableApp:
         """Replay the journal into the controller; returns the number of inputs replayed."""
         n = 0
         for row in self.journal.inputs():
+            if row.kind == REFUSED:  # changed nothing: kept as evidence only
+                continue
             self.controller.handle(input_from_dict(row.kind, row.data), row.ts)
             n += 1
         if n:
@@ -217,8 +238,8 @@ class TableApp:
                         results.append((str(ef.payload["id"]), m.payload))
                 else:
                     plain.append(m)
-        data = event.to_dict()
-        self.journal.record(now, event.kind, data, outbox, results)
+        kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
+        self.journal.record(now, kind, data, outbox, results)
         # journaled: from here on a failure of one effect must not stop the others
         for m in outbox:
             self._guard(self.publisher.send, m)
@@ -344,7 +365,8 @@ class TableApp:
                     self.panels.set_light(seat, "turn", True)
                 self._effect(TurnChanged(seat, asked, st))
             for seat in st.report_due:
-                self._effect(TurnChanged(seat, "report", st))
+                if seat not in seats:  # a seat asked to play reports first, as its bot or player does
+                    self._effect(TurnChanged(seat, "report", st))
         elif c.phase in ("idle", "deal_over") and c.match_active and self.cfg.table.auto_deal:
             self.handle(Command("start_deal", {}))
 
@@ -357,6 +379,9 @@ class TableApp:
             figures = self.health()
             self._publish_now([Publish("health", {"type": "health", **figures})])
             self._health_news(figures)
+            # messages the broker took are not needed again (results stay in their own table until acked):
+            # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
+            self.journal.prune_sent(keep=OUTBOX_KEEP)
 
     def _health_news(self, figures: dict[str, Any]) -> None:
         """An alert for each problem that appeared since the last health, a note for each that cleared, and the

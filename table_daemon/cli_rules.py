@@ -14,6 +14,12 @@ from table_daemon.guandan.cards import parse_cards, parse_level
 from table_daemon.guandan.combinations import classify
 from table_daemon.guandan.errors import GuandanError
 from table_daemon.rules_ops import PLAY_OPS, Op
+from table_daemon.safe_json import JsonLimitError, loads
+
+#: one ``rules batch`` line (a deal's worth of hands and plays is a few KB)
+MAX_LINE_BYTES = 256 * 1024
+#: a deal record for ``rules replay`` (a long deal with referee actions is well under 100 KB)
+MAX_RECORD_BYTES = 4 << 20
 
 DEFAULT_PROFILE = "national"
 
@@ -30,9 +36,9 @@ def _deal_ops() -> dict[str, Op]:
 def answer_line(text: str, ops: dict[str, Op], default_profile: str) -> dict[str, Any]:
     """The answer to one batch line; never raises for bad input."""
     try:
-        line = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return {"error": f"not valid JSON: {exc.msg} at column {exc.colno}"}
+        line = loads(text, max_bytes=MAX_LINE_BYTES)
+    except JsonLimitError as exc:
+        return {"error": str(exc)}
     if not isinstance(line, dict):
         return {"error": "each line must be a JSON object"}
     op = line.get("op")
@@ -42,8 +48,8 @@ def answer_line(text: str, ops: dict[str, Op], default_profile: str) -> dict[str
     line.setdefault("profile", default_profile)
     try:
         return handler(line)
-    except (GuandanError, ValueError, KeyError, TypeError) as exc:
-        return {"error": str(exc) or exc.__class__.__name__}
+    except (GuandanError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+        return {"error": str(exc)[:500] or exc.__class__.__name__}
 
 
 def run_batch(stdin: TextIO, stdout: TextIO, default_profile: str) -> int:
@@ -78,14 +84,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from table_daemon.rules_ops_deal import replay_file
 
     try:
-        json.loads(Path(args.file).read_text(encoding="utf-8"))
+        size = Path(args.file).stat().st_size
+        if size > MAX_RECORD_BYTES:
+            raise UsageError(f"{args.file}: {size} bytes is too large for a deal record (at most {MAX_RECORD_BYTES})")
+        loads(Path(args.file).read_text(encoding="utf-8"), max_bytes=MAX_RECORD_BYTES)
         answer = replay_file(args.file)
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise UsageError(f"{args.file} is not UTF-8 text") from exc
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{args.file} is not a JSON deal record: {exc.msg} at line {exc.lineno}") from exc
+    except JsonLimitError as exc:
+        raise UsageError(f"{args.file} is not a JSON deal record: {exc}") from exc
     print(json.dumps(answer, ensure_ascii=False))
     return 0
 

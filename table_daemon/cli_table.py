@@ -59,12 +59,13 @@ def register(subparsers: Any) -> None:
 
 
 def _load(path: str) -> Any:
-    from table_daemon.config import ConfigError, load_config
+    from table_daemon.config import ConfigError
+    from table_daemon.config_check import load_checked
     from table_daemon.guandan.profiles import ProfileError
     from table_daemon.rules_ops_deal import resolve_profile
 
     try:
-        cfg = load_config(path)
+        cfg = load_checked(path)
         resolve_profile(cfg.table.profile)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None

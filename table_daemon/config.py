@@ -32,6 +32,9 @@ class TableSection:
     auto_deal: bool = False
     #: the ``role`` a referee command must carry for this table to obey it (the broker's ACL is the gate).
     referee_role: str = "referee"
+    #: a file holding the referees' signing key: referee commands must then carry their signature
+    #: (table_daemon/controller/auth.py); empty: the role and the broker's ACL are the only checks
+    referee_key_file: str = ""
     #: seats played by software (bots, screens): they take 001's automatic action on a time-out.
     software_seats: list[str] = field(default_factory=list)
 
@@ -151,6 +154,12 @@ class TableConfig:
     def root(self) -> str:
         """The topic root ``{prefix}/{event}/{table}/``."""
         return f"{self.mqtt.prefix.rstrip('/')}/{self.table.event}/{self.table.id}/"
+
+    def referee_key(self) -> bytes | None:
+        """The referees' signing key (the first line of ``table.referee_key_file``), or None."""
+        if not self.table.referee_key_file:
+            return None
+        return Path(self.table.referee_key_file).read_text("utf-8").strip().encode("utf-8") or None
 
     def mqtt_password(self) -> str:
         if self.mqtt.password_file:
@@ -332,14 +341,55 @@ def _validate_camera(cfg: TableConfig, err: Any) -> None:
         err(("camera", "colour_gains"), "must be [red, blue], each between 0 and 32 (empty: automatic white balance)")
 
 
-def parse_config(text: str, source: str = "<string>") -> TableConfig:
-    """Parse and check a config text; raises :class:`ConfigError` naming file, line and key."""
+def _validate_values(cfg: TableConfig, err: Any) -> None:
+    """Values the types allow but ``run`` cannot use: ports, topic prefix, times, sizes, rates (issue 14)."""
+    url = urlparse(cfg.mqtt.url)
+    try:
+        port = url.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        err(("mqtt", "url"), f"the port of {cfg.mqtt.url!r} must be a number from 1 to 65535")
+    prefix = cfg.mqtt.prefix
+    if (not prefix.strip("/") or any(ch in prefix for ch in "+#\0") or prefix.startswith("$")
+            or "//" in prefix.strip("/")):
+        err(("mqtt", "prefix"), f"bad topic prefix {prefix!r} (topic levels without +, #, $ or empty levels)")
+    if not cfg.journal.path.strip():
+        err(("journal", "path"), "must name the journal file (or :memory:)")
+    if not 0 < cfg.dealer.baud <= 4_000_000:
+        err(("dealer", "baud"), f"must be a baud rate above 0, got {cfg.dealer.baud}")
+    if not 0 <= cfg.camera.min_confidence <= 1:
+        err(("camera", "min_confidence"), f"must be between 0 and 1, got {cfg.camera.min_confidence}")
+    for key in ("width", "height", "stable_frames"):
+        if getattr(cfg.camera, key) < 1:
+            err(("camera", key), f"must be at least 1, got {getattr(cfg.camera, key)}")
+    if cfg.panels.debounce_ms < 0:
+        err(("panels", "debounce_ms"), "must not be negative")
+    t = cfg.timing
+    if not 0 < t.tick_seconds <= 60:
+        err(("timing", "tick_seconds"), f"must be above 0 and at most 60 seconds, got {t.tick_seconds}")
+    for key in ("play_seconds", "first_lead_seconds", "return_seconds", "declare_seconds"):
+        if getattr(t, key) < 0:
+            err(("timing", key), f"must not be negative (0: no limit), got {getattr(t, key)}")
+    if cfg.health.interval_seconds <= 0:
+        err(("health", "interval_seconds"), f"must be above 0, got {cfg.health.interval_seconds}")
+
+
+def error_reporter(text: str, source: str) -> Any:
+    """``err(path, message)`` raising :class:`ConfigError` with ``source:line: key: message``."""
     locator = _Locator(text)
 
     def err(path: tuple[str, ...], message: str) -> None:
         line = locator.line_of(path)
         where = f"{source}:{line}" if line else source
         raise ConfigError(f"{where}: {'.'.join(path)}: {message}")
+
+    return err
+
+
+def parse_config(text: str, source: str = "<string>") -> TableConfig:
+    """Parse and check a config text; raises :class:`ConfigError` naming file, line and key."""
+    err = error_reporter(text, source)
 
     try:
         data = tomllib.loads(text)
@@ -348,6 +398,7 @@ def parse_config(text: str, source: str = "<string>") -> TableConfig:
     cfg: TableConfig = _build(TableConfig, data, (), err)
     cfg.source = source
     _validate(cfg, err)
+    _validate_values(cfg, err)
     return cfg
 
 

@@ -12,11 +12,11 @@ giver leads instead). When the tribute is resisted, ``payments`` is empty and ä¸
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from table_daemon import safe_json
 from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards, parse_level, parse_seat
 from table_daemon.guandan.errors import GuandanError
 from table_daemon.guandan.levels import TEAMS, format_team_level, parse_team, parse_team_level, settle
@@ -129,9 +129,9 @@ def replay_file(path: str) -> dict[str, Any]:
     answers ``ok: false`` with reason ``bad_record``)."""
     text = Path(path).read_text(encoding="utf-8")
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        error = {"index": -1, "reason": "bad_record", "message": f"not valid JSON: {exc.msg} at line {exc.lineno}"}
+        record = safe_json.loads(text, max_bytes=4 << 20)
+    except safe_json.JsonLimitError as exc:
+        error = {"index": -1, "reason": "bad_record", "message": str(exc)}
         return {"ok": False, "first_error": error, "finish": [], "levels_after": None}
     try:
         return replay(record)

@@ -10,6 +10,7 @@ acknowledged and sends them again after a reconnect; the app's journal covers a 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,15 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from table_daemon import safe_json
+from table_daemon.controller.auth import reply_topic_error
+
 from .mqtt_connection import MqttConnection, parse_broker_url
+
+log = logging.getLogger(__name__)
+
+#: the largest command, ack or desk status the table reads (a start_match with teams is about 1 KB)
+MAX_PAYLOAD = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -87,10 +96,10 @@ class MqttLink:
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            payload: Any = json.loads(msg.payload.decode("utf-8")) if msg.payload else None
+            payload: Any = safe_json.loads(msg.payload, max_bytes=MAX_PAYLOAD) if msg.payload else None
             error = None
-        except (UnicodeDecodeError, ValueError) as exc:
-            payload, error = None, f"payload is not JSON: {exc}"
+        except safe_json.JsonLimitError as exc:
+            payload, error = None, f"payload refused: {exc}"
         if msg.topic == self.desk_status_topic:
             return Inbound("desk_status", "desk", payload, error=error)
         if msg.topic == self.topic("results/ack"):
@@ -100,6 +109,12 @@ class MqttLink:
             payload, error = None, "payload must be a JSON object"
         if isinstance(payload, dict) and not response_topic and isinstance(payload.get("reply_to"), str):
             response_topic = payload["reply_to"]
+        if response_topic:
+            prefix, event, table = self.root.rstrip("/").rsplit("/", 2)
+            refused = reply_topic_error(response_topic, prefix, event, table)
+            if refused is not None:  # nobody to answer: the refusal is logged and journaled, not published
+                log.warning("command %s: %s", name[:60], refused)
+                response_topic, error = None, refused
         return Inbound("command", name, payload if payload is not None else {}, response_topic, correlation,
                        error)
 

@@ -20,6 +20,9 @@ from .journal import Journal, OutboxMessage
 from .mqtt import MqttLink
 
 SEQUENCED = ("state", "events", "results", "alerts")
+#: controller refs kept for corrections (``replaces``): a correction names an event of the deal in play, and a
+#: deal publishes a few hundred messages, so the newest few thousand are plenty and memory stays bounded
+MAX_REFS = 2000
 RETAINED = ("state", "private/hands", "health", "status")
 
 
@@ -72,6 +75,8 @@ class Publisher:
         text, seq = self.envelope(topic, payload, ts)
         if ref and seq:
             self.refs[ref] = seq
+            if len(self.refs) > 2 * MAX_REFS:  # dicts keep insertion order: keep the newest MAX_REFS
+                self.refs = dict(list(self.refs.items())[-MAX_REFS:])
         full = self.root + topic
         if seq:
             return OutboxMessage(self.epoch, seq, full, text, 1, topic in RETAINED)

@@ -1,6 +1,7 @@
 """Commands from MQTT (mqtt-api.md): every command gets a reply ``{"ok", "error"}``; a malformed or
 unauthorised one is refused with a reason and changes nothing. Referee commands (``correct``, ``penalty``)
-must carry the ``role`` the table was configured to trust (the broker's ACL is the first gate).
+must carry the ``role`` the table was configured to trust (the broker's ACL is the first gate) and, when the
+table has a referee key, the referees' signature (:mod:`.auth`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from table_daemon.guandan.errors import GuandanError
 from table_daemon.guandan.readings import Reading
 
 from . import flow, match, referee, tribute
+from .auth import check_signature
 from .model import Command, Reply
 
 if TYPE_CHECKING:
@@ -29,14 +31,20 @@ def handle_command(c: TableController, cmd: Command) -> None:
     if cmd.error:
         error: str | None = cmd.error
     elif handler is None:
-        error = f"unknown command {cmd.name!r} (known: {', '.join(sorted(HANDLERS))})"
+        error = f"unknown command {cmd.name[:60]!r} (known: {', '.join(sorted(HANDLERS))})"
     elif cmd.name in REFEREE_COMMANDS and cmd.payload.get("role") != c.referee_role:
         error = f"{cmd.name} needs the {c.referee_role!r} role (裁判权限)"
     else:
-        try:
-            error = handler(c, cmd.payload)
-        except (GuandanError, KeyError, TypeError, ValueError) as exc:
-            error = f"bad {cmd.name} command: {exc}"
+        nonce = None
+        if cmd.name in REFEREE_COMMANDS and c.referee_key:
+            error, nonce = check_signature(c.referee_key, c.table, cmd.name, cmd.payload, c.referee_nonces)
+        if nonce is not None or not (cmd.name in REFEREE_COMMANDS and c.referee_key):
+            try:
+                error = handler(c, cmd.payload)
+            except (GuandanError, KeyError, TypeError, ValueError) as exc:
+                error = f"bad {cmd.name} command: {exc}"
+            if error is None and nonce is not None:
+                c.referee_nonces.add(nonce)
     c.effect(Reply(cmd.token, error is None, error, {"id": cmd.payload.get("id")} if cmd.payload else None))
 
 

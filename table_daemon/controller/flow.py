@@ -107,7 +107,9 @@ def on_dealer_done(c: TableController, e: DealerDone) -> None:
                                              leader=leader, t=c.now)
         d.state = engine.evolve_kw(d.state, t0=d.started)  # record times count from the deal's start
     except (KeyError, GuandanError) as exc:
-        c.alert("dealer_fault", None, f"dealer summary refused: {exc}", {"hands": e.hands})
+        # what was wrong, without the cards: they were dealt and lie in the seats' hands
+        c.alert("dealer_fault", None, f"dealer summary refused ({getattr(exc, 'reason', 'no hand')}) (发牌汇总无效)",
+                {"counts": {s: len(e.hands.get(s, [])) for s in SEATS}})
         void_deal(c, "bad dealer summary")
         return
     if not e.faces_verified:
@@ -205,8 +207,9 @@ def run_effects(c: TableController, effects: list[dict[str, Any]]) -> None:
             c.alert(ef["what"], ef["seat"], "10-card report missing (未报牌)" if ef["what"] == "missing_report"
                     else ef["what"], {"cards_left": len(st.hand(ef["seat"]))})
         elif kind == "tribute":
-            c.emit("tribute_plan", deal=d.number, resisted=ef["resisted"], payments=ef["payments"],
-                   leader=ef["leader"])
+            # who pays whom, never which cards a payer could give: those are still in its hand
+            c.emit("tribute_plan", deal=d.number, resisted=ef["resisted"],
+                   payments=[{"from": p["from"], "to": p["to"]} for p in ef["payments"]], leader=ef["leader"])
         elif kind == "give":
             c.emit("tribute", deal=d.number, seat=ef["seat"], to=ef["to"], card=ef["card"])
             c.effect(Light(ef["seat"], "turn", False))
@@ -437,6 +440,9 @@ def on_press(c: TableController, e: Press) -> None:
         pd = d.pending_declare
         if pd is not None and pd["seat"] == e.seat:
             declare(c, e.seat, Reading.from_json(pd["candidates"][0]))
+        elif e.seat in d.state.reported and e.seat not in d.state.report_due and not d.state.profile.report_on_ask:
+            return  # confirm pressed again after the report was taken (a second press, a seat asked twice
+            # after a restart): nothing to report, and no foul
         else:
             report(c, e.seat)
         return

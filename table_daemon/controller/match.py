@@ -18,17 +18,36 @@ if TYPE_CHECKING:
 MATCH_END_METHODS = ("pass_a", "deals", "time", "time_or_deals")
 
 
+#: fields of a ``start_match`` that do not belong to the match's settings (a resent start may differ in them)
+NOT_SETTINGS = ("id", "reply_to", "auth", "role")
+MAX_DEALS = 1000
+MAX_MINUTES = 24 * 60
+MAX_BOARDS = 1000
+
+
+def match_settings(payload: dict[str, Any]) -> dict[str, Any]:
+    """What makes two ``start_match`` commands the same match: everything but the delivery fields."""
+    return {k: v for k, v in payload.items() if k not in NOT_SETTINGS}
+
+
 def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
     """Begin a match (command ``start_match``); returns an error text or None.
 
     The same start again (the desk resends what it has no reply to, e.g. after a broker restart) is accepted
     without starting anything: the match it started goes on, or stays over. A different start is refused
     while a match is being played (the desk retries it when the table is free), so no resend or next round
-    can wipe a match in progress.
-    """
+    can wipe a match in progress. A match number is used once at a table for ever (deal ids
+    ``{event}/{table}/m{match}/d{deal}`` must never repeat): a start with a number already played is refused,
+    unless it is the same start sent again (same number, same settings: a reply got lost), answered ok."""
     start_id = payload.get("id")
     if isinstance(start_id, str) and start_id and start_id == c.start_id:
         return None
+    number = payload.get("match")
+    if _whole(number) and number in c.matches_started:
+        if c.matches_started[number] == match_settings(payload):
+            return None
+        return (f"match {number} was already played at table {c.table} (比赛编号已用过): deal ids must not "
+                f"repeat; use a new match number")
     if c.phase in ("dealing", "tribute", "playing", "paused"):
         return f"a deal is in progress ({c.phase}): finish or void it first (牌局进行中)"
     if c.match_active:
@@ -75,19 +94,27 @@ def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
     if method not in MATCH_END_METHODS:
         return f"unknown match_end method {method!r} (one of {', '.join(MATCH_END_METHODS)})"
     deals, minutes = end.get("deals", c.profile.match_deals), end.get("minutes", c.profile.match_minutes)
-    if method in ("deals", "time_or_deals") and not (isinstance(deals, int) and deals > 0):
-        return "match_end.deals must be a positive integer"
-    if method in ("time", "time_or_deals") and not (isinstance(minutes, int | float) and minutes > 0):
-        return "match_end.minutes must be a positive number"
-    number = payload.get("match", c.match_no + 1)
-    if not isinstance(number, int) or number < 1:
-        return "match must be a positive integer"
+    if method in ("deals", "time_or_deals") and not (_whole(deals) and 0 < deals <= MAX_DEALS):
+        return f"match_end.deals must be a whole number from 1 to {MAX_DEALS}"
+    if method in ("time", "time_or_deals") and not (
+            isinstance(minutes, int | float) and not isinstance(minutes, bool) and 0 < minutes <= MAX_MINUTES):
+        return f"match_end.minutes must be a number of minutes above 0, at most {MAX_MINUTES}"
+    number = payload.get("match", max(c.matches_started, default=c.match_no) + 1)
+    if not _whole(number) or not 1 <= number <= 10**9:
+        return "match must be a whole number from 1 (比赛编号)"
     boards = payload.get("boards") or []
-    if not isinstance(boards, list) or not all(isinstance(b, int) for b in boards):
-        return "boards must be a list of board numbers"
+    if not isinstance(boards, list) or len(boards) > MAX_BOARDS or not all(
+            _whole(b) and 1 <= b <= 10**6 for b in boards):
+        return f"boards must be a list of at most {MAX_BOARDS} board numbers from 1 (牌号)"
+    deal_file = payload.get("deal_file")
+    if deal_file is not None:
+        error = _deal_file_error(c, deal_file)
+        if error is not None:
+            return error
     teams = payload.get("teams") or {}
     if not isinstance(teams, dict):
         return "teams must be an object {NS: {...}, EW: {...}}"
+    c.matches_started[number] = match_settings(payload)
     c.match_no = number
     c.start_id = payload.get("id") if isinstance(payload.get("id"), str) else None
     c.match_active = True
@@ -95,7 +122,7 @@ def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
     c.match_end = {"method": method, "deals": deals, "minutes": minutes}
     c.teams = teams
     c.boards = list(boards)
-    c.deal_file = payload.get("deal_file")
+    c.deal_file = deal_file or c.configured_deal_file or None
     c.levels = {"NS": 2, "EW": 2}
     c.failed_a = {"NS": 0, "EW": 0}
     c.deals_done = 0
@@ -114,6 +141,26 @@ def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
         from .flow import start_deal
 
         start_deal(c)
+    return None
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _deal_file_error(c: TableController, deal_file: Any) -> str | None:
+    """A ``start_match`` may name a deal file only to confirm the one this table's dealer deals from
+    (``dealer.deal_file``): the table never opens a file a command names, and never deals random cards when
+    the desk expects boards (duplicate play)."""
+    if not isinstance(deal_file, str) or not deal_file:
+        return "deal_file must be the name of the table's deal file"
+    mine = c.configured_deal_file
+    if not mine:
+        return (f"deal_file {deal_file[:120]!r} refused: this table has no deal file (dealer.deal_file) and "
+                f"would deal random cards (本桌未配置牌例文件)")
+    if deal_file != mine and deal_file.replace("\\", "/").rsplit("/", 1)[-1] != mine.rsplit("/", 1)[-1]:
+        return (f"deal_file {deal_file[:120]!r} refused: this table deals from {mine.rsplit('/', 1)[-1]!r} "
+                f"(牌例文件不符)")
     return None
 
 

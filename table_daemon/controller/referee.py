@@ -64,6 +64,8 @@ def correct(c: TableController, p: dict[str, Any]) -> str | None:
     action = p.get("action")
     if action not in CORRECTIONS:
         return f"unknown correction {action!r} (one of {', '.join(CORRECTIONS)})"
+    if p.get("seat") is not None:
+        _seat(p["seat"])  # a seat that is not one is refused whatever the correction
     d = c.deal
     if action == "void_deal":
         if d is None:

@@ -131,7 +131,7 @@ class TableController:
 
     def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
                  software_seats: tuple[str, ...] = (), referee_role: str = "referee",
-                 timing: Timing | None = None) -> None:
+                 timing: Timing | None = None, referee_key: bytes | None = None, deal_file: str = "") -> None:
         self.table = table
         self.event = event
         self.timing = timing or Timing()
@@ -142,6 +142,10 @@ class TableController:
         self.auto_deal = auto_deal
         self.software_seats = tuple(software_seats)
         self.referee_role = referee_role
+        #: the referees' signing key (None: the role and the broker's ACL are the only checks), and the nonces
+        #: of the signed commands obeyed (each is obeyed once)
+        self.referee_key = referee_key
+        self.referee_nonces: set[str] = set()
         self.phase = "idle"
         self.paused_from: str | None = None
         self.paused_at = 0.0
@@ -166,6 +170,10 @@ class TableController:
         self.match_result: dict[str, Any] | None = None
         self.deal: TableDeal | None = None
         self.deal_file: str | None = None
+        #: the deal file the table's dealer deals boards from (config ``dealer.deal_file``; "" for none)
+        self.configured_deal_file = deal_file
+        #: every match number started at this table, with its settings: a number is never used twice
+        self.matches_started: dict[int, dict[str, Any]] = {}
         self.boards: list[int] = []
         self.penalties: dict[str, Counter[str]] = {"NS": Counter(), "EW": Counter()}
         self.ref = 0

@@ -62,14 +62,14 @@ class Desk:
         self.hub = Hub(event)
         self.status_topic = f"{self.base}/desk/status"
         self.standings_topic = f"{self.base}/desk/standings"
-        # replies to commands come back on the hall's replies tree (deploy/mosquitto/guandan.acl lets tables
-        # write there and the desk read its own part)
+        # replies to commands come back on the hall's replies tree, one topic a table (reply_topic/{table}):
+        # deploy/mosquitto/guandan.acl lets only that table write it and only the desk read it
         self.reply_topic = f"{prefix.rstrip('/')}/replies/desk/{event}"
         self.since = now()
         share = f"$share/guandan-desk-{event}/" if shared else ""
         subs = [(f"{share}{self.base}/+/results", 1), (f"{share}{self.base}/+/alerts", 1),
                 (f"{self.base}/+/status", 1), (f"{self.base}/+/state", 1), (f"{self.base}/+/events", 1),
-                (f"{self.base}/+/health", 0), (self.reply_topic, 1)]
+                (f"{self.base}/+/health", 0), (f"{self.reply_topic}/+", 1)]
         self.link = MqttLink(broker, client_id or f"guandan-desk-{event}", subs, self.on_message,
                              will=(self.status_topic, dumps(self._status(False))), on_connect=self._online,
                              ca_file=ca_file, name="desk",
@@ -110,8 +110,8 @@ class Desk:
 
     # -- input ----------------------------------------------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
-        if topic == self.reply_topic:
-            self._on_reply(payload)
+        if topic.startswith(self.reply_topic + "/"):
+            self._on_reply(topic[len(self.reply_topic) + 1:], payload)
             return
         parts = topic[len(self.base) + 1:].split("/") if topic.startswith(self.base + "/") else []
         if len(parts) != 2 or parts[0] == "desk" or parts[1] not in TABLE_KINDS:
@@ -166,16 +166,21 @@ class Desk:
         # acknowledged either way: the table's journal keeps it until then, and the desk has kept it
         self.link.publish(f"{self.base}/{table}/results/ack", {"id": rid})
 
-    def _on_reply(self, payload: bytes) -> None:
-        """A table's reply to ``start_match``: ok marks the pairing accepted; a refusal is kept with its reason
-        (shown on the desk page) and the start is tried again."""
+    def _on_reply(self, sender: str, payload: bytes) -> None:
+        """A table's reply to ``start_match`` (on the topic only that table may write): ok marks the pairing
+        accepted; a refusal is kept with its reason (shown on the desk page) and the start is tried again; a
+        reply naming another table's match is refused."""
+        topic = f"{self.reply_topic}/{sender}"
         try:
             msg = json.loads(payload.decode("utf-8"))
             parsed = rounds.parse_start_id(msg.get("id"))
         except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
             parsed = None
         if parsed is None:
-            self.store.reject(self.reply_topic, "unreadable command reply", payload)
+            self.store.reject(topic, "unreadable command reply", payload)
+            return
+        if parsed[0] != sender:
+            self.store.reject(topic, f"reply from {sender} names table {parsed[0]}'s match", payload)
             return
         table, round_no = parsed
         key = (round_no, table)
@@ -229,7 +234,7 @@ class Desk:
                 if row["ew"] is None or row.get("accepted_at") or self._next_try.get(key, 0.0) > at:
                     continue
                 cmd = ev.start_match_command(self.store, row)
-                cmd["reply_to"] = self.reply_topic
+                cmd["reply_to"] = f"{self.reply_topic}/{row['tbl']}"
                 self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)
                 self._next_try[key] = at + SILENT_RETRY_S
                 first = not row.get("sent_at")
@@ -247,7 +252,7 @@ class Desk:
         if row is None:
             return False
         cmd = ev.start_match_command(self.store, row)
-        cmd["reply_to"] = self.reply_topic
+        cmd["reply_to"] = f"{self.reply_topic}/{table}"
         self.link.publish(f"{self.base}/{table}/cmd/start_match", cmd)
         self.store.mark_sent(row["round"], table)
         with self._send_lock:

@@ -19,6 +19,7 @@ import json
 import queue
 import socket
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -26,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 from .hub import Hub
+from .login_limit import LoginLimiter
 
 Response = tuple[int, str, bytes]
 Route = Callable[[str, dict[str, str]], Response]
@@ -69,6 +71,8 @@ class WebServer:
         self.protected = frozenset(protected or {})
         self.actions = dict(actions or {})
         self._password = (password or "").encode()
+        #: wrong passwords at the protected routes, per client address (a wait that doubles after 5 misses)
+        self.logins = LoginLimiter(time.monotonic)
         self.keepalive_s = keepalive_s
         self._stop = threading.Event()
         self._streams: set[socket.socket] = set()
@@ -119,6 +123,8 @@ class WebServer:
             self._sse(req, query.get("table"))
             return
         route, rest = self._find(path)
+        if route is not None and self._prefix(path) in self.protected and self._limited(req):
+            return
         if route is not None and self._prefix(path) in self.protected and not self._authorised(req):
             body = "referee password needed 需要裁判密码".encode()
             req.send_response(401)
@@ -151,6 +157,8 @@ class WebServer:
         action = self.actions.get(path)
         if action is None:
             self._reply(req, 404, "text/plain; charset=utf-8", "not found 未找到".encode())
+        elif self._limited(req):
+            return
         elif not self._authorised(req):
             self._refuse(req)
         elif not req.headers.get("Content-Type", "").startswith("application/json"):
@@ -188,16 +196,37 @@ class WebServer:
         req.end_headers()
         req.wfile.write(body)
 
+    def _limited(self, req: BaseHTTPRequestHandler) -> bool:
+        """Answer 429 (and True) while this client must wait after too many wrong passwords."""
+        wait = self.logins.wait(req.client_address[0])
+        if wait <= 0:
+            return False
+        body = f"too many wrong passwords, wait {wait:.0f} s 密码错误次数过多，请等待".encode()
+        req.send_response(429)
+        req.send_header("Retry-After", str(max(1, round(wait))))
+        req.send_header("Content-Type", "text/plain; charset=utf-8")
+        req.send_header("Content-Length", str(len(body)))
+        req.end_headers()
+        req.wfile.write(body)
+        return True
+
     def _authorised(self, req: BaseHTTPRequestHandler) -> bool:
-        """HTTP basic authentication with the referee password (any user name), compared in constant time."""
+        """HTTP basic authentication with the referee password (any user name), compared in constant time; a
+        wrong password counts toward the client's login limit, a right one clears it."""
         header = req.headers.get("Authorization", "")
         if not header.startswith("Basic ") or not self._password:
-            return False
+            return False  # no password offered yet (a browser's first request): asked for, not counted
         try:
             _, _, given = base64.b64decode(header[6:], validate=True).partition(b":")
         except (binascii.Error, ValueError):
-            return False
-        return hmac.compare_digest(given, self._password)
+            given = b""
+        ok = hmac.compare_digest(given, self._password)
+        addr = req.client_address[0]
+        if ok:
+            self.logins.succeeded(addr)
+        else:
+            self.logins.failed(addr)
+        return ok
 
     def _prefix(self, path: str) -> str:
         """The route key ``path`` is served by (an exact path, or the longest prefix ending in ``/``)."""

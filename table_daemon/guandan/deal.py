@@ -220,8 +220,8 @@ def _give(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
     if card not in state.hands[idx]:
         raise _illegal("not_held", f"{seat} does not hold {card.code}")
     if card not in payment.candidates:
-        allowed = " ".join(c.code for c in payment.candidates)
-        raise _illegal("wrong_tribute", f"{seat} must give its highest card ({allowed}), not {card.code}")
+        # the allowed cards are not named: the message reaches public alerts and they are still in the hand
+        raise _illegal("wrong_tribute", f"{seat} must give its highest card (进贡须贡最大的牌), not {card.code}")
     receiver = payment.receiver
     taken = {r for _, r, _ in state.given}
     if plan.winner_chooses:  # 上游 picks either card: each winner still takes exactly one

@@ -115,6 +115,8 @@ def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[d
 
 def _entries(record: Mapping[str, Any], key: str) -> list[tuple[str, str, Any]]:
     items = record.get(key) or []
+    if not isinstance(items, list):
+        raise ReplayError(-1, "bad_record", f"{key} must be a list", key)
     out = []
     for i, e in enumerate(items):
         if not isinstance(e, Mapping) or e.get("from") not in SEATS or e.get("to") not in SEATS or "card" not in e:
@@ -304,7 +306,10 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
         match_winner = None
         if levels is not None and played is not None:
             failed = record.get("failed_a_before") if isinstance(record.get("failed_a_before"), dict) else None
-            s = settle(profile, levels, played, finish, failed)
+            try:
+                s = settle(profile, levels, played, finish, failed)
+            except (GuandanError, TypeError, ValueError) as exc:
+                raise ReplayError(-1, "bad_record", f"failed_a_before or levels: {exc}", "failed_a_before") from None
             levels_after, match_winner = s.levels_json(), s.match_winner
         _check_result(record, finish, levels_after, match_winner, len(actions))
     except ReplayError as exc:

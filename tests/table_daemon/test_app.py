@@ -94,7 +94,8 @@ def _request(url: str, topic: str, payload: Any, *, v5: bool) -> dict[str, Any]:
     host, port = url.removeprefix("mqtt://").split(":")
     got: dict[str, Any] = {}
     done = threading.Event()
-    reply_topic = f"guandan/v1/replies/test/{time.monotonic_ns()}"
+    event, table = topic.split("/")[2:4]  # the requester's own reply topic at this table
+    reply_topic = f"guandan/v1/replies/test{time.monotonic_ns()}/{event}/{table}"
     client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311)
 
     def on_message(c: Any, u: Any, msg: Any) -> None:

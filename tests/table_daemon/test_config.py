@@ -37,9 +37,25 @@ def test_bad_configs_name_key_file_and_line(text: str, where: str, what: str) ->
     assert f"table.toml{where}" in str(err.value) and what in str(err.value)
 
 
+def example_here(tmp_path: Path) -> Path:
+    """The shipped example with its files and devices made in ``tmp_path`` (this machine has no Pi's)."""
+    text = (ROOT / "config/table.example.toml").read_text()
+    for name in ("mqtt-password", "hall-ca.pem"):
+        (tmp_path / name).write_text("x\n")
+        text = text.replace(f"/etc/guandan/{name}", str(tmp_path / name))
+    text = text.replace("/var/lib/guandan-table/journal.sqlite", str(tmp_path / "var/journal.sqlite"))
+    text = text.replace('port = "/dev/ttyACM0"', f'port = "{tmp_path / "ttyACM0"}"')
+    (tmp_path / "ttyACM0").touch()
+    out = tmp_path / "table.toml"
+    out.write_text(text)
+    return out
+
+
 def test_check_config_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check-config", str(ROOT / "config/table.example.toml")]) == 0
+    assert main(["check-config", str(example_here(tmp_path))]) == 0
     assert '"ok": true' in capsys.readouterr().out
+    assert main(["check-config", str(ROOT / "config/table.sim.toml")]) == 0
+    capsys.readouterr()
     bad = tmp_path / "t.toml"
     bad.write_text('[table]\nid = "T1"\nprofil = "national"\n')
     assert main(["check-config", str(bad)]) == 2
@@ -49,6 +65,59 @@ def test_check_config_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["check-config", str(bad)]) == 2
     assert "unknown profile" in capsys.readouterr().err
     assert main(["check-config", str(tmp_path / "missing.toml")]) == 2
+
+
+BAD_VALUES = [
+    ('[mqtt]\nurl = "mqtt://h:port"\n', ":2:", "mqtt.url: the port"),
+    ('[mqtt]\nurl = "mqtt://h:70000"\n', ":2:", "mqtt.url: the port"),
+    ('[mqtt]\nurl = "mqtt://h:0"\n', ":2:", "mqtt.url: the port"),
+    ('[mqtt]\nprefix = "guandan/+/v1"\n', ":2:", "mqtt.prefix: bad topic prefix"),
+    ('[mqtt]\nprefix = "guandan/#"\n', ":2:", "mqtt.prefix"),
+    ('[mqtt]\nprefix = "a//b"\n', ":2:", "mqtt.prefix"),
+    ('[mqtt]\nprefix = ""\n', ":2:", "mqtt.prefix"),
+    ("[timing]\ntick_seconds = 0\n", ":2:", "timing.tick_seconds"),
+    ("[timing]\ntick_seconds = -1\n", ":2:", "timing.tick_seconds"),
+    ("[timing]\nplay_seconds = -5\n", ":2:", "timing.play_seconds"),
+    ("[camera]\nmin_confidence = 7\n", ":2:", "camera.min_confidence"),
+    ("[camera]\nwidth = -1280\n", ":2:", "camera.width"),
+    ("[camera]\nstable_frames = 0\n", ":2:", "camera.stable_frames"),
+    ("[panels]\ndebounce_ms = -4\n", ":2:", "panels.debounce_ms"),
+    ("[dealer]\nbaud = 0\n", ":2:", "dealer.baud"),
+    ('[journal]\npath = ""\n', ":2:", "journal.path"),
+    ("[health]\ninterval_seconds = 0\n", ":2:", "health.interval_seconds"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "what"), BAD_VALUES)
+def test_values_run_cannot_use_are_refused(text: str, where: str, what: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "table.toml")
+    assert f"table.toml{where}" in str(err.value) and what in str(err.value)
+
+
+def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = example_here(tmp_path).read_text()
+    (tmp_path / "a-file").write_text("x")
+    cases = [
+        ('deal_file = ""', 'deal_file = "/nonexistent/boards.json"', "dealer.deal_file: no such file"),
+        ('deck = ""', 'deck = "/nonexistent/deck.npz"', "camera.deck: no such file"),
+        ('calibration = ""', 'calibration = "/nonexistent/cal.json"', "camera.calibration: no such file"),
+        (f'port = "{tmp_path / "ttyACM0"}"', 'port = "/dev/ttyNOPE9"', "dealer.port: no such device"),
+        (f'port = "{tmp_path / "ttyACM0"}"', 'port = "COM3"', "dealer.port: must be a device path"),
+        (str(tmp_path / "var/journal.sqlite"), str(tmp_path / "a-file/journal.sqlite"), "journal.path"),
+        (str(tmp_path / "var/journal.sqlite"), str(tmp_path), "journal.path"),
+        (str(tmp_path / "mqtt-password"), str(tmp_path / "no-password"), "mqtt.password_file: no such file"),
+        ('source = "picamera://"', 'source = "/dev/video99"', "camera.source: no such device"),
+    ]
+    for old, new, what in cases:
+        assert old in good, old
+        bad = tmp_path / "bad.toml"
+        bad.write_text(good.replace(old, new, 1))
+        key = what.split(":")[0].split(".")[1]
+        line = next(i for i, text in enumerate(bad.read_text().splitlines(), 1) if text.startswith(f"{key} ="))
+        assert main(["check-config", str(bad)]) == 2, what
+        err = capsys.readouterr().err.strip()
+        assert f"{bad}:{line}: {what}" in err and err.count("\n") == 0, (what, err)
 
 
 @pytest.mark.parametrize(

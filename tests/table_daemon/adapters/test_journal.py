@@ -35,3 +35,17 @@ def test_a_failed_transaction_stores_nothing(tmp_path: Path) -> None:
     except sqlite3.IntegrityError:
         pass
     assert j.input_count() == 0 and j.unsent() == []
+
+
+def test_prune_keeps_the_newest_sent_messages_and_every_unsent_one(tmp_path: Path) -> None:
+    j = Journal(tmp_path / "j.sqlite", synchronous="OFF")
+    epoch = j.new_epoch("T1")
+    j.record_outbox([OutboxMessage(epoch, n, "r/state", "{}", 1, True) for n in range(1, 3001)])
+    for n in range(1, 3001):
+        if n != 7:  # one the broker never took
+            j.mark_sent(epoch, n)
+    j.prune_sent(keep=500)
+    left = j._db.execute("SELECT seq FROM outbox ORDER BY seq").fetchall()
+    assert [r[0] for r in left][0] == 7 and len(left) <= 502
+    assert [m.seq for m in j.unsent()] == [7]
+    j.close()

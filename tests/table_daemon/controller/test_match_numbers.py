@@ -1,0 +1,90 @@
+"""start_match at a table: a match number is used once for ever (deal ids never repeat), a resent start of the
+same match is answered ok and changes nothing, bad numbers and a deal file the table cannot deal from are
+refused (issue 14 items 2 and 9)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from table_daemon.app import TableApp
+from table_daemon.config import simulated_config
+from table_daemon.controller import Command, Reply, TableController
+from table_daemon.guandan.profiles import get_profile
+
+from .harness import Harness
+
+START = {"match": 3, "match_end": {"method": "deals", "deals": 1}, "teams": {"NS": {"name": "A"}}}
+
+
+def reply(c: TableController, name: str, payload: dict[str, Any], now: float = 1.0) -> Reply:
+    return next(e for e in c.handle(Command(name, payload, "tok"), now) if isinstance(e, Reply))
+
+
+def test_a_played_match_number_is_refused_and_a_resent_start_is_idempotent() -> None:
+    h = Harness(auto_deal=True)
+    h.start_match(**START)
+    h.play_out()
+    assert h.c.phase == "match_over"
+    ids = [p["id"] for p in h.of("results")]
+    assert ids == ["ev/T9/m3/d1", "ev/T9/m3"]
+    again = reply(h.c, "start_match", {**START, "id": "resend-1", "reply_to": "x"})
+    assert again.ok and h.c.phase == "match_over"  # same match sent again: ok, nothing restarted
+    other = reply(h.c, "start_match", {**START, "teams": {"NS": {"name": "B"}}})
+    assert not other.ok and "already played" in (other.error or "")
+    assert h.c.phase == "match_over" and h.c.match_no == 3
+    assert reply(h.c, "start_match", {**START, "match": 4}).ok and h.c.match_no == 4
+    c = TableController("T1", "ev", get_profile("national"))
+    assert reply(c, "start_match", {"match": 7}).ok and reply(c, "start_match", {"match": 2}).ok
+    assert reply(c, "start_match", {}).ok and c.match_no == 8  # no number: the next one never used
+
+
+def test_resent_start_during_a_deal_is_ok_and_changes_nothing() -> None:
+    h = Harness()
+    h.start_match(**START)
+    h.send(Command("start_deal", {}))
+    h.flush()
+    phase, deal = h.c.phase, h.c.deal
+    assert reply(h.c, "start_match", dict(START)).ok
+    assert h.c.phase == phase and h.c.deal is deal
+
+
+def test_match_numbers_stay_used_after_a_restart(tmp_path: Path) -> None:
+    cfg = simulated_config(journal=str(tmp_path / "j.sqlite"))
+    app = TableApp(cfg, connect=False)
+    app.handle(Command("start_match", dict(START)))
+    app.journal.close()
+    app = TableApp(cfg, connect=False)  # rebuilt from the journal
+    effects = app.handle(Command("start_match", {**START, "match_end": {"method": "deals", "deals": 2}}))
+    r = next(e for e in effects if isinstance(e, Reply))
+    assert not r.ok and "already played" in (r.error or "")
+    app.journal.close()
+
+
+def test_bad_match_settings_are_refused() -> None:
+    c = TableController("T1", "ev", get_profile("national"))
+    for bad in ({"match": True}, {"match": 0}, {"match": "2"}, {"boards": [-5]}, {"boards": [1, True]},
+                {"boards": list(range(1, 5000))}, {"match_end": {"method": "deals", "deals": 10**30}},
+                {"match_end": {"method": "time", "minutes": 1e9}}, {"deal_file": "boards.json"},
+                {"deal_file": 5}):
+        r = reply(c, "start_match", bad)
+        assert not r.ok and r.error, bad
+        assert c.match_no == 0 and not c.match_active and not c.matches_started
+
+
+def test_deal_file_must_be_the_tables_own() -> None:
+    c = TableController("T1", "ev", get_profile("national"), deal_file="/srv/guandan/open-boards.json")
+    assert not reply(c, "start_match", {"match": 1, "deal_file": "other.json"}).ok
+    assert reply(c, "start_match", {"match": 1, "deal_file": "C:\\\\desk\\\\open-boards.json"}).ok
+    assert c.deal_file == "C:\\\\desk\\\\open-boards.json"
+
+
+def test_correct_with_a_seat_that_is_not_one_is_refused() -> None:
+    h = Harness()
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    for action in ("undo_last", "take_back", "skip_turn", "void_deal"):
+        r = reply(h.c, "correct", {"action": action, "seat": "X", "role": "referee"})
+        assert not r.ok and "seat" in (r.error or ""), action
+    assert h.c.deal is not None
