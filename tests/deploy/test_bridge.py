@@ -23,6 +23,7 @@ from table_daemon.desk.service import Desk
 from table_daemon.desk.store import Store
 from table_daemon.simulate import SimTable
 from tests.bridged import PASSWORD, BridgedEvent
+from tests.desk_setup import pair_round_one
 
 pytestmark = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed (run scripts/setup)")
 DEALS = 2
@@ -78,6 +79,8 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
     bridged = BridgedEvent(event, halls, hall_extra=[f"topic guandan/v1/{event}/+/private/hands out 1",
                                                      "restart_timeout 1"]).start()
     store = Store(tmp_path / "desk.sqlite")
+    # the desk starts round 1's matches at the tables, as at an event (a table's own match would not count)
+    pair_round_one(store, event, [t for ts in halls.values() for t in ts], DEALS)
     desk = Desk(store, bridged.central_tls_url("desk"), event, ca_file=bridged.ca_file)
     sims: list[SimTable] = []
     produced: set[str] = set()
@@ -93,6 +96,7 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
             cfg = simulated_config(table=table, event=event, broker=bridged.hall_url(hall, table),
                                    journal=str(tmp_path / f"{table}.sqlite"))
             sim = SimTable(cfg, seed=40 + i, speed=0, camera=False)
+            sim.await_desk = True
 
             def note(topic: str, msg: dict[str, Any]) -> None:
                 if topic.endswith("/results"):

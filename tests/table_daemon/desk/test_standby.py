@@ -14,6 +14,7 @@ from table_daemon.desk.service import Desk
 from table_daemon.desk.standby import Standby
 from table_daemon.desk.store import Store
 from table_daemon.simulate import SimTable
+from tests.desk_setup import pair_round_one
 
 DEALS = 2
 
@@ -39,6 +40,8 @@ def crash(desk: Desk) -> None:
 def test_standby_takes_over_and_counts_each_result_once(mosquitto, topic_root, tmp_path: Path) -> None:
     event = topic_root.event
     first_store, standby_store = Store(tmp_path / "first.sqlite"), Store(tmp_path / "standby.sqlite")
+    for store in (first_store, standby_store):  # both desks' databases set up alike, round 1 paired
+        pair_round_one(store, event, ["S1", "S2"], DEALS)
     first = Desk(first_store, mosquitto.url, event)
     standby = Standby(standby_store, mosquitto.url, event, instance="b", grace=0.5)
     produced: set[str] = set()
@@ -54,6 +57,7 @@ def test_standby_takes_over_and_counts_each_result_once(mosquitto, topic_root, t
             cfg = simulated_config(table=table, event=event, broker=mosquitto.url,
                                    journal=str(tmp_path / f"{table}.sqlite"))
             sim = SimTable(cfg, seed=70 + i, speed=0, camera=False)
+            sim.await_desk = True
 
             def note(topic: str, msg: dict[str, Any]) -> None:
                 if topic.endswith("/results"):
