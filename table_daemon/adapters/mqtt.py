@@ -105,7 +105,7 @@ class MqttLink:
         if msg.topic == self.topic("results/ack"):
             return Inbound("ack", "ack", payload, error=error)
         name = msg.topic[len(self.topic("cmd/")):]
-        if error is None and payload is not None and not isinstance(payload, dict):
+        if error is None and msg.payload and not isinstance(payload, dict):  # "null", a list, a number ...
             payload, error = None, "payload must be a JSON object"
         if isinstance(payload, dict) and not response_topic and isinstance(payload.get("reply_to"), str):
             response_topic = payload["reply_to"]
