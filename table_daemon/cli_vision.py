@@ -27,6 +27,9 @@ def register(subparsers: Any) -> None:
     classify = sub.add_parser("classify", help="读取照片中的牌 read the cards in images (JSON lines)")
     classify.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     classify.add_argument("--deck", type=Path, metavar="PROFILE", help="登记过的牌面 enrolled deck profile")
+    classify.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
+                          help="glyphs: the table's reader (default); net: the learned index network (under "
+                               "development, no --deck)")
     classify.set_defaults(handler=_classify)
     enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
     enroll.add_argument("folder", type=Path, metavar="DIR")
@@ -79,10 +82,22 @@ def _reader(deck_path: Path | None) -> Any:
         raise UsageError(str(exc)) from exc
 
 
+def _net_reader() -> Any:
+    from vision.net.network import ModelMissingError as NetModelMissing
+    from vision.net.reader import CardReader as NetCardReader
+
+    try:
+        return NetCardReader()
+    except NetModelMissing as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def _classify(args: argparse.Namespace) -> int:
     from vision.files import ImageError, load_image
 
-    reader = _reader(args.deck)
+    if args.reader == "net" and args.deck is not None:
+        raise UsageError("--deck is for the glyph reader; the net reader has no enrolment yet / 网络读牌尚不支持登记牌面")
+    reader = _net_reader() if args.reader == "net" else _reader(args.deck)
     status = 0
     for path in args.images:
         try:

@@ -5,7 +5,8 @@ packages ``gnome-cards-data`` and ``kdegames-card-data-kf5`` (card artwork as SV
 jokers) and ``librsvg2-bin`` (``rsvg-convert``). Only decks with French suits and A/K/Q/J indices are used:
 German, Swiss, Russian and tarot patterns index their court cards with other letters.
 
-Usage: ``python -m vision.training.render_decks OUT_DIR`` (idempotent: existing PNGs are kept).
+Usage: ``python -m vision.training.render_decks OUT_DIR [--four-colour]`` (idempotent: existing PNGs are kept;
+``--four-colour`` adds the two four-colour decks, for the index network).
 """
 
 from __future__ import annotations
@@ -24,21 +25,24 @@ KDE = Path("/usr/share/carddecks")
 #: Decks whose indices are not the French A 2..10 J Q K, or whose suits are not 4 standard shapes/colours.
 EXCLUDED = {
     "atlasnye", "atlasnye_skat", "Атласные", "berlin", "rheinland", "swiss-xvii", "tarocco", "lattmann",
-    "orell", "slavic_costumes", "anglo_modern_4_color", "neoclassical_4_color", "svg-xskat-german",
+    "orell", "slavic_costumes", "svg-xskat-german",
     "svg-xskat-french", "ancient_french", "guyenne-classic", "bellot", "svg-ancient-egyptians",
 }
+#: four-colour decks: French indices, suits told by shape (and their own colours); the index network trains on
+#: them, the glyph classifiers of train_index.py do not (their suit is shape x red/black ink)
+FOUR_COLOUR = {"anglo_modern_4_color", "neoclassical_4_color"}
 SUIT_NAMES = {"club": "C", "diamond": "D", "heart": "H", "spade": "S"}
 RANK_NAMES = {"1": "A", "10": "T", "jack": "J", "queen": "Q", "king": "K"} | {str(i): str(i) for i in range(2, 10)}
 WIDTH = 240
 
 
-def deck_sources() -> list[tuple[str, Path, str]]:
-    """(deck name, svg path, id style) for every usable installed deck."""
+def deck_sources(four_colour: bool = False) -> list[tuple[str, Path, str]]:
+    """(deck name, svg path, id style) for every usable installed deck (four-colour ones only if asked)."""
     out: list[tuple[str, Path, str]] = []
     if AISLERIOT.is_dir():
         for f in sorted(AISLERIOT.glob("*.svgz")):
             name = f.name.removesuffix(".svgz")
-            if name not in EXCLUDED:
+            if name not in EXCLUDED and (four_colour or name not in FOUR_COLOUR):
                 out.append((name, f, "aisleriot"))
     if KDE.is_dir():
         for d in sorted(KDE.glob("svg-*")):
@@ -117,11 +121,13 @@ def render_deck(name: str, path: Path, style: str, out_dir: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
+    four_colour = "--four-colour" in argv
+    argv = [a for a in argv if a != "--four-colour"]
     if len(argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
     out_dir = Path(argv[0])
-    for name, path, style in deck_sources():
+    for name, path, style in deck_sources(four_colour):
         n = render_deck(name, path, style, out_dir)
         print(f"{name}: {n} faces", file=sys.stderr)
     return 0

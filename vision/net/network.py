@@ -1,0 +1,97 @@
+"""The index network: a small convolutional net (trained with PyTorch, shipped as ONNX) run with OpenCV's dnn.
+
+``IndexNet.predict(crops)`` gives, for each window of ``vision.proposals``, the probability of each card code
+starting an index there and of none (``NONE``). The weights, ``vision/data/index_net.onnx``, are made by
+``python -m vision.training.train_net`` (see ``vision/README.md``); the class order and the temperature are
+stored beside it (``index_net.json``), so a model and the code reading it cannot disagree about which output is
+which card.
+
+Two runtimes can run the model: OpenCV's ``cv2.dnn`` (the default: no extra package on the table) and
+onnxruntime when it is installed (about twice as fast on this CPU: ``bench/vision_net.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+try:  # optional: a faster runtime where it is installed
+    import onnxruntime as ort
+except ImportError:  # pragma: no cover - the table runs the model with OpenCV alone
+    ort = None
+
+from .proposals import normalise
+
+MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "index_net.onnx"
+NONE = "--"
+
+
+class ModelMissingError(RuntimeError):
+    """The trained index network is absent or unreadable."""
+
+
+class IndexNet:
+    """The trained index network behind one runtime; ``classes`` names its outputs."""
+
+    def __init__(self, path: Path = MODEL_PATH, *, runtime: str = "opencv", threads: int = 1) -> None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ModelMissingError(f"cannot read the card index network {path}: {exc}") from exc
+        self.path = path
+        self.runtime = runtime
+        try:
+            meta = json.loads(path.with_suffix(".json").read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelMissingError(f"cannot read the card index network's classes {path.with_suffix('.json')}: "
+                                    f"{exc}") from exc
+        if runtime == "onnxruntime":
+            if ort is None:
+                raise ModelMissingError("onnxruntime is not installed (pip install onnxruntime), use runtime opencv")
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            try:
+                self._session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+            except Exception as exc:  # onnxruntime raises its own exception types for bad files
+                raise ModelMissingError(f"cannot load the card index network {path}: {exc}") from exc
+            self._input = self._session.get_inputs()[0].name
+        elif runtime == "opencv":
+            try:
+                self._net = cv2.dnn.readNetFromONNX(str(path))
+            except cv2.error as exc:
+                raise ModelMissingError(f"cannot load the card index network {path}: {exc}") from exc
+            cv2.setNumThreads(threads)
+        else:
+            raise ValueError(f"unknown runtime {runtime!r} (onnxruntime or opencv)")
+        try:
+            self.classes: tuple[str, ...] = tuple(meta["classes"])
+            #: temperature fitted on held-out photos so that probabilities mean what they say
+            self.temperature = float(meta.get("temperature", "1.0"))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ModelMissingError(f"the card index network {path} carries no class list: {exc}") from exc
+
+    def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Raw scores (N, classes) and unit-length embeddings (N, D) for uint8 crops (N, CROP, CROP, 3)."""
+        if len(crops) == 0:
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 1), np.float32)
+        x = normalise(crops)
+        if self.runtime == "onnxruntime":
+            logits, embedding = self._session.run(None, {self._input: x})
+        else:
+            self._net.setInput(x)
+            logits, embedding = self._net.forward(["logits", "embedding"])
+        embedding = np.asarray(embedding, np.float32)
+        embedding /= np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
+        return np.asarray(logits, np.float32), embedding
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """Calibrated class probabilities (N, classes)."""
+        logits, _ = self.run(crops)
+        z = logits / self.temperature
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)

@@ -1,0 +1,71 @@
+"""Where a corner index may start, and the picture of each such place that the index network reads.
+
+An upright region (one card or a fan, ``CARD_H`` pixels high) is searched for ink components of glyph size in
+its top band; each is a *proposal*: "an index whose first glyph is this component may start here". No rule
+pairs glyphs: the network (``vision.network``) sees a square window around the component, larger than any
+index layout needs (suit below or beside the rank, "10" in one glyph or two, JOKER letters, 大王 text), and says
+which card's index starts there, or that none does (a pip, a picture, the second glyph of an index, an index
+lying sideways). The window is scaled by the component's height, so small and jumbo indices look alike.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ..geometry import CARD_H
+from ..index import Glyph
+
+#: side of the square picture the network reads
+CROP = 32
+#: the window around a component of height h: from (x - PAD h, y - PAD h), SIDE h on each side
+PAD = 0.35
+SIDE = 2.5
+#: a proposal's first glyph lies in the top of the upright region and has index size
+MAX_TOP = 0.16
+MIN_H, MAX_H, MAX_W = 0.035, 0.22, 0.2
+
+
+def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP) -> list[Glyph]:
+    """Ink components of ``mask`` (an upright region's top band) that may be an index's first glyph.
+
+    ``max_top`` (in card heights) bounds how low a proposal may start; training takes the whole card
+    (``max_top=1``) so that the network learns what a pip or a picture in the middle of a card is not."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    out: list[Glyph] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area < 10 or w < 2 or y > max_top * height or not MIN_H * height <= h <= MAX_H * height \
+                or w > MAX_W * height or area < 0.08 * w * h:
+            continue
+        out.append(Glyph(x, y, w, h))
+    return out
+
+
+def window(glyph: Glyph) -> tuple[float, float, float]:
+    """(x, y, side) of the square window read for ``glyph``, in the upright region's pixels."""
+    return glyph.x - PAD * glyph.h, glyph.y - PAD * glyph.h, SIDE * glyph.h
+
+
+def crops(image: np.ndarray, glyphs: list[Glyph]) -> np.ndarray:
+    """The windows of ``glyphs`` in ``image`` (BGR), each ``CROP`` x ``CROP``, as uint8 (N, CROP, CROP, 3)."""
+    out = np.empty((len(glyphs), CROP, CROP, 3), np.uint8)
+    for i, glyph in enumerate(glyphs):
+        x, y, side = window(glyph)
+        scale = CROP / side
+        matrix = np.array([[scale, 0, -x * scale], [0, scale, -y * scale]], np.float32)
+        flags = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        out[i] = cv2.warpAffine(image, matrix, (CROP, CROP), flags=flags, borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def normalise(batch: np.ndarray) -> np.ndarray:
+    """uint8 crops to the network's input (N, 3, CROP, CROP) float32: paper near 1, ink below, less 0.5.
+
+    Each crop is divided by its own paper level (a high percentile of its brightest channel), so dim light,
+    glare and colour casts of the hall matter less than the shapes and the ink's hue.
+    """
+    x = batch.astype(np.float32) / 255.0
+    paper = np.percentile(x.max(axis=3).reshape(len(x), -1), 90, axis=1) if len(x) else np.zeros(0, np.float32)
+    x = np.clip(x / np.maximum(paper, 0.1)[:, None, None, None], 0.0, 1.5) - 0.5
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), np.float32)

@@ -1,0 +1,277 @@
+"""Reading cards from an image: regions by edges, each turned upright, indices proposed and read by the network.
+
+``CardReader.read_image`` is the free-standing reader (``vision classify``): every card-like region of the image
+is tried in its four quarter turns and the turn whose indices read best wins; an image that is itself a cropped
+card is read whole; hands fanned in arcs are spotted index by index. What is seen is then grouped into physical
+cards (``vision.grouping``): a card lying whole shows two indices and is one card. ``CardReader.read_region``
+serves the table reader, which knows each seat's upright turn. In each upright region every ink component that
+may start an index is a proposal (``vision.proposals``) and the index network (``vision.network``) says which
+card's index starts there, if any.
+
+This is the learned reader under development (``vision classify --reader net``): the table daemon still reads
+with ``vision.reader`` until this one reads the held-out designs and the real photos at least as well
+(``bench/vision_net.py`` against ``bench/vision.py``, ``bench/table_reading.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ..geometry import CARD_H, Region, find_regions, map_box, rectify, whole_image_region
+from ..index import BAND, Glyph, ink_mask
+from ..types import CardReading
+from .grouping import Sighting, physical_cards
+from .network import NONE, IndexNet
+from .proposals import crops, propose
+from .spotting import spot
+
+#: A region no wider than this (in card heights) holds one card, not a fan.
+SINGLE_CARD_WIDTH = 0.85
+#: a proposal is taken as an index start only this sure (below it, on held-out designs and real photos, most
+#: readings were of pips and pictures: bench/vision.py); a card whose index is dropped so is counted as unread
+ACCEPT = 0.85
+#: a spotted index (no card outline around it to say where its corner is) must be at least this sure
+SPOT_MIN = 0.9
+#: candidates kept with each reading (the table chooses among them with the seat's hand)
+CANDIDATES = 3
+
+
+@dataclass(frozen=True)
+class RegionRead:
+    """The readings of one region in one turn, with the upright image they were read from."""
+
+    turn: int
+    readings: list[CardReading]
+    flat: np.ndarray
+    score: float
+    #: the index box of each reading in ``flat`` (for aligning enrolled templates), when read from it
+    flat_boxes: tuple[tuple[int, int, int, int], ...] = ()
+    #: each reading with where it stands and which way it faces in the image (for grouping into cards)
+    sightings: tuple[Sighting, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class IndexSeen:
+    """The network's reading of one proposal: best card, its probability, the runners-up, the first glyph."""
+
+    card: str
+    confidence: float
+    candidates: tuple[tuple[str, float], ...]
+    glyph: Glyph
+
+
+def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph]) -> list[IndexSeen]:
+    """The proposals of ``image`` (upright) that the network reads as an index start, one per index place."""
+    if not glyphs:
+        return []
+    probs = net.predict(crops(image, glyphs))
+    none = net.classes.index(NONE)
+    seen: list[IndexSeen] = []
+    for glyph, p in zip(glyphs, probs, strict=True):
+        cards = p.copy()
+        cards[none] = -1.0
+        order = np.argsort(-cards)[:CANDIDATES]
+        best = int(order[0])
+        if p[best] <= p[none] or p[best] < ACCEPT:
+            continue
+        seen.append(IndexSeen(net.classes[best], float(p[best]),
+                              tuple((net.classes[int(i)], round(float(p[i]), 4)) for i in order), glyph))
+    return _one_per_place(seen)
+
+
+def _one_per_place(seen: list[IndexSeen]) -> list[IndexSeen]:
+    """The surest reading of each index place: proposals whose first glyphs overlap, or stand within the
+    width of one glyph of each other at the same height, are one index (a "10" in two glyphs, a broken stroke)."""
+    kept: list[IndexSeen] = []
+    for s in sorted(seen, key=lambda s: -s.confidence):
+        g = s.glyph
+        if any(abs(g.cx - k.glyph.cx) < 0.6 * max(g.h, k.glyph.h) and abs(g.y - k.glyph.y) < 0.6 * max(g.h, k.glyph.h)
+               for k in kept):
+            continue
+        kept.append(s)
+    return kept
+
+
+def _without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
+    """Drop a reading that starts on the "0" of a "10" read just left of it (ordered left to right)."""
+    kept: list[IndexSeen] = []
+    for f in found:
+        last = kept[-1] if kept else None
+        if last is not None and last.card[1:] == "T" and abs(f.glyph.y - last.glyph.y) < 0.5 * last.glyph.h \
+                and 0 <= f.glyph.x - last.glyph.x < 0.9 * last.glyph.h:
+            continue
+        kept.append(f)
+    return kept
+
+
+def on_the_index_line(found: list[IndexSeen]) -> list[IndexSeen]:
+    """The readings of a fan that stand on its line of corner indices.
+
+    A fan's top-left indices stand in a line along its top edge (sloping with the fan); a reading well below
+    that line is a pip or a picture of the card lying on top, not an index. The line is fitted to the readings
+    by least squares, weighted by confidence, dropping the lowest outlier until none is left.
+    """
+    kept = list(found)
+    while len(kept) >= 3:
+        x = np.array([f.glyph.cx for f in kept])
+        y = np.array([f.glyph.y for f in kept], np.float64)
+        w = np.array([f.confidence for f in kept]) + 1e-3
+        a, b = np.polyfit(x, y, 1, w=w)
+        below = y - (a * x + b)
+        worst = int(np.argmax(below))
+        h = float(np.median([f.glyph.h for f in kept]))
+        if below[worst] <= 0.7 * h:
+            break
+        kept.pop(worst)
+    return kept
+
+
+def index_box(glyph: Glyph) -> tuple[int, int, int, int]:
+    """The box an index starting with ``glyph`` covers (rank over suit; beside, it is as tall)."""
+    return glyph.x, glyph.y, max(glyph.w, round(0.9 * glyph.h)), round(2.1 * glyph.h)
+
+
+def sighting(seen: IndexSeen, inverse: np.ndarray) -> Sighting:
+    """``seen`` (in an upright view) placed in the image that view was made from."""
+    g = seen.glyph
+    pts = cv2.perspectiveTransform(np.array([[[g.cx, g.y], [g.cx, g.y + g.h], [g.cx, g.y + g.h / 2]]], np.float32),
+                                   inverse)[0]
+    up = pts[0] - pts[1]
+    length = float(np.linalg.norm(up))
+    unit = (float(up[0] / length), float(up[1] / length)) if length > 0 else (0.0, -1.0)
+    return Sighting(seen.card, seen.confidence, map_box(inverse, index_box(g)), (float(pts[2][0]), float(pts[2][1])),
+                    unit, max(length, 1.0), seen.candidates)
+
+
+def reading_of(s: Sighting) -> CardReading:
+    return CardReading(s.card, s.confidence, s.box, s.candidates)
+
+
+class CardReader:
+    """Reads card indices with the index network."""
+
+    def __init__(self, net: IndexNet | None = None) -> None:
+        self.net = net or IndexNet()
+
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3)) -> RegionRead:
+        """Read one region in each of ``turns`` and keep the turn that reads best."""
+        best: RegionRead | None = None
+        for turn in turns:
+            flat, inverse = rectify(image, region, turn)
+            mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
+            found = read_proposals(self.net, flat, propose(mask))
+            if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
+                found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
+            found = on_the_index_line(_without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)))
+            sightings = tuple(sighting(f, inverse) for f in found)
+            readings = [reading_of(s) for s in sightings]
+            score = sum(r.confidence for r in readings)
+            if best is None or score > best.score + 1e-9:
+                best = RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings)
+        assert best is not None
+        return best
+
+    def read_image(self, image: np.ndarray) -> list[CardReading]:
+        """Every physical card read in a free-standing image, one reading each, left to right (by index box)."""
+        return [reading_of(s) for s in sorted(self.sightings(image), key=lambda s: (s.box[0], s.box[1]))]
+
+    def sightings(self, image: np.ndarray) -> list[Sighting]:
+        """One sighting per physical card seen in ``image``."""
+        if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:  # too small to hold a readable index
+            return []
+        total = float(image.shape[0] * image.shape[1])
+        regions = _top_level(self._regions(image))[:40]
+        whole_region = whole_image_region(image)
+        if is_card_shaped(whole_region) and not any(r.area >= 0.5 * total for r in regions):
+            # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
+            whole = self.read_region(image, whole_region)
+            if whole.readings and max(r.confidence for r in whole.readings) >= 0.5:
+                return list(whole.sightings)
+        found: list[Sighting] = []
+        confident_cards = 0
+        for region in regions:
+            read = self.read_region(image, region)
+            seen = list(read.sightings)
+            if not is_card_shaped(region) and region.area >= 0.02 * total:
+                spotted = self._spot(image, region)  # a fan in an arc: each card turned its own way
+                if sum(s.confidence for s in spotted) > read.score:
+                    seen = spotted
+            found.extend(seen)
+            confident_cards += is_card_shaped(region) and region.area >= 0.02 * total and read.score >= 0.5
+        cards = physical_cards(found)
+        if max(image.shape[:2]) >= 800 or (confident_cards == 0 and not cards):
+            # hands fanned in arcs, or outlines lost in shadow: spotting indices over the whole image may see
+            # clearly more cards than the regions did (a lone card never gains that much)
+            spotted = physical_cards(self._spot(image, whole_region))
+            if sum(s.confidence for s in spotted) > sum(s.confidence for s in cards) + 2.0:
+                cards = spotted
+        return cards
+
+    def _spot(self, image: np.ndarray, region: Region) -> list[Sighting]:
+        x, y, w, h = region.box
+        x0, y0 = max(0, x), max(0, y)
+        crop = image[y0: y + h, x0: x + w]
+        if crop.size == 0:
+            return []
+        scale = min(1.0, 1600.0 / max(crop.shape[:2]))  # big phone photos: indices stay tens of pixels high
+        if scale < 1.0:
+            crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        return [Sighting(s.card, s.confidence,
+                         (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
+                          round(s.box[3] / scale)),
+                         (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates)
+                for s in spot(crop, self.net) if s.confidence >= SPOT_MIN]
+
+    @staticmethod
+    def _regions(image: np.ndarray) -> list[Region]:
+        """Regions by edges; when no card-sized card-shaped one shows, once more with fainter edges."""
+        regions = find_regions(image)
+        total = float(image.shape[0] * image.shape[1])
+        if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in _top_level(regions)):
+            regions = find_regions(image, sensitive=True) or regions
+        return regions
+
+    def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
+        """The one card of a single-card photo: the card-shaped region that reads best, else the whole image.
+
+        The whole image stands for an image cropped to the card; it is only taken when no region found by
+        edges reads clearly better or as well, since a photo of a card on a desk may itself be card-shaped.
+        """
+        total = float(image.shape[0] * image.shape[1])
+        best: tuple[Region, RegionRead] | None = None
+        for region in [r for r in _top_level(self._regions(image)) if r.area >= 0.08 * total and is_card_shaped(r)][:5]:
+            read = self.read_region(image, region)
+            # equal readings: the bigger region is the whole card, the smaller one something printed on it
+            if best is None or read.score > best[1].score + 0.05 or \
+                    (read.score > best[1].score - 0.05 and region.area > best[0].area):
+                best = (region, read)
+        if best is not None and best[1].score >= 0.5:
+            return best
+        whole = whole_image_region(image)
+        read = self.read_region(image, whole)
+        if best is None or read.score > best[1].score:
+            return whole, read
+        return best
+
+
+def is_card_shaped(region: Region) -> bool:
+    """Short side over long side as for playing cards (poker 0.72, bridge 0.64), with room for perspective."""
+    c = region.corners
+    a = float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
+    b = float(np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1]))
+    return 0.52 <= min(a, b) / max(max(a, b), 1e-6) <= 0.84
+
+
+def _top_level(regions: list[Region]) -> list[Region]:
+    """Regions not lying inside a bigger one (pips and picture frames inside a card)."""
+    return [r for r in regions if not any(_inside(r, o) for o in regions if o is not r and o.area > r.area)]
+
+
+def _inside(inner: Region, outer: Region) -> bool:
+    contour = outer.corners.reshape(-1, 1, 2)
+    centre = inner.corners.mean(axis=0)
+    return cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) > 0

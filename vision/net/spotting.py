@@ -1,0 +1,115 @@
+"""Spotting corner indices anywhere, in any orientation: for hands fanned in an arc, where no one box fits.
+
+Every ink component of glyph size, with each neighbour that could be the rest of its index (the suit below it,
+or beside it), gives a direction in which the component may stand upright. The image is turned that way around
+the component and scaled so that the component has the height of a glyph on a rectified card, and the index
+network reads the proposal's window there as it would on a rectified card (``vision.proposals``). Each
+component keeps its surest reading; readings of the same index place are one. Slower than the rectified reader
+(many directions), so it is the free-standing reader's second opinion on fans, not the table reader's path.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ..geometry import CARD_H
+from ..index import Glyph, ink_mask_k
+from .grouping import Sighting
+from .network import NONE, IndexNet
+from .proposals import CROP, PAD, SIDE
+
+#: glyph height, in pixels, at which a direction is read (a first glyph on a rectified card is about this tall)
+TARGET_H = 0.1 * CARD_H
+CANDIDATES = 3
+
+
+def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 1500) -> list[Sighting]:
+    """Every index spotted in ``image`` (BGR), with its place and direction."""
+    h, w = image.shape[:2]
+    k = max(9, (max(h, w) // 45) | 1)
+    mask, _ = ink_mask_k(image, k)
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    max_glyph = max(min_glyph + 1, max(h, w) // 12)
+    sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
+    ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
+    ok[0] = False
+    idx = np.flatnonzero(ok)
+    if len(idx) < 2:
+        return []
+    pts = centroids[idx]
+    tries: list[tuple[int, float]] = []  # (component, angle that stands it upright)
+    for a_pos, a in enumerate(idx):
+        d = np.linalg.norm(pts - pts[a_pos], axis=1)
+        for b_pos in np.flatnonzero((d > 0.55 * sizes[a]) & (d < 1.7 * sizes[a])):
+            b = idx[b_pos]
+            if not 0.4 * sizes[a] <= sizes[b] <= 1.6 * sizes[a]:
+                continue
+            v = centroids[b] - centroids[a]
+            down = float(np.degrees(np.arctan2(v[1], v[0]))) - 90.0  # b below a
+            tries.append((int(a), down))
+            tries.append((int(a), down + 90.0))  # b beside a, to its right
+    tries = tries[:max_tries]
+    if not tries:
+        return []
+    windows = np.empty((len(tries), CROP, CROP, 3), np.uint8)
+    frames: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
+    for i, (a, angle) in enumerate(tries):
+        windows[i], frame = _window(image, mask, centroids[a], float(stats[a, 3]), float(sizes[a]), angle)
+        frames.append(frame)
+    probs = net.predict(windows)
+    none = net.classes.index(NONE)
+    best: dict[int, Sighting] = {}
+    for (a, _), p, (centre, glyph_h, up) in zip(tries, probs, frames, strict=True):
+        cards = p.copy()
+        cards[none] = -1.0
+        order = np.argsort(-cards)[:CANDIDATES]
+        top = int(order[0])
+        if p[top] <= p[none] or (a in best and best[a].confidence >= p[top]):
+            continue
+        x, y, bw, bh = (int(v) for v in stats[a][:4])
+        box = (x, y, max(bw, round(2.1 * glyph_h)), max(bh, round(2.1 * glyph_h)))
+        best[a] = Sighting(net.classes[top], float(p[top]), box, centre, up, glyph_h,
+                           tuple((net.classes[int(j)], round(float(p[j]), 4)) for j in order))
+    kept: list[Sighting] = []
+    for s in sorted(best.values(), key=lambda s: -s.confidence):
+        if any(np.hypot(s.centre[0] - k.centre[0], s.centre[1] - k.centre[1]) < 0.6 * max(s.glyph_h, k.glyph_h)
+               for k in kept):
+            continue
+        kept.append(s)
+    return kept
+
+
+def _window(image: np.ndarray, mask: np.ndarray, centre: np.ndarray, a_h: float, a_size: float,
+            angle: float) -> tuple[np.ndarray, tuple[tuple[float, float], float, tuple[float, float]]]:
+    """The network's window for a component stood upright by turning the image ``angle`` degrees about it."""
+    glyph_h = max(a_h if abs(((angle + 180) % 360) - 180) < 30 else a_size, 4.0)
+    scale = TARGET_H / glyph_h
+    side = int(4 * TARGET_H)
+    matrix = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
+    matrix[:, 2] += np.array([side / 2 - centre[0], side / 2 - centre[1]])
+    patch_mask = cv2.warpAffine(mask, matrix, (side, side), flags=cv2.INTER_NEAREST)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(patch_mask, connectivity=8)
+    cx = cy = side // 2
+    label = labels[cy, cx]
+    if label == 0:  # a ring-shaped glyph (0, A) can have paper at its centroid: take the nearest ink
+        around = labels[max(0, cy - 3): cy + 4, max(0, cx - 3): cx + 4]
+        values = around[around > 0]
+        label = int(np.bincount(values).argmax()) if values.size else 0
+    if label:
+        gx, gy, gw, gh, _ = (int(v) for v in stats[label])
+        glyph = Glyph(gx, gy, gw, gh)
+    else:
+        glyph = Glyph(int(cx - TARGET_H / 3), int(cy - TARGET_H / 2), int(2 * TARGET_H / 3), int(TARGET_H))
+    x0, y0, s = glyph.x - PAD * glyph.h, glyph.y - PAD * glyph.h, SIDE * glyph.h
+    # the window, straight from the source image: patch coordinates composed with the crop's own scaling
+    to_patch = np.vstack([matrix, [0, 0, 1]])
+    crop_scale = CROP / s
+    to_crop = np.array([[crop_scale, 0, -x0 * crop_scale], [0, crop_scale, -y0 * crop_scale], [0, 0, 1]])
+    full = (to_crop @ to_patch)[:2].astype(np.float32)
+    window = cv2.warpAffine(image, full, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    back = np.linalg.inv(to_patch)
+    gc = back @ np.array([glyph.cx, glyph.y + glyph.h / 2, 1.0])
+    up = back[:2, :2] @ np.array([0.0, -1.0])
+    up = up / max(float(np.linalg.norm(up)), 1e-9)
+    return window, ((float(gc[0]), float(gc[1])), glyph.h / scale, (float(up[0]), float(up[1])))

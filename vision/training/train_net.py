@@ -1,0 +1,197 @@
+"""Train the index network with PyTorch on CPU and export it to ONNX (``vision/data/index_net.onnx``).
+
+Input: the windows made by ``index_data.py`` (training designs) and, for choosing the temperature and
+reporting, the held-out designs' windows. The network is small on purpose (about 4 M multiply-adds a window,
+under 1 MB of weights): a table reads tens of windows a frame on a Raspberry Pi's CPU. Training augments each
+batch (shift and scale of the window, contrast, brightness, channel order, grey) so that the exact framing of a
+proposal and the colour of a deck matter less. Deterministic for a given seed (one thread per op).
+
+One command reproduces the committed model on this machine's CPU (see ``vision/README.md``)::
+
+    python -m vision.training.render_decks /tmp/guandan-decks
+    python -m vision.training.index_data /tmp/idx/train.npz --scenes-per-deck 40
+    python -m vision.training.index_data /tmp/idx/held.npz --held-out --scenes-per-deck 12 --seed 99
+    python -m vision.training.train_net /tmp/idx/train.npz /tmp/idx/train2.npz --held /tmp/idx/held.npz
+
+Needs the ``train`` extra (``pip install -e '.[train]'``: torch, onnx, Pillow).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+from torch import nn
+from torch.nn import functional as F  # noqa: N812
+
+from vision.net.network import MODEL_PATH
+from vision.net.proposals import CROP, normalise
+
+
+def make_net(classes: int) -> nn.Sequential:
+    """Four 3x3 convolution stages with batch norm, then two dense layers."""
+    def stage(cin: int, cout: int, pool: bool) -> list[nn.Module]:
+        layers: list[nn.Module] = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+        return layers + ([nn.MaxPool2d(2)] if pool else [])
+
+    return nn.Sequential(*stage(3, 16, True), *stage(16, 32, True), *stage(32, 64, True), *stage(64, 96, False),
+                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * (CROP // 8) ** 2, 128), nn.ReLU(),
+                         nn.Linear(128, classes))
+
+
+def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """Random framing, contrast, brightness, channel order and grey for a normalised batch (N, 3, H, W)."""
+    n = x.shape[0]
+    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.3
+    shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.16
+    angle = (torch.rand(n, generator=gen) - 0.5) * 0.2
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0] = scale * torch.cos(angle)
+    theta[:, 0, 1] = -scale * torch.sin(angle)
+    theta[:, 1, 0] = scale * torch.sin(angle)
+    theta[:, 1, 1] = scale * torch.cos(angle)
+    theta[:, :, 2] = shift
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x + 0.5, grid, padding_mode="border", align_corners=False)
+    contrast = 0.6 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)
+    x = 1 - (1 - x) * contrast  # ink fainter or stronger against the paper
+    x = x * (0.85 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen))
+    swap = torch.rand(n, generator=gen) < 0.15
+    if swap.any():
+        x[swap] = x[swap][:, torch.randperm(3, generator=gen)]
+    grey = torch.rand(n, generator=gen) < 0.1
+    if grey.any():
+        x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    x = x + 0.03 * torch.randn(x.shape, generator=gen)
+    return x - 0.5
+
+
+def load(path: Path) -> tuple[torch.Tensor, torch.Tensor, list[str], np.ndarray, list[str]]:
+    with np.load(path) as data:
+        x = torch.from_numpy(normalise(data["crops"]))
+        y = torch.from_numpy(data["labels"].astype(np.int64))
+        return x, y, [str(c) for c in data["classes"]], data["design"], [str(d) for d in data["designs"]]
+
+
+def evaluate(net: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float, torch.Tensor]:
+    net.eval()
+    with torch.no_grad():
+        logits = torch.cat([net(x[i:i + 2048]) for i in range(0, len(x), 2048)])
+    return float((logits.argmax(1) == y).float().mean()), logits
+
+
+def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
+    """The softmax temperature that minimises the negative log-likelihood of held-out labels."""
+    best, best_t = float("inf"), 1.0
+    for t in np.exp(np.linspace(np.log(0.15), np.log(4.0), 61)):
+        nll = float(F.cross_entropy(logits / float(t), y))
+        if nll < best:
+            best, best_t = nll, float(t)
+    return best_t
+
+
+class WithEmbedding(nn.Module):
+    """The trained net giving its last hidden layer too: the embedding that enrolment compares."""
+
+    def __init__(self, net: nn.Sequential) -> None:
+        super().__init__()
+        self.body = net[:-1]
+        self.head = net[-1]
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.body(x)
+        return self.head(features), features
+
+
+def export(net: nn.Sequential, classes: list[str], temperature: float, out: Path, info: dict[str, object]) -> None:
+    net.eval()
+    dummy = torch.zeros(1, 3, CROP, CROP)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(WithEmbedding(net).eval(), (dummy,), str(out), input_names=["windows"],
+                      output_names=["logits", "embedding"],
+                      dynamic_axes={"windows": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    model = onnx.load(str(out))
+    for key, value in (("classes", json.dumps(classes)), ("temperature", f"{temperature:.4f}"),
+                       ("training", json.dumps(info))):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+    # the runtimes read the class order and the temperature from beside the model (cv2.dnn has no metadata)
+    out.with_suffix(".json").write_text(json.dumps({"classes": classes, "temperature": round(temperature, 4),
+                                                    "training": info}, indent=1) + "\n", "utf-8")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("train", type=Path, nargs="+", help="training windows (one or more index_data outputs)")
+    parser.add_argument("--held", type=Path, required=True, help="held-out designs' windows (temperature, report)")
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--none-per-card", type=float, default=1.3,
+                        help="at most this many 'no index' windows per index window")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    gen = torch.Generator().manual_seed(args.seed)
+    parts = [load(path) for path in args.train]
+    classes = parts[0][2]
+    assert all(p[2] == classes for p in parts), "the training sets name their classes differently"
+    x = torch.cat([p[0] for p in parts])
+    y = torch.cat([p[1] for p in parts])
+    none = classes.index(classes[-1])
+    is_none = torch.nonzero(y == none).flatten()
+    cap = int(args.none_per_card * int((y != none).sum()))
+    if len(is_none) > cap:  # keep the training time in bounds: a random share of the "no index" windows
+        drop = is_none[torch.randperm(len(is_none), generator=gen)[: len(is_none) - cap]]
+        keep = torch.ones(len(y), dtype=torch.bool)
+        keep[drop] = False
+        x, y = x[keep], y[keep]
+    hx, hy, held_classes, _, held_designs = load(args.held)
+    assert classes == held_classes, "the two sets name their classes differently"
+    counts = torch.bincount(y, minlength=len(classes)).float()
+    weight = (counts.sum() / (len(classes) * counts.clamp(min=1))).clamp(max=4.0)
+    print(f"{len(y)} training windows, {len(hy)} held-out windows ({len(held_designs)} designs)", file=sys.stderr)
+    net = make_net(len(classes))
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = args.epochs * ((len(y) + args.batch - 1) // args.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    start = time.monotonic()
+    for epoch in range(args.epochs):
+        net.train()
+        order = torch.randperm(len(y), generator=gen)
+        total = 0.0
+        for i in range(0, len(y), args.batch):
+            idx = order[i:i + args.batch]
+            logits = net(augment(x[idx], gen))
+            loss = F.cross_entropy(logits, y[idx], weight=weight, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        acc, _ = evaluate(net, hx, hy)
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(y):.4f}, held-out designs accuracy {acc:.4f}, "
+              f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+    acc, held_logits = evaluate(net, hx, hy)
+    temperature = fit_temperature(held_logits, hy)
+    info = {"train_windows": len(y), "held_out_windows": len(hy), "held_out_designs": held_designs,
+            "held_out_accuracy": round(acc, 4), "epochs": args.epochs, "seed": args.seed}
+    export(net, classes, temperature, args.out, info)
+    print(f"saved {args.out} ({args.out.stat().st_size} bytes), temperature {temperature:.3f}, "
+          f"held-out accuracy {acc:.4f}, {time.monotonic() - start:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
