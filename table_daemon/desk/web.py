@@ -62,7 +62,8 @@ def routes(store: Store, hub: Hub) -> dict[str, Route]:
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(ev.standings_report(store))),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",
-                                   export.print_page(ev.standings_report(store), pairings()).encode()),
+                                   export.print_page(ev.standings_report(store), pairings(),
+                                                     q.get("tz") or export.PRINT_TZ).encode()),
     }
 
 

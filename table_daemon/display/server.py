@@ -1,9 +1,11 @@
 """The HTTP server for screens (standard library ``http.server`` in a thread): the display pages, their assets,
 a JSON snapshot and a Server-Sent Events stream of every change the hub sees.
 
-Routes: ``/display/`` (event overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
-this package), ``/api/live[?table=T]`` (snapshot), ``/events[?table=T]`` (SSE: ``snapshot`` first, then
-``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages). The desk adds its own routes
+Routes: ``/display/`` (hall overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
+this package), ``/api/live[?table=T][&brief=1]`` (snapshot), ``/events[?table=T][&brief=1]`` (SSE: ``snapshot``
+first, then ``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages), ``/qr.svg[?path=P]``
+(a QR code of the public address of page ``P``, for spectators' phones: ``public_url`` when given, else the
+address the screen itself used). The desk adds its own routes
 through ``extra``. Every screen reads from the hub's memory, never from a table. Routes given as ``protected``
 (the commentators' delayed view of the hands) answer only to HTTP basic authentication with the referee
 password, and are never served without one.
@@ -22,15 +24,18 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from io import BytesIO
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlparse
+from urllib.parse import parse_qs, quote, unquote, urlparse
+
+import segno
 
 from .hub import Hub
 
 Response = tuple[int, str, bytes]
 Route = Callable[[str, dict[str, str]], Response]
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".png": "image/png"}
+         ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
 
 
 def json_response(data: Any, status: int = 200) -> Response:
@@ -52,20 +57,22 @@ class WebServer:
 
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
                  extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
-                 protected: dict[str, Route] | None = None, password: str | None = None) -> None:
+                 protected: dict[str, Route] | None = None, password: str | None = None,
+                 public_url: str | None = None) -> None:
         if protected and not password:
             raise ValueError("protected routes need a password")
         self.hub = hub
         self.routes: dict[str, Route] = {
             "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),
             "/static/": lambda rest, q: asset(rest),
-            "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"))),
+            "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"), brief=q.get("brief") == "1")),
             **(extra or {}),
             **(protected or {}),
         }
         self.protected = frozenset(protected or {})
         self._password = (password or "").encode()
         self.keepalive_s = keepalive_s
+        self.public_url = public_url.rstrip("/") if public_url else None
         self._stop = threading.Event()
         self._streams: set[socket.socket] = set()
         self._streams_lock = threading.Lock()
@@ -109,7 +116,13 @@ class WebServer:
         path = unquote(url.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         if path == "/events":
-            self._sse(req, query.get("table"))
+            self._sse(req, query.get("table"), query.get("brief") == "1")
+            return
+        if path == "/api/address":
+            self._reply(req, *json_response({"url": self.public_address(req, query.get("path", "/display/"))}))
+            return
+        if path == "/qr.svg":
+            self._reply(req, 200, "image/svg+xml", self._qr(req, query.get("path", "/display/")))
             return
         route, rest = self._find(path)
         if route is not None and self._prefix(path) in self.protected and not self._authorised(req):
@@ -128,12 +141,32 @@ class WebServer:
                 status, ctype, body = route(rest, query)
             except Exception as exc:  # a bad request must not take the server down
                 status, ctype, body = 500, "text/plain; charset=utf-8", f"error 错误: {exc}".encode()
+        self._reply(req, status, ctype, body)
+
+    @staticmethod
+    def _reply(req: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes) -> None:
         req.send_response(status)
         req.send_header("Content-Type", ctype)
         req.send_header("Content-Length", str(len(body)))
         req.send_header("Cache-Control", "no-store")
         req.end_headers()
         req.wfile.write(body)
+
+    def public_address(self, req: BaseHTTPRequestHandler, path: str) -> str:
+        """The address phones should open for ``path``: ``public_url`` when configured, else the host the
+        requesting screen used (right when the hall screen and the phones reach the server the same way)."""
+        if not path.startswith("/"):
+            path = "/" + path
+        base = self.public_url or f"http://{req.headers.get('Host') or f'127.0.0.1:{self.port}'}"
+        return base + quote(path, safe="/?=&")
+
+    def _qr(self, req: BaseHTTPRequestHandler, path: str) -> bytes:
+        """A QR code (SVG, crisp at any size) of the public address of ``path``."""
+        out = BytesIO()
+        segno.make(self.public_address(req, path), error="m").save(
+            out, kind="svg", scale=8, border=2, dark="#111", light="#fff", xmldecl=False, svgns=True,
+            title="扫码观看 Scan to watch")
+        return out.getvalue()
 
     def _authorised(self, req: BaseHTTPRequestHandler) -> bool:
         """HTTP basic authentication with the referee password (any user name), compared in constant time."""
@@ -160,7 +193,7 @@ class WebServer:
         best = max((p for p in self.routes if p.endswith("/") and path.startswith(p)), key=len, default=None)
         return (self.routes[best], path[len(best):]) if best else (None, "")
 
-    def _sse(self, req: BaseHTTPRequestHandler, table: str | None) -> None:
+    def _sse(self, req: BaseHTTPRequestHandler, table: str | None, brief: bool = False) -> None:
         q = self.hub.subscribe()
         with self._streams_lock:
             self._streams.add(req.connection)
@@ -172,7 +205,7 @@ class WebServer:
             req.end_headers()
             req.close_connection = True
             req.wfile.write(b"retry: 1000\n\n")  # reconnect within a second after a drop
-            self._send(req, "snapshot", self.hub.snapshot(table))
+            self._send(req, "snapshot", self.hub.snapshot(table, brief=brief))
             while not self._stop.is_set():
                 try:
                     kind, name, data = q.get(timeout=self.keepalive_s)
