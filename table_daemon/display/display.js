@@ -439,14 +439,17 @@ function drawStandings(root, standings, limit) {
 }
 
 // -- the live feed ---------------------------------------------------------------------------------------
-// Calls draw(snapshot) on every change (at most once a frame); reconnects forever.
+// Calls draw(snapshot) after changes, at most five times a second (a burst of messages is drawn once, and a
+// phone's battery is spared); reconnects forever.
 function liveFeed(query, draw) {
   const snap = { tables: {}, standings: null };
   let queued = false;
+  let last = 0;
   function redraw() {
     if (queued) return;
     queued = true;
-    requestAnimationFrame(() => { queued = false; draw(snap); });
+    setTimeout(() => requestAnimationFrame(() => { queued = false; last = Date.now(); draw(snap); }),
+      Math.max(0, 200 - (Date.now() - last)));
   }
   let tries = 0;
   function connect() {

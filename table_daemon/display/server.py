@@ -52,6 +52,12 @@ def asset(name: str) -> Response:
     return 200, TYPES[name[name.rfind("."):]], ref.read_bytes()
 
 
+class _Server(ThreadingHTTPServer):
+    """A longer accept queue than the standard 5: after a restart every screen and phone reconnects at once."""
+
+    request_queue_size = 256
+
+
 class WebServer:
     """Serves the display routes plus ``extra`` ones (exact path -> route, or prefix ending in ``/``)."""
 
@@ -87,7 +93,7 @@ class WebServer:
             def do_GET(self) -> None:
                 server._get(self)
 
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd = _Server((host, port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="desk-http", daemon=True)

@@ -67,7 +67,7 @@ def event(mosquitto, topic_root, tmp_path: Path) -> Iterator[dict[str, Any]]:
     web = desk_server(store, desk.hub)
     display = DisplayService(mosquitto.url, name, commentary_delay=1.0, referee_password=PASSWORD)
     sims = [SimTable(simulated_config(table=t, event=name, broker=mosquitto.url, journal=str(tmp_path / f"{t}.db")),
-                     seed=11 + i, speed=25, camera=False) for i, t in enumerate(("T01", "T02"))]
+                     seed=11 + i, speed=40, camera=False) for i, t in enumerate(("T01", "T02"))]
     stop = threading.Event()
 
     def watch() -> None:
@@ -93,6 +93,11 @@ def event(mosquitto, topic_root, tmp_path: Path) -> Iterator[dict[str, Any]]:
         desk.stop()
         web.stop()
         store.close()
+
+
+def appears(page: Any, selector: str) -> None:
+    """Wait until ``selector`` is on the page (checked in one go: the page redraws with every message)."""
+    page.wait_for_function("s => !!document.querySelector(s)", arg=selector, timeout=UI, polling=100)
 
 
 def wait_for(check: Any, timeout: float, what: str) -> Any:
@@ -130,9 +135,7 @@ def test_hall_screens_of_a_simulated_event(event, browser, tmp_path: Path) -> No
         tab = live(f"{web.url}/api/live?table=T01")["tables"].get("T01", {})
         state = tab.get("state") or {}
         tricks = sum(1 for ev in tab.get("events", []) if ev.get("type") == "trick_won")
-        left = [seat.get("cards_left") or 0 for seat in (state.get("seats") or {}).values()]
-        return (bool(tab.get("chart")) and state.get("phase") == "playing" and tricks >= 4
-                and bool(state.get("trick")) and len(left) == 4 and min(left) >= 8)  # and a while to go
+        return bool(tab.get("chart")) and state.get("phase") == "playing" and tricks >= 2
 
     wait_for(second_deal_under_way, 90, "T01 to finish a deal and play four tricks of the next")
 
@@ -144,7 +147,7 @@ def test_hall_screens_of_a_simulated_event(event, browser, tmp_path: Path) -> No
         page.goto(f"{web.url}/display/T01")
         # everything at one instant, once four tricks are shown (the tables keep playing meanwhile)
         seen = page.wait_for_function(GATHER, timeout=UI, polling=100).json_value()
-        page.screenshot(path=str(out / "table-T01-1920x1080.png"))
+        page.screenshot(path=str(out / "table-T01-1920x1080.png"), timeout=UI * 3)
         assert len(set(seen["names"]) & PLAYERS) == 4, seen["names"]
         assert seen["teams"][0] in PAIRS and seen["teams"][1] in PAIRS
         assert seen["tricks"] >= 4 and seen["history_cards"] >= 4
@@ -162,24 +165,24 @@ def test_hall_screens_of_a_simulated_event(event, browser, tmp_path: Path) -> No
             assert "报牌" not in box.inner_text()
 
         assert not errors
-        phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
         phone.on("pageerror", lambda exc: errors.append(str(exc)))
         phone.goto(f"{web.url}/display/T02")
-        phone.wait_for_selector(".seat .pname", timeout=UI)
+        appears(phone, ".seat .pname")
         assert not errors
         phone.wait_for_timeout(300)
-        phone.screenshot(path=str(out / "table-T02-phone.png"), full_page=True)
+        phone.screenshot(path=str(out / "table-T02-phone.png"), full_page=True, timeout=UI * 3)
         assert len(set(phone.locator(".seat .pname").all_inner_texts()) & PLAYERS) == 4
         phone.close()
 
         # The hall overview: every table, a featured one, the standings, a link and QR code for phones.
         page.goto(f"{web.url}/display/")
-        page.wait_for_selector("#table-T02 .tile-team", timeout=UI)
-        page.wait_for_selector("#featured .seat", timeout=UI)
-        page.wait_for_selector("table.standings tr td.name", timeout=UI)
+        appears(page, "#table-T02 .tile-team")
+        appears(page, "#featured .seat")
+        appears(page, "table.standings tr td.name")
         page.wait_for_function("document.getElementById('qr').naturalWidth > 0", timeout=UI)
         page.wait_for_timeout(300)
-        page.screenshot(path=str(out / "overview-1920x1080.png"))
+        page.screenshot(path=str(out / "overview-1920x1080.png"), timeout=UI * 3)
         assert page.locator(".tile").count() == 2
         assert "/display/" in page.inner_text("#url")
         assert "红旗队 Red Flag" in page.inner_text("#standings")
@@ -207,16 +210,14 @@ def test_hall_screens_of_a_simulated_event(event, browser, tmp_path: Path) -> No
     page = context.new_page()
     try:
         page.goto(f"{display.web.url}/commentary/T01")
-        page.wait_for_selector("#seat-S svg.card", timeout=UI)
-        page.wait_for_selector(".trick-row", timeout=UI)
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(out / "commentary-T01-1920x1080.png"))
-        seen = page.wait_for_function("""() => lastView && (lastView.state || {}).level && ({
+        seen = page.wait_for_function("""() => lastView && (lastView.state || {}).level
+            && document.querySelector('.hand svg.card') && document.querySelector('.trick-row') && ({
             level: lastView.state.level,
             names: Array.from(document.querySelectorAll('.hand .pname')).map(e => e.innerText.trim()),
             hands: ['S', 'E', 'N', 'W'].map(s => Array.from(document.querySelectorAll('#seat-' + s + ' svg.card'))
                 .map(e => e.dataset.card)),
-            wild: document.querySelectorAll('.hand svg.card.wild').length})""", timeout=UI).json_value()
+            wild: document.querySelectorAll('.hand svg.card.wild').length})""", timeout=UI, polling=200).json_value()
+        page.screenshot(path=str(out / "commentary-T01-1920x1080.png"), timeout=UI * 3)
         assert len(set(seen["names"]) & PLAYERS) == 4, seen["names"]
         level = seen["level"]
         for hand in seen["hands"]:
