@@ -82,7 +82,8 @@ async def watch(port: int, table: str, viewer: Viewer, stop: asyncio.Event) -> N
             i = line.find(MARK)
             if i >= 0:
                 end = line.find(b",", i)
-                viewer.delays.append(time.time() - float(line[i + len(MARK):end if end > 0 else None].strip(b"}")))
+                stamp = line[i + len(MARK):end if end > 0 else None].strip().rstrip(b"}")
+                viewer.delays.append(time.time() - float(stamp))
     except (OSError, ValueError, asyncio.LimitOverrunError):
         pass
     finally:

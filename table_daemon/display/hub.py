@@ -21,6 +21,8 @@ import threading
 from collections import deque
 from typing import Any
 
+#: What a listener gets: (kind, table, data, the Server-Sent Events frame of it, encoded once for every screen).
+Change = tuple[str, str, Any, bytes]
 SECRET_FIELDS = frozenset({"hands", "hand", "deal_line", "private"})
 PUBLIC_KINDS = ("status", "state", "events", "results", "health")  # alerts are for referees only
 #: Events that are not part of the story of a deal on screen (one per card dealt; the deal's commitment hash).
@@ -56,7 +58,7 @@ class Hub:
         self.event = event
         self._tables: dict[str, dict[str, Any]] = {}
         self._standings: dict[str, Any] | None = None
-        self._listeners: set[queue.Queue[tuple[str, str, Any]]] = set()
+        self._listeners: dict[queue.Queue[Change], str | None] = {}  # listener -> the one table it follows
         self._lock = threading.Lock()
         self._history = history
         self._queue_size = queue_size
@@ -103,12 +105,8 @@ class Hub:
                 if data.get("type") in UNTOLD:
                     return False
                 tell(tab, data)
-            listeners = list(self._listeners)
-        for q in listeners:
-            try:
-                q.put_nowait((kind, table, data))
-            except queue.Full:
-                self.unsubscribe(q)
+            listeners = [q for q, only in self._listeners.items() if only in (None, table)]
+        self._push(listeners, (kind, table, data, sse_frame(kind, table, data)))
         return True
 
     # -- output ---------------------------------------------------------------------------------------------
@@ -131,17 +129,18 @@ class Hub:
         with self._lock:
             return sorted(self._tables)
 
-    def subscribe(self) -> queue.Queue[tuple[str, str, Any]]:
-        q: queue.Queue[tuple[str, str, Any]] = queue.Queue(maxsize=self._queue_size)
+    def subscribe(self, table: str | None = None) -> queue.Queue[Change]:
+        """A listener of every table's changes, or of one ``table``'s (and of what is broadcast to all)."""
+        q: queue.Queue[Change] = queue.Queue(maxsize=self._queue_size)
         with self._lock:
-            self._listeners.add(q)
+            self._listeners[q] = table
         return q
 
-    def unsubscribe(self, q: queue.Queue[tuple[str, str, Any]]) -> None:
+    def unsubscribe(self, q: queue.Queue[Change]) -> None:
         with self._lock:
-            self._listeners.discard(q)
+            self._listeners.pop(q, None)
 
-    def listening(self, q: queue.Queue[tuple[str, str, Any]]) -> bool:
+    def listening(self, q: queue.Queue[Change]) -> bool:
         """False once a listener was dropped for falling behind (its screen should reconnect)."""
         with self._lock:
             return q in self._listeners
@@ -150,9 +149,12 @@ class Hub:
         """Send something that is not a table's message (e.g. new standings) to every listener."""
         with self._lock:
             listeners = list(self._listeners)
+        self._push(listeners, (kind, "", data, sse_frame(kind, "", data)))
+
+    def _push(self, listeners: list[queue.Queue[Change]], change: Change) -> None:
         for q in listeners:
             try:
-                q.put_nowait((kind, "", data))
+                q.put_nowait(change)
             except queue.Full:
                 self.unsubscribe(q)
 
@@ -165,6 +167,12 @@ def _newer(old: dict[str, Any], new: dict[str, Any]) -> bool | None:
         return int(new.get("seq", 0)) >= int(old.get("seq", 0))
     except (TypeError, ValueError):
         return None
+
+
+def sse_frame(kind: str, table: str, data: Any) -> bytes:
+    """One Server-Sent Events message: ``event: kind`` and ``{"table", "data"}`` as JSON."""
+    body = json.dumps({"table": table, "data": data}, ensure_ascii=False)
+    return f"event: {kind}\ndata: {body}\n\n".encode()
 
 
 def tell(tab: dict[str, Any], event: dict[str, Any]) -> None:

@@ -200,7 +200,7 @@ class WebServer:
         return (self.routes[best], path[len(best):]) if best else (None, "")
 
     def _sse(self, req: BaseHTTPRequestHandler, table: str | None, brief: bool = False) -> None:
-        q = self.hub.subscribe()
+        q = self.hub.subscribe(table)
         with self._streams_lock:
             self._streams.add(req.connection)
         try:
@@ -214,7 +214,7 @@ class WebServer:
             self._send(req, "snapshot", self.hub.snapshot(table, brief=brief))
             while not self._stop.is_set():
                 try:
-                    kind, name, data = q.get(timeout=self.keepalive_s)
+                    kind, name, _, frame = q.get(timeout=self.keepalive_s)
                 except queue.Empty:
                     if not self.hub.listening(q):
                         break  # dropped for falling behind: the browser reconnects and gets a snapshot
@@ -223,7 +223,8 @@ class WebServer:
                     continue
                 if table and name and name != table:
                     continue
-                self._send(req, kind, {"table": name, "data": data})
+                req.wfile.write(frame)
+                req.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass
         finally:

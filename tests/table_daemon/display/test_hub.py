@@ -96,6 +96,17 @@ def test_the_hub_keeps_the_deal_story_and_the_level_chart() -> None:
     hub.set_standings({"version": 3, "computed_at": "2026-12-01T10:00:00.000Z",
                        "rows": [{"rank": 1, "team": 7, "name": "红队", "players": ["甲", "乙"], "match_points": 2,
                                  "level_points": 16, "lot": 123456789012345}]})
-    kind, _, data = q.get_nowait()
+    kind, _, data, frame = q.get_nowait()
+    assert frame.startswith(b"event: standings\ndata: ") and frame.endswith(b"\n\n")
     assert kind == "standings" and data["rows"][0]["name"] == "红队" and "lot" not in data["rows"][0]
     assert hub.snapshot()["standings"]["version"] == 3
+
+
+def test_a_screen_of_one_table_is_woken_only_for_that_table() -> None:
+    hub = Hub("ev")
+    one, every = hub.subscribe("T1"), hub.subscribe()
+    hub.feed("T2", "status", {"online": True})
+    hub.feed("T1", "status", {"online": True})
+    hub.broadcast("standings", {"version": 1})
+    assert [one.get_nowait()[:2] for _ in range(one.qsize())] == [("status", "T1"), ("standings", "")]
+    assert every.qsize() == 3
