@@ -22,7 +22,7 @@ def _page(name: str) -> Response:
 def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
     """Each table: online, phase, level, results still awaited, journal backlog, recent alerts."""
     report = ev.standings_report(store)
-    live = hub.snapshot()["tables"]
+    live = hub.snapshot(brief=True)["tables"]
     statuses = store.statuses()
     playing = {p["tbl"] for p in store.pairings(store.last_round()) if p["ew"] is not None}
     names = sorted(set(live) | set(statuses) | playing)
