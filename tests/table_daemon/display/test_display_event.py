@@ -186,6 +186,11 @@ def test_hall_screens_of_a_simulated_event(event, browser, tmp_path: Path) -> No
         assert page.locator(".tile").count() == 2
         assert "/display/" in page.inner_text("#url")
         assert "红旗队 Red Flag" in page.inner_text("#standings")
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        phone.goto(f"{web.url}/display/")
+        appears(phone, "#table-T02 .tile-team")
+        phone.screenshot(path=str(out / "overview-phone.png"), full_page=True, timeout=UI * 3)
+        phone.close()
         qr = urllib.request.urlopen(f"{web.url}/qr.svg?path=/display/", timeout=5).read()
         assert qr.startswith(b"<svg") and b"<path" in qr
 
