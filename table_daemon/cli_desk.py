@@ -96,6 +96,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     disp.add_argument("--host", default="127.0.0.1")
     disp.add_argument("--prefix", default="guandan/v1")
     disp.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
+    disp.add_argument("--public-url", metavar="URL",
+                      help="address spectators' phones open (the hall screen's link and QR code), e.g. "
+                           "http://hall.example:8080; default: the address the screen itself used")
     disp.add_argument("--commentary-delay", type=float, metavar="SECONDS",
                       help="解说视图 add the commentators' view of the hands, this many seconds late, at "
                            "/commentary/TABLE (needs --referee-password-file and a broker user allowed private/#)")
@@ -305,7 +308,7 @@ def run_display(args: argparse.Namespace) -> int:
     try:
         service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host,
                                  ca_file=args.ca_file, commentary_delay=args.commentary_delay,
-                                 referee_password=password)
+                                 referee_password=password, public_url=args.public_url)
     except (LinkError, OSError) as exc:
         raise UsageError(str(exc)) from exc
     service.start()

@@ -6,7 +6,9 @@ import csv
 import html
 import io
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 STANDINGS_COLUMNS = (
     ("rank", "名次 Rank"), ("name", "队名 Team"), ("unit", "单位 Unit"), ("match_points", "场分 MP"),
@@ -47,25 +49,70 @@ def pairings_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     return out.getvalue()
 
 
-def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]]) -> str:
-    """A self-contained printable page: standings with their version, and the latest round's pairings."""
+#: Columns of the printed standings: what a notice board reader needs (no internal numbers such as lots).
+PRINT_COLUMNS = (
+    ("rank", "名次<br>Rank"), ("name", "队名 Team"), ("players", "队员 Players"), ("unit", "单位 Unit"),
+    ("match_points", "场分<br>MP"), ("level_points", "级差分<br>Level pts"), ("opponent_points", "对手分<br>Opp."),
+    ("fouls", "违例<br>Fouls"), ("played", "场次<br>Played"),
+)
+PRINT_TZ = "Asia/Shanghai"
+
+
+def local_time(stamp: str, tz: str = PRINT_TZ) -> str:
+    """``2026-11-29T10:00:00.123Z`` as local wall time, ``2026-11-29 18:00 (北京时间 UTC+08:00)``."""
+    try:
+        zone = ZoneInfo(tz)
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(zone)
+    except (ValueError, ZoneInfoNotFoundError, AttributeError):
+        return stamp
+    offset = when.strftime("%z")
+    label = "北京时间 " if tz == PRINT_TZ else f"{tz} "
+    return f"{when:%Y-%m-%d %H:%M} ({label}UTC{offset[:3]}:{offset[3:]})"
+
+
+def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]], tz: str = PRINT_TZ) -> str:
+    """A self-contained printable page (A4, CJK font): standings with their version and local time, and the
+    latest round's pairings. Lots and seeds stay in the CSV export: they mean nothing on a notice board."""
     e = html.escape
-    head = "".join(f"<th>{e(label)}</th>" for _, label in STANDINGS_COLUMNS)
+    head = "".join(f"<th>{label}</th>" for _, label in PRINT_COLUMNS)
+
+    def cell(row: Mapping[str, Any], key: str) -> str:
+        value = row.get(key, "")
+        if key == "players":
+            return e(" · ".join(value or []))
+        return e(_num(value))
+
     body = "".join(
-        "<tr>" + "".join(f"<td>{e(_num(row[key]))}</td>" for key, _ in STANDINGS_COLUMNS) + "</tr>"
+        "<tr>" + "".join(f'<td class="{key}">{cell(row, key)}</td>' for key, _ in PRINT_COLUMNS) + "</tr>"
         for row in report["rows"])
     last = max((p["round"] for p in pairings), default=0)
     pair_rows = "".join(
-        f"<tr><td>{e(p['table'])}</td><td>{e(p['ns_name'])}</td><td>{e(p['ew_name'])}</td></tr>"
+        f"<tr><td>{e(str(p['table']))}</td><td>{e(p['ns_name'])}</td><td>{e(p['ew_name'])}</td></tr>"
         for p in pairings if p["round"] == last)
+    pairs = (f"""<h2>第 {last} 轮对阵 · Round {last} pairings</h2>
+<table id="pairings"><tr><th>桌号 Table</th><th>南北 NS</th><th>东西 EW</th></tr>{pair_rows}</table>"""
+             if pair_rows else "")
+    event = e(str(report.get("event") or ""))
     return f"""<!doctype html>
-<html lang="zh-CN"><head><meta charset="utf-8"><title>成绩公告 Standings {e(str(report.get('event')))}</title>
-<style>body{{font-family:sans-serif}} table{{border-collapse:collapse}} td,th{{border:1px solid #444;
-padding:2px 6px}} @media print{{a{{display:none}}}}</style></head><body>
-<h1>成绩公告 Standings — {e(str(report.get('event')))}</h1>
-<p>版本 Version {report['version']} · 计算于 computed {e(report['computed_at'])} · 计分 scoring
-{e(report['scoring'])} · 抽签种子 lot seed <code>{e(report['lot_seed'])}</code></p>
+<html lang="zh-CN"><head><meta charset="utf-8"><title>成绩公告 Standings {event}</title>
+<style>
+@page {{ size: A4; margin: 14mm 12mm; }}
+body {{ font-family: "Noto Sans CJK SC", "WenQuanYi Micro Hei", "Source Han Sans SC", "Microsoft YaHei",
+  "PingFang SC", sans-serif; font-size: 10.5pt; color: #000; margin: 0 auto; max-width: 186mm; }}
+h1 {{ font-size: 17pt; margin: 0 0 2mm; }} h2 {{ font-size: 12.5pt; margin: 6mm 0 2mm; }}
+.meta {{ margin: 0 0 4mm; color: #333; }}
+table {{ border-collapse: collapse; width: 100%; page-break-inside: auto; }}
+tr {{ page-break-inside: avoid; }}
+th, td {{ border: 0.3mm solid #555; padding: 1.2mm 1.8mm; vertical-align: top; }}
+th {{ background: #eee; font-weight: 700; font-size: 9pt; text-align: left; }}
+td.rank, td.match_points, td.level_points, td.opponent_points, td.fouls, td.played {{ text-align: right;
+  font-variant-numeric: tabular-nums; white-space: nowrap; }}
+td.rank {{ font-weight: 700; }} td.name {{ font-weight: 700; }} td.players {{ font-size: 9.5pt; }}
+@media print {{ a {{ display: none; }} }}
+</style></head><body>
+<h1>成绩公告 · Standings — {event}</h1>
+<p class="meta">版本 Version {report['version']} · 计算于 computed {e(local_time(str(report.get('computed_at', '')), tz))}
+ · 计分 scoring {e(str(report.get('scoring', '')))}</p>
 <table id="standings"><tr>{head}</tr>{body}</table>
-<h2>第 {last} 轮对阵 Round {last} pairings</h2>
-<table id="pairings"><tr><th>桌号 Table</th><th>南北 NS</th><th>东西 EW</th></tr>{pair_rows}</table>
+{pairs}
 </body></html>"""

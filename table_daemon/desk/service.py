@@ -270,7 +270,7 @@ class Desk:
     def publish_standings(self) -> dict[str, Any]:
         report = ev.standings_report(self.store)
         self.link.publish(self.standings_topic, report, retain=True)
-        self.hub.broadcast("standings", {"version": report["version"]})
+        self.hub.set_standings(report)
         self._published_revision = report["version"]
         return report
 

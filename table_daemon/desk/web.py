@@ -36,7 +36,7 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
     still awaited, journal backlog, recent alerts."""
     report = ev.standings_report(store)
     tz = store.settings().get("timezone")
-    live = hub.snapshot()["tables"]
+    live = hub.snapshot(brief=True)["tables"]
     statuses = store.statuses()
     round_no = store.last_round()
     current = {p["tbl"]: p for p in store.pairings(round_no) if p["ew"] is not None}
@@ -179,7 +179,8 @@ def routes(store: Store, hub: Hub, *, referee: bool = False) -> dict[str, Route]
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(ev.standings_report(store))),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",
-                                   export.print_page(ev.standings_report(store), pairings()).encode()),
+                                   export.print_page(ev.standings_report(store), pairings(),
+                                                     q.get("tz") or export.PRINT_TZ).encode()),
     }
 
 

@@ -1,9 +1,10 @@
 """The commentators' view (解说视图): every seat's hand and the table's state, as they were ``delay`` seconds ago.
 
 Broadcast commentary wants the hidden hands, but a live feed of them would let anyone watching the broadcast
-tell a player what the others hold. So the hands (from the referee-only ``private/hands`` topic) and the public
-``state`` are kept with the time they arrived, and a commentator sees only what was true at least ``delay``
-seconds ago, both taken at the same instant so hands and trick agree. Pure: the time is passed in. The web
+tell a player what the others hold. So the hands (from the referee-only ``private/hands`` topic), the public
+``state`` and the deal's public events (the play so far) are kept with the time they arrived, and a commentator
+sees only what was true at least ``delay`` seconds ago, all taken at the same instant so hands, trick and play
+agree. Pure: the time is passed in. The web
 server serves it only behind the referee password (:mod:`.server`), never on the public routes or streams.
 """
 
@@ -14,7 +15,11 @@ import threading
 from collections import deque
 from typing import Any
 
+from .hub import NEW_DEAL, UNTOLD
+
 KINDS = ("hands", "state")
+#: How many deals of events are kept per table (a delay longer than a few whole deals is not useful).
+KEEP_DEALS = 6
 
 
 class Commentary:
@@ -26,11 +31,12 @@ class Commentary:
         self.delay = delay
         self.keep = max(keep, delay + 60.0)
         self._log: dict[str, dict[str, deque[tuple[float, Any]]]] = {}
+        self._events: dict[str, deque[tuple[float, dict[str, Any]]]] = {}
         self._lock = threading.Lock()
 
     def feed(self, table: str, kind: str, payload: bytes | dict[str, Any], now: float) -> bool:
-        """Keep one message; False when it is not a hands or state message, or not JSON."""
-        if kind not in KINDS:
+        """Keep one message; False when it is not a hands, state or (told) events message, or not JSON."""
+        if kind not in KINDS and kind != "events":
             return False
         if isinstance(payload, bytes | bytearray):
             try:
@@ -41,6 +47,8 @@ class Commentary:
             msg = payload
         if not isinstance(msg, dict):
             return False
+        if kind == "events":
+            return self._feed_event(table, msg, now)
         data = msg.get("hands", {}) if kind == "hands" else msg
         with self._lock:
             entries = self._log.setdefault(table, {k: deque() for k in KINDS})[kind]
@@ -59,10 +67,27 @@ class Commentary:
             if log is None:
                 return None
             picked = {kind: _latest_before(log[kind], as_of) for kind in KINDS}
+            told = [ev for t, ev in self._events.get(table, ()) if t <= as_of]
         if picked["hands"] is None and picked["state"] is None:
             return None
+        starts = [i for i, ev in enumerate(told) if ev.get("type") in NEW_DEAL]
         return {"table": table, "delay": self.delay, "as_of": round(as_of, 3),
-                "hands": picked["hands"] or {}, "state": picked["state"] or {}}
+                "hands": picked["hands"] or {}, "state": picked["state"] or {},
+                "events": told[starts[-1]:] if starts else told}
+
+    def _feed_event(self, table: str, msg: dict[str, Any], now: float) -> bool:
+        """Keep a public event of the play (what the view's "play so far" is drawn from), the last
+        ``KEEP_DEALS`` deals of them."""
+        if msg.get("type") in UNTOLD:
+            return False
+        with self._lock:
+            entries = self._events.setdefault(table, deque(maxlen=5000))
+            entries.append((now, msg))
+            if msg.get("type") in NEW_DEAL:
+                starts = [i for i, (_, ev) in enumerate(entries) if ev.get("type") in NEW_DEAL]
+                for _ in range(starts[-KEEP_DEALS] if len(starts) > KEEP_DEALS else 0):
+                    entries.popleft()
+        return True
 
     def tables(self) -> list[str]:
         with self._lock:

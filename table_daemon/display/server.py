@@ -1,9 +1,11 @@
 """The HTTP server for screens (standard library ``http.server`` in a thread): the display pages, their assets,
 a JSON snapshot and a Server-Sent Events stream of every change the hub sees.
 
-Routes: ``/display/`` (event overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
-this package), ``/api/live[?table=T]`` (snapshot), ``/events[?table=T]`` (SSE: ``snapshot`` first, then
-``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages). The desk adds its own routes
+Routes: ``/display/`` (hall overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
+this package), ``/api/live[?table=T][&brief=1]`` (snapshot), ``/events[?table=T][&brief=1]`` (SSE: ``snapshot``
+first, then ``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages), ``/qr.svg[?path=P]``
+(a QR code of the public address of page ``P``, for spectators' phones: ``public_url`` when given, else the
+address the screen itself used). The desk adds its own routes
 through ``extra``. Every screen reads from the hub's memory, never from a table. Routes given as ``protected``
 (the commentators' delayed view of the hands) answer only to HTTP basic authentication with the referee
 password, and are never served without one.
@@ -23,8 +25,11 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from io import BytesIO
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlparse
+from urllib.parse import parse_qs, quote, unquote, urlparse
+
+import segno
 
 from .hub import Hub
 from .login_limit import LoginLimiter
@@ -34,7 +39,7 @@ Route = Callable[[str, dict[str, str]], Response]
 #: a POST route: the request's JSON object in, a response out (only behind the referee password)
 Action = Callable[[dict[str, Any]], Response]
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".png": "image/png"}
+         ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
 
 
 def json_response(data: Any, status: int = 200) -> Response:
@@ -51,20 +56,26 @@ def asset(name: str) -> Response:
     return 200, TYPES[name[name.rfind("."):]], ref.read_bytes()
 
 
+class _Server(ThreadingHTTPServer):
+    """A longer accept queue than the standard 5: after a restart every screen and phone reconnects at once."""
+
+    request_queue_size = 256
+
+
 class WebServer:
     """Serves the display routes plus ``extra`` ones (exact path -> route, or prefix ending in ``/``)."""
 
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
                  extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
                  protected: dict[str, Route] | None = None, password: str | None = None,
-                 actions: dict[str, Action] | None = None) -> None:
+                 actions: dict[str, Action] | None = None, public_url: str | None = None) -> None:
         if (protected or actions) and not password:
             raise ValueError("protected routes need a password")
         self.hub = hub
         self.routes: dict[str, Route] = {
             "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),
             "/static/": lambda rest, q: asset(rest),
-            "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"))),
+            "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"), brief=q.get("brief") == "1")),
             **(extra or {}),
             **(protected or {}),
         }
@@ -74,6 +85,7 @@ class WebServer:
         #: wrong passwords at the protected routes, per client address (a wait that doubles after 5 misses)
         self.logins = LoginLimiter(time.monotonic)
         self.keepalive_s = keepalive_s
+        self.public_url = public_url.rstrip("/") if public_url else None
         self._stop = threading.Event()
         self._streams: set[socket.socket] = set()
         self._streams_lock = threading.Lock()
@@ -91,7 +103,7 @@ class WebServer:
             def do_POST(self) -> None:
                 server._post(self)
 
-        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.httpd = _Server((host, port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="desk-http", daemon=True)
@@ -120,7 +132,13 @@ class WebServer:
         path = unquote(url.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         if path == "/events":
-            self._sse(req, query.get("table"))
+            self._sse(req, query.get("table"), query.get("brief") == "1")
+            return
+        if path == "/api/address":
+            self._reply(req, *json_response({"url": self.public_address(req, query.get("path", "/display/"))}))
+            return
+        if path == "/qr.svg":
+            self._reply(req, 200, "image/svg+xml", self._qr(req, query.get("path", "/display/")))
             return
         route, rest = self._find(path)
         if route is not None and self._prefix(path) in self.protected and self._limited(req):
@@ -141,6 +159,10 @@ class WebServer:
                 status, ctype, body = route(rest, query)
             except Exception as exc:  # a bad request must not take the server down
                 status, ctype, body = 500, "text/plain; charset=utf-8", f"error 错误: {exc}".encode()
+        self._reply(req, status, ctype, body)
+
+    @staticmethod
+    def _reply(req: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes) -> None:
         req.send_response(status)
         req.send_header("Content-Type", ctype)
         req.send_header("Content-Length", str(len(body)))
@@ -210,6 +232,22 @@ class WebServer:
         req.wfile.write(body)
         return True
 
+    def public_address(self, req: BaseHTTPRequestHandler, path: str) -> str:
+        """The address phones should open for ``path``: ``public_url`` when configured, else the host the
+        requesting screen used (right when the hall screen and the phones reach the server the same way)."""
+        if not path.startswith("/"):
+            path = "/" + path
+        base = self.public_url or f"http://{req.headers.get('Host') or f'127.0.0.1:{self.port}'}"
+        return base + quote(path, safe="/?=&")
+
+    def _qr(self, req: BaseHTTPRequestHandler, path: str) -> bytes:
+        """A QR code (SVG, crisp at any size) of the public address of ``path``."""
+        out = BytesIO()
+        segno.make(self.public_address(req, path), error="m").save(
+            out, kind="svg", scale=8, border=2, dark="#111", light="#fff", xmldecl=False, svgns=True,
+            title="扫码观看 Scan to watch")
+        return out.getvalue()
+
     def _authorised(self, req: BaseHTTPRequestHandler) -> bool:
         """HTTP basic authentication with the referee password (any user name), compared in constant time; a
         wrong password counts toward the client's login limit, a right one clears it."""
@@ -245,8 +283,8 @@ class WebServer:
                    default=None)
         return (self.routes[best], path[len(best):]) if best else (None, "")
 
-    def _sse(self, req: BaseHTTPRequestHandler, table: str | None) -> None:
-        q = self.hub.subscribe()
+    def _sse(self, req: BaseHTTPRequestHandler, table: str | None, brief: bool = False) -> None:
+        q = self.hub.subscribe(table)
         with self._streams_lock:
             self._streams.add(req.connection)
         try:
@@ -257,10 +295,10 @@ class WebServer:
             req.end_headers()
             req.close_connection = True
             req.wfile.write(b"retry: 1000\n\n")  # reconnect within a second after a drop
-            self._send(req, "snapshot", self.hub.snapshot(table))
+            self._send(req, "snapshot", self.hub.snapshot(table, brief=brief))
             while not self._stop.is_set():
                 try:
-                    kind, name, data = q.get(timeout=self.keepalive_s)
+                    kind, name, _, frame = q.get(timeout=self.keepalive_s)
                 except queue.Empty:
                     if not self.hub.listening(q):
                         break  # dropped for falling behind: the browser reconnects and gets a snapshot
@@ -269,7 +307,8 @@ class WebServer:
                     continue
                 if table and name and name != table:
                     continue
-                self._send(req, kind, {"table": name, "data": data})
+                req.wfile.write(frame)
+                req.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass
         finally:

@@ -8,6 +8,8 @@ ACL that gives displays no ``private/#`` costs it nothing. A clean session: afte
 
 from __future__ import annotations
 
+import contextlib
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,11 +30,12 @@ class DisplayService:
     def __init__(self, broker: str, event: str, *, prefix: str = "guandan/v1", port: int = 0,
                  host: str = "127.0.0.1", client_id: str | None = None, ca_file: str | None = None,
                  commentary_delay: float | None = None, referee_password: str | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 public_url: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.base = f"{prefix.rstrip('/')}/{event}"
         self.hub = Hub(event)
         self.clock = clock
         subs = [(f"{self.base}/+/{kind}", 0 if kind == "health" else 1) for kind in PUBLIC_KINDS]
+        subs.append((f"{self.base}/desk/standings", 1))  # the desk's retained standings, for the hall screen
         self.commentary: Commentary | None = None
         protected: dict[str, Any] = {}
         if commentary_delay is not None:
@@ -45,20 +48,27 @@ class DisplayService:
         self.link = MqttLink(broker, client_id or f"guandan-display-{event}-{id(self):x}", subs, self.on_message,
                              persistent=False, ca_file=ca_file, name="display",
                              waiting_for="牌桌状态（屏幕显示最后所知）table states (screens show the last known)")
-        self.web = WebServer(self.hub, port, host, protected=protected, password=referee_password)
+        self.web = WebServer(self.hub, port, host, protected=protected, password=referee_password,
+                             public_url=public_url)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         if not topic.startswith(self.base + "/"):
             return
         parts = topic[len(self.base) + 1:].split("/")
+        if parts == ["desk", "standings"]:
+            with contextlib.suppress(UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+                report = json.loads(payload.decode("utf-8"))
+                if isinstance(report, dict):
+                    self.hub.set_standings(report)
+            return
         if parts[1:] == ["private", "hands"]:
             if self.commentary is not None:  # hands go to the delayed view only, never to the hub
                 self.commentary.feed(parts[0], "hands", payload, self.clock())
             return
         if len(parts) == 2:
             self.hub.feed(parts[0], parts[1], payload)
-            if self.commentary is not None and parts[1] == "state":
-                self.commentary.feed(parts[0], "state", payload, self.clock())
+            if self.commentary is not None and parts[1] in ("state", "events"):
+                self.commentary.feed(parts[0], parts[1], payload, self.clock())
 
     def _commentary(self, table: str) -> tuple[int, str, bytes]:
         assert self.commentary is not None

@@ -33,7 +33,11 @@ def test_a_commentator_sees_hands_and_state_only_as_they_were_delay_seconds_ago(
     later = c.view("T01", now=230.3)
     assert later is not None and later["hands"] == {"S": ["H4"]} and later["state"]["turn"] == "E"
     assert c.view("T02", now=230.0) is None
-    assert not c.feed("T01", "events", {"type": "play"}, now=231.0)
+    assert not c.feed("T01", "results", {"type": "deal_result"}, now=231.0)
+    assert c.feed("T01", "events", {"type": "play", "seat": "E", "cards": ["D7"]}, now=231.0)
+    assert not c.feed("T01", "events", {"type": "card_dealt", "seat": "E"}, now=231.0)  # not part of the story
+    assert c.view("T01", now=231.5)["events"] == []  # the play is not yet `delay` seconds old
+    assert [e["type"] for e in c.view("T01", now=291.0)["events"]] == ["play"]
     assert not c.feed("T01", "hands", b"not json", now=231.0)
 
 
@@ -78,9 +82,11 @@ def test_commentary_page_behind_the_password_shows_delayed_hands(mosquitto, topi
         context = browser.new_context(http_credentials={"username": "解说", "password": PASSWORD})
         page = context.new_page()
         page.goto(f"{base}/commentary/T01")
-        page.wait_for_selector("#seat-S .card[data-code='HR']", timeout=5000)
+        page.wait_for_selector("#seat-S svg.card[data-card='HR']", timeout=5000)
         assert "1 s delay" in page.inner_text("#delay")
-        assert page.locator("#seat-S").get_attribute("class") == "seat turn"
+        assert "turn" in page.locator("#seat-S").get_attribute("class").split()
+        # sorted by rank: the big joker before the ace
+        assert page.eval_on_selector_all("#seat-S svg.card", "els => els.map(e => e.dataset.card)") == ["HR", "SA"]
         shot = Path(os.environ.get("GUANDAN_SCREENSHOTS", tmp_path)) / "commentary-T01.png"
         page.screenshot(path=str(shot))
         context.close()

@@ -57,8 +57,9 @@ def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, brows
         mid_deal_state(t1, {"seat": "E", "cards": ["H5", "D5"], "passes": 0,
                             "reading": {"type": "pair", "rank": "5", "size": 2}},
                        "N", {"S": 12, "E": 7, "N": 20, "W": 15})
-        page.wait_for_selector(".play[data-seat='E'] .card[data-card='D5']", timeout=1000)
-        assert page.inner_text(".seat-E .left") == "余牌 7 cards"
+        page.wait_for_selector(".seat-E svg.card[data-card='D5']", timeout=5000)
+        assert page.inner_text(".seat-E .left") == "余 7 张 cards"
+        assert "对子 5" in page.inner_text(".seat-E .act")
         shot = Path(os.environ.get("GUANDAN_SCREENSHOTS", tmp_path)) / "display-T01.png"
         page.screenshot(path=str(shot))
         assert shot.stat().st_size > 10_000
@@ -86,8 +87,8 @@ def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, brows
 
         # The overview shows every table.
         page.goto(f"{web.url}/display/")
-        page.wait_for_selector("#table-T02 .seat-S .left:has-text('27')", timeout=5000)
-        assert page.query_selector("#table-T01 .seat-N")
+        page.wait_for_selector("#table-T02 .tile-team", timeout=5000)
+        assert "红队 Red" in page.inner_text("#table-T01")
         page.screenshot(path=str(shot.with_name("overview.png")))
 
         # The desk page: standings with their version, each table's status.

@@ -67,3 +67,46 @@ def test_stand_alone_display_server(mosquitto, topic_root) -> None:
     finally:
         service.stop()
         table.close()
+
+
+def test_the_hub_keeps_the_deal_story_and_the_level_chart() -> None:
+    hub = Hub("ev")
+    seq = iter(range(1, 100))
+
+    def ev(kind: str, **fields: object) -> bool:
+        return hub.feed("T1", "events", {"epoch": "e", "seq": next(seq), "type": kind, **fields})
+
+    ev("match_started", match=1)
+    ev("deal_started", deal=1)
+    assert not ev("card_dealt", index=0, seat="S")  # not part of the story on screen
+    ev("play", deal=1, seat="S", cards=["H3"], reading={"type": "single", "rank": "3", "size": 1})
+    ev("deal_over", deal=1, finish=["S", "N"], winner="NS", up=3, levels={"NS": "5", "EW": "2"})
+    ev("deal_started", deal=2)
+    ev("play", deal=2, seat="N", cards=["D4"], reading={"type": "single", "rank": "4", "size": 1})
+    tab = hub.snapshot("T1")["tables"]["T1"]
+    assert [e["type"] for e in tab["events"]] == ["deal_started", "play"]  # deal 2 only
+    assert tab["chart"] == [{"deal": 1, "finish": ["S", "N"], "winner": "NS", "up": 3,
+                             "levels": {"NS": "5", "EW": "2"}}]
+    for n in range(60):
+        ev("pass", deal=2, seat="E", after=n)
+    assert len(hub.snapshot(brief=True)["tables"]["T1"]["events"]) == 40
+    ev("match_started", match=2)
+    assert hub.snapshot("T1")["tables"]["T1"]["chart"] == []
+    q = hub.subscribe()
+    hub.set_standings({"version": 3, "computed_at": "2026-12-01T10:00:00.000Z",
+                       "rows": [{"rank": 1, "team": 7, "name": "红队", "players": ["甲", "乙"], "match_points": 2,
+                                 "level_points": 16, "lot": 123456789012345}]})
+    kind, _, data, frame = q.get_nowait()
+    assert frame.startswith(b"event: standings\ndata: ") and frame.endswith(b"\n\n")
+    assert kind == "standings" and data["rows"][0]["name"] == "红队" and "lot" not in data["rows"][0]
+    assert hub.snapshot()["standings"]["version"] == 3
+
+
+def test_a_screen_of_one_table_is_woken_only_for_that_table() -> None:
+    hub = Hub("ev")
+    one, every = hub.subscribe("T1"), hub.subscribe()
+    hub.feed("T2", "status", {"online": True})
+    hub.feed("T1", "status", {"online": True})
+    hub.broadcast("standings", {"version": 1})
+    assert [one.get_nowait()[:2] for _ in range(one.qsize())] == [("status", "T1"), ("standings", "")]
+    assert every.qsize() == 3

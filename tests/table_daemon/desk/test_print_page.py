@@ -1,0 +1,30 @@
+"""The printed standings (notice board): CJK font, local time, A4, no internal numbers such as lots."""
+
+from __future__ import annotations
+
+import re
+
+from table_daemon.desk.export import local_time, print_page
+
+REPORT = {"event": "淮安公开赛", "version": 7, "computed_at": "2026-11-29T10:05:00.123Z", "scoring": "standard",
+          "lot_seed": "f3a9c1d2e4b5a6978877665544332211",
+          "rows": [{"rank": 1, "team": 3, "name": "红旗队", "unit": "南京", "players": ["张伟", "李娜"],
+                    "match_points": 4.0, "level_points": 30.0, "opponent_points": 2.0, "fouls": 0, "played": 2,
+                    "byes": 0, "duplicate": 0, "lot": 187236459812734}]}
+PAIRS = [{"round": 2, "table": "T01", "ns": 3, "ns_name": "红旗队", "ew": 4, "ew_name": "长江队", "method": "swiss",
+          "sent": True}]
+
+
+def test_print_page_speaks_local_time_and_hides_internal_numbers() -> None:
+    page = print_page(REPORT, PAIRS)
+    assert "WenQuanYi Micro Hei" in page and "Noto Sans CJK SC" in page and "size: A4" in page
+    assert "2026-11-29 18:05 (北京时间 UTC+08:00)" in page
+    text = re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S)
+    assert not re.search(r"\d{9,}", text) and "f3a9c1d2" not in text
+    assert "张伟 · 李娜" in page and "长江队" in page and "版本 Version 7" in page
+
+
+def test_local_time_in_another_zone_and_a_bad_stamp_left_alone() -> None:
+    assert local_time("2026-11-29T10:05:00Z", "Europe/Berlin") == "2026-11-29 11:05 (Europe/Berlin UTC+01:00)"
+    assert local_time("not a time") == "not a time"
+    assert local_time("2026-11-29T10:05:00Z", "Mars/Olympus") == "2026-11-29T10:05:00Z"
