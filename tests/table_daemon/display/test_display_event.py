@@ -67,7 +67,7 @@ def event(mosquitto, topic_root, tmp_path: Path) -> Iterator[dict[str, Any]]:
     web = desk_server(store, desk.hub)
     display = DisplayService(mosquitto.url, name, commentary_delay=1.0, referee_password=PASSWORD)
     sims = [SimTable(simulated_config(table=t, event=name, broker=mosquitto.url, journal=str(tmp_path / f"{t}.db")),
-                     seed=11 + i, speed=40, camera=False) for i, t in enumerate(("T01", "T02"))]
+                     seed=11 + i, speed=15, camera=False) for i, t in enumerate(("T01", "T02"))]
     stop = threading.Event()
 
     def watch() -> None:
