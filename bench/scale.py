@@ -4,7 +4,7 @@ restarted hall broker.
 Everything runs on loopback, started by the bench: the central Mosquitto and ``--halls`` hall Mosquittos
 from the shipped templates (``deploy/mosquitto/``: mutual TLS on the bridges, per-table accounts and the
 shipped ACLs, see ``tests/bridged.py``), one ``guandan-table simulate --direct`` process per hall playing its
-share of ``--tables`` (match after match, at ``--speed``), the real desk (``guandan-table desk``) and a
+share of ``--tables`` (playing the round-1 match the desk starts at each, at ``--speed``), the real desk (``guandan-table desk``) and a
 subscriber at the centre. During the run hall H1's bridge link is cut for ``--cut`` seconds (a pass-through TCP
 proxy on that link stops passing bytes, silently, as a pulled cable; the fault injector, not part of the
 product) and hall H2's broker is restarted (``--restart-down`` seconds down, same persistence).
@@ -42,7 +42,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from table_daemon.desk.store import Store  # noqa: E402
 from tests.bridged import PASSWORD, BridgedEvent, RenderedBroker  # noqa: E402
+from tests.desk_setup import pair_round_one  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 KINDS = ("status", "state", "events", "results", "alerts", "health")
@@ -171,6 +173,11 @@ def main() -> int:
     sub.connect("127.0.0.1", bridged.central.port, keepalive=10)
     sub.subscribe([(f"guandan/v1/{event}/+/{k}", 1) for k in KINDS] + [("$SYS/broker/connection/#", 1)])
     sub.loop_start()
+    # as at an event: the desk starts round 1's match at every table (a match longer than the run), and the tables
+    # play only what the desk starts (a table's own match would not count)
+    store = Store(tmp / "desk.sqlite")
+    pair_round_one(store, event, [t for ts in halls.values() for t in ts], 1000)
+    store.close()
     desk = subprocess.Popen(
         [sys.executable, "-m", "table_daemon.cli", "desk", "--broker", bridged.central_url("desk"), "--event", event,
          "--db", str(tmp / "desk.sqlite")], env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / "desk.log", "w"))
@@ -179,7 +186,7 @@ def main() -> int:
     for hall, tables in halls.items():
         sims.append(subprocess.Popen(
             [sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", bridged.hall_url(hall), "--event", event,
-             "--table", tables[0], "--tables", str(len(tables)), "--match", "--matches", "0", "--speed",
+             "--table", tables[0], "--tables", str(len(tables)), "--await-desk", "--speed",
              str(args.speed), "--duration", str(args.duration), "--direct", "--quiet", "--journal-dir",
              str(tmp / hall)], env=env, stdout=subprocess.DEVNULL, stderr=open(tmp / f"{hall}.log", "w")))
     usages: list[float] = []
