@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import os
 import shutil
 import socket
 import subprocess
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from table_daemon.adapters.broker import LocalBroker, free_port
+from table_daemon.adapters.broker import LocalBroker, free_port, same_user_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "deploy" / "mosquitto"
@@ -53,9 +52,8 @@ class RenderedBroker(LocalBroker):
     def _start_mosquitto(self, binary: str) -> subprocess.Popen[bytes]:
         assert self.workdir is not None
         path = self.workdir / "mosquitto.conf"
-        # started as root (a container), Mosquitto would switch to the user `mosquitto`, who cannot read this
-        # private temp dir; the shipped templates leave `user` to the distribution's default
-        user = "user root\n" if os.geteuid() == 0 else ""
+        # the shipped templates leave `user` to the distribution's default; this private temp dir needs ours
+        user = "".join(line + "\n" for line in same_user_lines())
         path.write_text(self.conf + f"\n{user}log_dest stderr\nlog_type error\nlog_type warning\nlog_type notice\n")
         log = open(self.workdir / "broker.log", "ab")  # noqa: SIM115 - handed to the child
         try:

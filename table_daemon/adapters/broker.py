@@ -55,6 +55,16 @@ def wait_listening(host: str, port: int, timeout: float = 10.0) -> None:
     raise BrokerUnavailable(f"broker did not listen on {host}:{port} within {timeout:.0f} s")
 
 
+def same_user_lines() -> list[str]:
+    """Config lines that keep a child Mosquitto under the user who started it.
+
+    Started as root (a container, CI), Mosquitto switches to the user ``mosquitto``, who can neither write the
+    persistence file into our private temp dir nor read it: every save fails ("Permission denied") and a
+    restart forgets the persistent sessions, so subscribers miss what was published before they reconnected.
+    """
+    return ["user root"] if os.geteuid() == 0 else []
+
+
 @dataclass
 class LocalBroker:
     """A Mosquitto (or amqtt) child process on 127.0.0.1 with persistence in ``workdir``.
@@ -118,6 +128,7 @@ class LocalBroker:
             "log_dest stderr",
             "log_type error",
             "log_type warning",
+            *same_user_lines(),
             *self.extra_config,
         ]
         conf.write_text("\n".join(lines) + "\n")
