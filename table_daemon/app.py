@@ -127,6 +127,7 @@ class TableApp:
         self.inputs_handled = 0
         self.last_health = 0.0
         self.desk_online: bool | None = None
+        self._desk_status_seen: Any = None
         self.on_published: Callable[[str, dict[str, Any]], None] | None = None
         #: called (in the loop's thread) with every alert this table raises: simulated seats react to them
         self.alert_listeners: list[Callable[[dict[str, Any]], None]] = []
@@ -315,10 +316,14 @@ class TableApp:
             if isinstance(rid, str):
                 self.journal.ack_result(rid)
         elif inbound.kind == "desk_status":
+            # the desk publishes its status (with a fresh ``ts``) on every connect: a new online status is a desk
+            # that may have missed results (its session may be gone with a broker that lost it), a repeat of the
+            # one seen (the retained copy after our own resubscribe) is not
             online = bool(isinstance(inbound.payload, dict) and inbound.payload.get("online"))
-            if online and self.desk_online is not True:
+            if online and inbound.payload != self._desk_status_seen:
                 self.publisher.resend_results()
             self.desk_online = online
+            self._desk_status_seen = inbound.payload
         elif inbound.kind == "connected":
             self._publish_current()
             self.publisher.resend_results()
