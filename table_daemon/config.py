@@ -402,16 +402,20 @@ def parse_config(text: str, source: str = "<string>") -> TableConfig:
     return cfg
 
 
-def load_config(path: str | Path) -> TableConfig:
-    """Read and check a config file."""
+def read_config_text(path: str | Path) -> str:
+    """A config file's text; a file that cannot be read or is not UTF-8 is a :class:`ConfigError`."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{p}: not UTF-8 text") from None
-    return parse_config(text, str(p))
+
+
+def load_config(path: str | Path) -> TableConfig:
+    """Read and check a config file."""
+    return parse_config(read_config_text(path), str(path))
 
 
 def simulated_config(table: str = "T01", event: str = "demo", profile: str = "national",

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError, TableConfig, error_reporter, parse_config
+from .config import TableConfig, error_reporter, parse_config, read_config_text
 
 #: (section, key) of files a config may name; "" means not used
 FILES = (("table", "referee_key_file"), ("mqtt", "password_file"), ("mqtt", "ca_file"), ("mqtt", "cert_file"),
@@ -23,15 +23,9 @@ FILES = (("table", "referee_key_file"), ("mqtt", "password_file"), ("mqtt", "ca_
 
 def load_checked(path: str | Path) -> TableConfig:
     """Read, parse and check a config file and what it names; raises :class:`ConfigError`."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{p}: not UTF-8 text") from None
-    cfg = parse_config(text, str(p))
-    check_resources(cfg, error_reporter(text, str(p)))
+    text = read_config_text(path)
+    cfg = parse_config(text, str(path))
+    check_resources(cfg, error_reporter(text, str(path)))
     return cfg
 
 

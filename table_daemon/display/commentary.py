@@ -10,12 +10,11 @@ server serves it only behind the referee password (:mod:`.server`), never on the
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import deque
 from typing import Any
 
-from .hub import NEW_DEAL, UNTOLD
+from .hub import NEW_DEAL, UNTOLD, json_object
 
 KINDS = ("hands", "state")
 #: How many deals of events are kept per table (a delay longer than a few whole deals is not useful).
@@ -38,14 +37,8 @@ class Commentary:
         """Keep one message; False when it is not a hands, state or (told) events message, or not JSON."""
         if kind not in KINDS and kind != "events":
             return False
-        if isinstance(payload, bytes | bytearray):
-            try:
-                msg = json.loads(payload.decode("utf-8")) if payload else {}
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                return False
-        else:
-            msg = payload
-        if not isinstance(msg, dict):
+        msg = json_object(payload)
+        if msg is None:
             return False
         if kind == "events":
             return self._feed_event(table, msg, now)

@@ -31,6 +31,19 @@ UNTOLD = frozenset({"card_dealt", "deal_commitment", "timer_warning", "report_du
 NEW_DEAL = frozenset({"deal_started", "match_started"})
 
 
+def json_object(payload: bytes | dict[str, Any]) -> dict[str, Any] | None:
+    """A message as a JSON object (an empty payload is an empty one: a cleared retained topic), or None when
+    it is not JSON or not an object (pages ignore it rather than fail on it)."""
+    if isinstance(payload, bytes | bytearray):
+        try:
+            msg = json.loads(payload.decode("utf-8")) if payload else {}
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
+    else:
+        msg = payload
+    return msg if isinstance(msg, dict) else None
+
+
 def scrub(value: Any) -> Any:
     """A copy of ``value`` without any field that could reveal a hidden hand."""
     if isinstance(value, dict):
@@ -68,14 +81,8 @@ class Hub:
         """Take one message of a table's public topic; returns False when it was ignored."""
         if kind not in PUBLIC_KINDS or table == "desk":
             return False
-        if isinstance(payload, bytes | bytearray):
-            try:
-                msg = json.loads(payload.decode("utf-8")) if payload else {}
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                return False
-        else:
-            msg = payload
-        if not isinstance(msg, dict):
+        msg = json_object(payload)
+        if msg is None:
             return False
         with self._lock:
             tab = self._tables.setdefault(table, {"table": table, "events": deque(maxlen=self._history),

@@ -209,15 +209,6 @@ class WebServer:
         req.end_headers()
         req.wfile.write(body)
 
-    @staticmethod
-    def _reply(req: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes) -> None:
-        req.send_response(status)
-        req.send_header("Content-Type", ctype)
-        req.send_header("Content-Length", str(len(body)))
-        req.send_header("Cache-Control", "no-store")
-        req.end_headers()
-        req.wfile.write(body)
-
     def _limited(self, req: BaseHTTPRequestHandler) -> bool:
         """Answer 429 (and True) while this client must wait after too many wrong passwords."""
         wait = self.logins.wait(req.client_address[0])
