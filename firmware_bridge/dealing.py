@@ -12,21 +12,37 @@ import queue
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .deal import DealPlan
+from .dealer_types import CommandRefused, DealerError, DeviceInfo, Inbound
 from .messages import Boot, CardMsg, DealDone, FaultMsg, Status
 from .protocol import PAUSING_FAULTS, Fault, Result, State
-from .runner import LinkError
+from .runner import LinkError, LinkRunner
 from .verify import CardRecord, DealOutcome, DealVerifier
-
-if TYPE_CHECKING:
-    from .client import DealerClient
 
 IN_DEAL = (State.DEALING, State.PAUSED, State.FAULTED, State.ESTOP)
 
 
-def _drain(client: DealerClient) -> None:
+class DealingClient(Protocol):
+    """What a deal's run needs of the dealer client (``client.DealerClient`` is the one there is)."""
+
+    inbox: queue.Queue[Inbound]
+    min_quality: float
+    runner: LinkRunner
+
+    @property
+    def retransmits(self) -> int: ...
+    def identify(self, *, timeout: float | None = None) -> DeviceInfo: ...
+    def status(self) -> Status: ...
+    def configure(self, *, host_timeout_s: float = 1.5, heartbeat_s: float = 0.2, max_reads: int = 3) -> None: ...
+    def load_plan(self, deal_id: int, plan: DealPlan) -> None: ...
+    def start(self, deal_id: int, *, use_plan: bool) -> None: ...
+    def resume(self, boot_id: int) -> None: ...
+    def abort(self) -> None: ...
+
+
+def _drain(client: DealingClient) -> None:
     while True:
         try:
             client.inbox.get_nowait()
@@ -36,7 +52,7 @@ def _drain(client: DealerClient) -> None:
 
 class _Deal:
     def __init__(
-        self, client: DealerClient, verifier: DealVerifier, boot_id: int, deal_id: int, max_recoveries: int
+        self, client: DealingClient, verifier: DealVerifier, boot_id: int, deal_id: int, max_recoveries: int
     ) -> None:
         self.client = client
         self.max_recoveries = max_recoveries
@@ -51,8 +67,6 @@ class _Deal:
 
     def try_resume(self, now: float) -> None:
         """Resume a stopped dealer (if it is still the same boot); retry later while the link is down."""
-        from .client import CommandRefused
-
         self.resume_at = None
         try:
             status = self.client.status()
@@ -103,7 +117,7 @@ class _Deal:
 
 
 def _follow(
-    client: DealerClient, state: _Deal, deadline: float, timeout: float,
+    client: DealingClient, state: _Deal, deadline: float, timeout: float,
     on_card: Callable[[CardRecord], None] | None,
 ) -> None:
     """Consume events until DEAL_DONE, a foul, or the deadline; resume the dealer when it stops."""
@@ -125,10 +139,9 @@ def _follow(
 
 
 def run_deal(
-    client: DealerClient, plan: DealPlan | None, on_card: Callable[[CardRecord], None] | None, *,
+    client: DealingClient, plan: DealPlan | None, on_card: Callable[[CardRecord], None] | None, *,
     timeout: float, max_recoveries: int,
 ) -> DealOutcome:
-    from .client import DealerError
 
     started = time.monotonic()
     deadline = started + timeout

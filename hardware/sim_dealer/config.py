@@ -84,3 +84,13 @@ def parse_sim_url(url: str) -> SimConfig:
         if key in _PROBABILITIES and values[key] > 1:  # type: ignore[operator]
             raise SimConfigError(f"sim:// option {key}={raw} is a probability: give 0..1")
     return SimConfig(**values)  # type: ignore[arg-type]
+
+
+@dataclass
+class DeviceSettings:
+    """What the host set with CONFIGURE (the firmware's defaults until it does)."""
+
+    host_timeout_s: float = 1.5
+    heartbeat_s: float = 0.2
+    min_quality: int = 204  # 0.8 * 255
+    max_reads: int = 3

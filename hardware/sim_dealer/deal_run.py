@@ -6,20 +6,38 @@ index; the per-card faults (jam, stall, double feed, misread) are drawn by :clas
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from firmware_bridge.messages import CardMsg, DealDone
 from firmware_bridge.protocol import REJECT_BIN, UNKNOWN_FACE, Fault, Msg, ResetCause, State
 
-from .mechanics import N_FACES, DoubleFed, Fed, Stopped
-
-if TYPE_CHECKING:
-    from .firmware import SimFirmware
+from .config import DeviceSettings, SimConfig
+from .link import DeviceLink
+from .mechanics import N_FACES, DoubleFed, Fed, Mechanics, Stopped
 
 HAND = 27
 MAX_STEPS_PER_POLL = 32
 BACKLOG_LIMIT = 48  # events buffered before the feeder waits for the host to acknowledge
+
+
+class SimFirmware(Protocol):
+    """What a deal in progress reads and changes of the firmware (``firmware.SimFirmware`` is the one there is)."""
+
+    rng: random.Random
+    config: SimConfig
+    mechanics: Mechanics
+    link: DeviceLink
+    settings: DeviceSettings
+    state: State
+    run: DealRun | None
+    unplug_requested: bool
+    door_open_until: float
+
+    def reboot(self, now: float, cause: ResetCause) -> None: ...
+    def fault(self, code: Fault, index: int, text: str = "") -> None: ...
+    def set_state(self, state: State) -> None: ...
 
 
 @dataclass

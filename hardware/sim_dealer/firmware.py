@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from dataclasses import dataclass
 
 from firmware_bridge.deal import unpack_bins
 from firmware_bridge.framing import MAX_PAYLOAD, Frame, FrameDecoder
@@ -44,21 +43,13 @@ from firmware_bridge.protocol import (
     State,
 )
 
-from .config import SimConfig
+from .config import DeviceSettings, SimConfig
 from .deal_run import BACKLOG_LIMIT, DealRun
 from .link import DeviceLink
 from .mechanics import Mechanics
 
 FW_VERSION = (1, 2, 0)
 PLAN_SIZE = 108
-
-
-@dataclass
-class DeviceSettings:
-    host_timeout_s: float = 1.5
-    heartbeat_s: float = 0.2
-    min_quality: int = 204  # 0.8 * 255
-    max_reads: int = 3
 
 
 class SimFirmware:
