@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware_bridge import DealerClient, DealPlan, new_deal, open_dealer  # noqa: E402
+from firmware_bridge import DealerClient, DealPlan, new_deal  # noqa: E402
+from hardware.dealers import open_dealer  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:

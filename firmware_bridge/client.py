@@ -4,7 +4,7 @@ Blocking methods, one per command, safe to call from one thread at a time; devic
 queue up for :meth:`deal` (and go to ``on_notice`` as they happen, e.g. to tell the referee the cable is out).
 The table daemon uses::
 
-    client = open_dealer("/dev/ttyACM0")          # or "sim://?speed=0"
+    client = open_dealer("/dev/ttyACM0")          # hardware.dealers; or "sim://?speed=0"
     plan = new_deal(board=1)                       # CSPRNG deal; publish plan.commitment first
     outcome = client.deal(plan, on_card=print)     # DealOutcome: ok, or fouled with a reason
     client.close()

@@ -1,5 +1,7 @@
-"""``open_dealer(url)``: a :class:`DealerClient` for a real port (``/dev/ttyACM0``) or a simulated dealer
-(``sim://?speed=0&jam=0.05``, started on a pseudo-terminal in this process)."""
+"""``open_serial_dealer(path)``: a :class:`DealerClient` for a dealer on a serial port (``/dev/ttyACM0``).
+
+The bridge knows only the protocol and the serial port; which dealer a table uses, real or simulated, is
+chosen in one place above it (``hardware.dealers.open_dealer``)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from .runner import Notice, Port
 
 
 class DealerUrlError(ValueError):
-    """The dealer URL is neither a device path nor a valid ``sim://`` URL."""
+    """The dealer URL is neither a device path nor (where simulation is offered) a valid ``sim://`` URL."""
 
 
 def serial_opener(path: str, baudrate: int = 115200) -> Callable[[], Port]:
@@ -27,26 +29,15 @@ def serial_opener(path: str, baudrate: int = 115200) -> Callable[[], Port]:
     return open_port
 
 
-def open_dealer(
-    url: str, *, config: LinkConfig | None = None, on_notice: Callable[[Notice], None] | None = None,
+def open_serial_dealer(
+    path: str, *, config: LinkConfig | None = None, on_notice: Callable[[Notice], None] | None = None,
     command_timeout: float = 10.0, **kwargs: Any,
 ) -> DealerClient:
-    """Connect to a dealer. The link (re)connects by itself; the first command waits for it."""
-    if url.startswith("sim:"):
-        from hardware.sim_dealer import SimConfigError, parse_sim_url
-        from hardware.sim_dealer.runner import SimDealer
-
-        try:
-            sim = SimDealer(parse_sim_url(url))
-        except SimConfigError as exc:
-            raise DealerUrlError(str(exc)) from None
-        return DealerClient(
-            serial_opener(sim.path), description=url, config=config, on_notice=on_notice, sim=sim,
-            command_timeout=command_timeout, **kwargs,
-        )
-    if "://" in url or not url.startswith("/"):
-        raise DealerUrlError(f"dealer port must be a device path (/dev/ttyACM0) or sim://..., got {url!r}")
+    """Connect to the dealer on the serial port ``path``. The link (re)connects by itself; the first command
+    waits for it."""
+    if "://" in path or not path.startswith("/"):
+        raise DealerUrlError(f"dealer port must be a device path (/dev/ttyACM0) or sim://..., got {path!r}")
     return DealerClient(
-        serial_opener(url), description=url, config=config, on_notice=on_notice,
+        serial_opener(path), description=path, config=config, on_notice=on_notice,
         command_timeout=command_timeout, **kwargs,
     )

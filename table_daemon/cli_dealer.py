@@ -24,9 +24,9 @@ from firmware_bridge import (
     Notice,
     load_deal_file,
     new_deal,
-    open_dealer,
 )
 from firmware_bridge.client import DealerClient
+from hardware.dealers import open_dealer
 
 from .cli import UsageError
 

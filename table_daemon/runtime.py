@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 def build_dealer(cfg: TableConfig) -> Any:
     port = cfg.dealer.port
     try:
-        import firmware_bridge.connect  # noqa: F401
+        import hardware.dealers  # noqa: F401 - pyserial, which a minimal install may lack
     except ImportError:
         if port.startswith("sim://"):
             log.warning("firmware_bridge.client is missing: dealing in process instead of over a pty")

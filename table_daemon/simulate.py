@@ -27,7 +27,7 @@ from table_daemon.guandan import deal as engine
 from table_daemon.guandan.bot import Bot
 from table_daemon.guandan.levels import format_team_level
 
-from .adapters.devices import DirectZones, PlannedDealer
+from .adapters.devices import DirectZones, SerialDealer
 from .app import TableApp
 from .config import TableConfig, simulated_config
 from .controller import CardsSeen, Command, TurnChanged
@@ -281,13 +281,7 @@ class SimTable:
 
 
 def make_sim_dealer(cfg: TableConfig, seed: int, speed: float) -> Any:
-    """The simulated dealer: over a pty through the dealer client when it is installed, else in process."""
-    try:
-        from firmware_bridge.connect import open_dealer  # noqa: F401
-    except ImportError:
-        return PlannedDealer(seed=seed, delay=0.0 if speed <= 0 else 0.15 / speed)
-    from .adapters.devices import SerialDealer
-
+    """The simulated dealer on a pseudo-terminal, driven by the real serial code (``hardware.dealers``)."""
     return SerialDealer(f"sim://?speed={speed:g}&seed={seed}", seed=seed)
 
 

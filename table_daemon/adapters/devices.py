@@ -149,8 +149,8 @@ class SerialDealer(_DealerBase):
         self.client: Any = None
 
     def _run(self, board: int | None, deal_no: int) -> None:
-        from firmware_bridge.connect import open_dealer
         from firmware_bridge.deal import load_deal_file
+        from hardware.dealers import open_dealer
 
         self.state = "dealing"
         try:

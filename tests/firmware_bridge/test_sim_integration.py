@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from firmware_bridge import DealerClient, DealOutcome, Notice, new_deal, open_dealer
+from firmware_bridge import DealerClient, DealOutcome, Notice, new_deal
 from firmware_bridge.protocol import Fault, State
+from hardware.dealers import open_dealer
 
 SEATS = "SENW"
 
