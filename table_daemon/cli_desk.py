@@ -140,7 +140,7 @@ def _wait_for_signal() -> None:
 def run_desk(args: argparse.Namespace) -> int:
     import logging
 
-    from .desk.mqtt_link import LinkError, parse_broker
+    from .adapters.consumer_link import LinkError, parse_broker
     from .desk.service import Desk
     from .desk.standby import Standby
     from .desk.web import desk_server
@@ -293,7 +293,7 @@ def run_correct(args: argparse.Namespace) -> int:
 def run_display(args: argparse.Namespace) -> int:
     import logging
 
-    from .desk.mqtt_link import LinkError
+    from .adapters.consumer_link import LinkError
     from .display.service import DisplayService
 
     logging.basicConfig(level=logging.WARNING, format="display: %(levelname)s %(message)s")

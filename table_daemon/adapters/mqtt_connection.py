@@ -4,7 +4,8 @@ What both need and nothing more: read a broker URL, connect with TLS and credent
 or 3.1.1), leave a retained last will, renew the subscriptions on every (re)connect (a clean session forgets
 them when the broker restarts), hand every message to one callback, publish from any thread with an optional
 callback once the broker acknowledged, and say goodbye cleanly. Topics, payloads and what a message means
-belong to the links built on it (``adapters/mqtt.py`` for the table, ``desk/mqtt_link.py`` for the desk).
+belong to the links built on it (``adapters/mqtt.py`` for the table, ``adapters/consumer_link.py`` for the desk
+and the display server).
 
 paho reconnects by itself after the broker or the network drops, and keeps the QoS 1 messages the broker has
 not acknowledged to send them again after the reconnect; callbacks from paho's thread never raise into it.

@@ -28,12 +28,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..adapters.consumer_link import MqttLink, dumps
 from ..display.hub import Hub
 from . import event as ev
 from . import rounds
 from .clock import local_now
 from .ledger import ResultError, read_result
-from .mqtt_link import MqttLink, dumps
 from .store import Store, now
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .mqtt_link import MqttLink
+from ..adapters.consumer_link import MqttLink
 from .service import Desk
 from .store import Store
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..desk.mqtt_link import MqttLink
+from ..adapters.consumer_link import MqttLink
 from .commentary import Commentary
 from .hub import PUBLIC_KINDS, Hub
 from .server import WebServer, asset, json_response

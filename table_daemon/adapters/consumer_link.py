@@ -1,6 +1,7 @@
-"""The desk's and the display server's MQTT link: a broker URL read as the table daemon reads it (mqtt, mqtts,
-ws, wss; a bare ``host:port`` means mqtt), subscriptions renewed on every connect, each message handed to one
-``handler(topic, payload)``, JSON published.
+"""The MQTT link of the event's consumers, the desk and the display server: a broker URL read as the table
+daemon reads it (mqtt, mqtts, ws, wss; a bare ``host:port`` means mqtt), subscriptions renewed on every connect,
+each message handed to one ``handler(topic, payload)``, JSON published. It sits with the adapters so that the
+display server does not import the desk (the desk's page uses the display's hub and web server).
 
 MQTT 3.1.1 so that any broker will do; the session is persistent (``clean_session=False`` under a fixed client
 id) so that QoS 1 messages published while the desk is away wait at the broker. The connection itself (TLS,
@@ -16,7 +17,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from ..adapters.mqtt_connection import BrokerAddress, MqttConnection, parse_broker_url
+from .mqtt_connection import BrokerAddress, MqttConnection, parse_broker_url
 
 Handler = Callable[[str, bytes], None]
 
