@@ -18,7 +18,9 @@ from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_level
 from table_daemon.guandan.classify import classify
 from table_daemon.guandan.errors import AmbiguousPlayError, GuandanError, InvalidPlayError
 from table_daemon.guandan.interpret import interpret
-from table_daemon.guandan.levels import format_team_level, next_deal
+from table_daemon.guandan.levels import format_team_level
+from table_daemon.guandan.match import first_leader as engine_first_leader
+from table_daemon.guandan.match import next_setup
 from table_daemon.guandan.readings import Reading, beats
 from table_daemon.guandan.timers import deadline
 from table_daemon.guandan.timers import tick as engine_tick
@@ -44,8 +46,10 @@ def start_deal(c: TableController, board: int | None = None) -> str | None:
         return "no match in progress (先开始比赛: start_match)"
     if c.phase not in ("idle", "deal_over"):
         return f"cannot start a deal while {c.phase}"
-    played, level = next_deal(c.profile, c.levels, c.last_winner)
-    number = c.deals_done + 1
+    if c.match.over:
+        return "the match is over (比赛已结束)"
+    setup = next_setup(c.match)
+    played, level, number = setup.played, setup.level, setup.number
     if board is None and c.boards:
         board = c.boards[min(number - 1, len(c.boards) - 1)]
     c.deal = TableDeal(number=number, level=level, played=played, levels_before=dict(c.levels),
@@ -102,6 +106,8 @@ def on_dealer_done(c: TableController, e: DealerDone) -> None:
         tribute = c.deals_done > 0 and d.board is None and c.last_finish is not None
         c.previous_finish = c.last_finish if tribute else None
         leader = None if tribute else (e.leader if e.leader in SEATS else first_leader(c, d))
+        if leader is None and not tribute:
+            return  # nobody can be told to lead: first_leader raised the alert and voided the deal
         d.state, effects = engine.start_deal(c.profile, d.level, d.hands,
                                              previous_finish=c.last_finish if tribute else None,
                                              leader=leader, t=c.now)
@@ -127,28 +133,40 @@ def on_dealer_done(c: TableController, e: DealerDone) -> None:
     c.publish_state()
 
 
-def first_leader(c: TableController, d: TableDeal) -> str:
-    """The first deal's leader per the profile's ``first_lead`` (turned card, first dealt card, fixed seat)."""
+def first_leader(c: TableController, d: TableDeal) -> str | None:
+    """The first deal's leader per the profile's ``first_lead``, decided by the engine (``seat:X``,
+    ``first_dealt:CARD``); under ``turned_card`` the table turns a card of the deal (picked from the
+    commitment, or the hands) and shows it, and the engine names the seat dealt it. When no seat was dealt
+    the first-lead card the table never guesses: a ``dealer_fault`` alert says so and the deal is void."""
     rule = c.profile.first_lead
-    if rule.startswith("seat:"):
-        d.first_lead = rule
-        return rule[5:]
     dealt = [(card, seat) for _, card, seat in sorted(d.dealt_order) if seat in SEATS]
-    if rule.startswith("first_dealt:"):
-        code = rule.split(":", 1)[1]
+    turned: str | None = None
+    if rule.startswith("seat:") or rule.startswith("first_dealt:"):
         d.first_lead = rule
-        for card, seat in dealt:
-            if card == code:
-                return seat
-        return next((s for s in SEATS if any(x.code == code for x in d.hands[s])), "S")
-    # turned_card: a card of the deal picked from the commitment (or the hands), shown before play
-    flat = dealt if len(dealt) == 108 and all(card for card, _ in dealt) else \
-        [(x.code, s) for s in SEATS for x in d.hands[s]]
-    seed = (d.commitment or "".join(card or "" for card, _ in flat)).encode()
-    card, seat = flat[int(hashlib.sha256(seed).hexdigest(), 16) % len(flat)]
-    d.first_lead = f"turned_card:{card}"
-    c.emit("turned_card", deal=d.number, card=card, seat=seat)
-    return seat
+    else:
+        flat = dealt if len(dealt) == 108 and all(card for card, _ in dealt) else \
+            [(x.code, s) for s in SEATS for x in d.hands[s]]
+        seed = (d.commitment or "".join(card or "" for card, _ in flat)).encode()
+        card, turned = flat[int(hashlib.sha256(seed).hexdigest(), 16) % len(flat)]
+        d.first_lead = f"turned_card:{card}"
+        c.emit("turned_card", deal=d.number, card=card, seat=turned)
+    sequence = []
+    for card, seat in dealt:
+        try:
+            if card:
+                sequence.append((seat, parse_card(card)))
+        except GuandanError:
+            continue  # an unreadable face says nothing about who was dealt what
+    try:
+        return engine_first_leader(c.profile, d.hands, deal_sequence=sequence, turned_seat=turned)
+    except ValueError as exc:
+        code = rule.partition(":")[2]
+        c.alert("dealer_fault", None,
+                f"no seat holds the first-lead card {code} ({rule}): the first leader cannot be told, the deal "
+                f"is void (无人持有首出牌 {code}，无法确定首出，本副牌作废)",
+                {"first_lead": rule, "error": str(exc), "counts": {s: len(d.hands[s]) for s in SEATS}})
+        void_deal(c, f"no seat holds the first-lead card {code}")
+        return None
 
 
 def void_deal(c: TableController, reason: str) -> None:

@@ -4,10 +4,12 @@ the end of the match (pass A, N deals, time) and its result (levels, winner, 场
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from table_daemon.guandan.cards import SEATS
-from table_daemon.guandan.levels import PASSED, format_team_level, settle
+from table_daemon.guandan.levels import PASSED, format_team_level
+from table_daemon.guandan.match import clock, deal_finished, new_match
 from table_daemon.guandan.profiles import PROFILES, Profile, ProfileError, profile_with
 
 from .model import Light
@@ -118,19 +120,15 @@ def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
     c.match_no = number
     c.start_id = payload.get("id") if isinstance(payload.get("id"), str) else None
     c.match_active = True
-    c.match_started = c.now
     c.match_end = {"method": method, "deals": deals, "minutes": minutes}
+    # the engine's match plays by the profile with this start's end method (the desk's match_end)
+    c.match = new_match(replace(c.profile, match_end=method, match_deals=deals if _whole(deals) else None,
+                                match_minutes=float(minutes) if minutes is not None else None), c.now)
     c.teams = teams
     c.boards = list(boards)
     c.deal_file = deal_file or c.configured_deal_file or None
-    c.levels = {"NS": 2, "EW": 2}
-    c.failed_a = {"NS": 0, "EW": 0}
-    c.deals_done = 0
-    c.last_finish = None
     c.previous_finish = None
-    c.last_winner = None
     c.last_result = None
-    c.match_winner = None
     c.match_result = None
     c.deal = None
     c.phase = "idle"
@@ -165,20 +163,18 @@ def _deal_file_error(c: TableController, deal_file: Any) -> str | None:
 
 
 def end_deal(c: TableController) -> None:
-    """Settle the finished deal: levels, the deal record on ``results``, then the match end or the next deal."""
+    """Settle the finished deal through the engine's match (levels, failed A deals, deal points), publish the
+    deal record on ``results``, then end the match or go on to the next deal as the engine says."""
     from .flow import start_deal
     from .views import deal_record
 
     d = c.deal
     assert d is not None and d.state is not None
     finish = d.state.finish_order()
-    s = settle(c.profile, d.levels_before, d.played, finish, c.failed_a)
-    c.failed_a_before = dict(c.failed_a)
+    c.failed_a_before = dict(c.match.failed_a)
+    c.match, outcome = deal_finished(c.match, finish, c.now)
+    s = c.match.settlements[-1]
     record = deal_record(c, s)
-    c.levels, c.failed_a = dict(s.levels), dict(s.failed_a)
-    c.deals_done += 1
-    c.last_finish = finish
-    c.last_winner = s.winner
     c.last_result = {"deal": d.number, "finish": finish, "winner": s.winner, "up": s.up,
                      "levels_after": s.levels_json()}
     c.phase = "deal_over"
@@ -191,33 +187,44 @@ def end_deal(c: TableController) -> None:
                after=s.levels_json())
     c.emit("deal_result", topic="results", id=f"{c.event}/{c.table}/m{c.match_no}/d{d.number}", **record)
     c.publish_hands()
-    if s.match_winner:
-        c.match_winner = s.match_winner
-    if check_match_over(c):
+    if match_outcome(c, outcome):
         return
     c.publish_state()
     if c.auto_deal:
         start_deal(c)
 
 
-def check_match_over(c: TableController, *, force_winner: str | None = None, reason: str = "") -> bool:
-    """End the match when its end condition holds (or a forfeit forces it); returns True when it ended."""
-    end = c.match_end
-    method = end.get("method", "pass_a")
-    over = force_winner is not None or c.match_winner is not None
-    if not over and method in ("deals", "time_or_deals") and end.get("deals"):
-        over = c.deals_done >= int(end["deals"])
-    if not over and method in ("time", "time_or_deals") and end.get("minutes"):
-        over = c.now - c.match_started >= float(end["minutes"]) * 60.0
-    if not over:
-        return False
-    winner = force_winner or c.match_winner
-    if winner is None and c.levels["NS"] != c.levels["EW"]:
-        winner = "NS" if c.levels["NS"] > c.levels["EW"] else "EW"
-    if winner is None and c.profile.knockout and force_winner is None:
-        return False  # 加赛一局: one more deal until there is a winner
-    finish_match(c, winner, reason or ("pass_a" if c.match_winner else method))
-    return True
+def on_clock(c: TableController) -> None:
+    """Let the engine's match see the time (``match_end`` by time): between deals the match is decided now;
+    a deal in play is played out, or stopped and not counted (``time_up_deal = "stop"``)."""
+    if not c.match_active or c.match.over:
+        return
+    phase = c.paused_from if c.phase == "paused" else c.phase
+    in_play = c.deal is not None and phase in ("dealing", "tribute", "playing")
+    c.match, outcome = clock(c.match, c.now, deal_in_play=in_play)
+    if any(ef["kind"] == "time_up" for ef in outcome):
+        c.emit("time_up", match=c.match_no, deal=c.deal.number if in_play and c.deal else None,
+               deal_in_play=in_play, time_up_deal=c.match.profile.time_up_deal)
+    if any(ef["kind"] == "stop_deal" for ef in outcome) and c.deal is not None:
+        from .flow import void_deal
+
+        void_deal(c, "match time is up: the deal is stopped and not counted (比赛时间到，本副牌停止不计)")
+    match_outcome(c, outcome)
+
+
+def match_outcome(c: TableController, outcome: list[dict[str, Any]]) -> bool:
+    """Carry out the engine's match effects; returns True when the match ended."""
+    for ef in outcome:
+        if ef["kind"] == "match_over":
+            finish_match(c, ef["winner"], ef["reason"])
+            return True
+    return False
+
+
+def forfeit(c: TableController, winner: str, reason: str) -> None:
+    """The referee's 判负: the match ends now with ``winner``, whatever the engine's match says."""
+    c.match = replace(c.match, over=True, winner=winner, draw=False, end_reason=reason)
+    finish_match(c, winner, reason)
 
 
 def finish_match(c: TableController, winner: str | None, reason: str) -> None:

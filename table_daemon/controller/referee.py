@@ -20,6 +20,7 @@ A void deal has no record, so ``void_deal`` appears only as the ``deal_void`` ev
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from table_daemon.guandan import actions as act
@@ -191,10 +192,13 @@ def penalty(c: TableController, p: dict[str, Any]) -> str | None:
     if "forfeit" in applied and counts["forfeit"] % 2 == 0:
         counts["suspension"] += 1
         applied.append("suspension")
-    if kind == "level_down":
-        c.levels[team] = max(2, c.levels[team] - 1)
-    elif kind == "level_up_opponent":
-        c.levels[other] = min(ACE, c.levels[other] + 1)
+    if kind in ("level_down", "level_up_opponent"):
+        levels = dict(c.match.levels)
+        if kind == "level_down":
+            levels[team] = max(2, levels[team] - 1)
+        else:
+            levels[other] = min(ACE, levels[other] + 1)
+        c.match = replace(c.match, levels=levels)
     d = c.deal
     if d is not None and (d.state is None or not d.state.over):
         for k in applied:
@@ -204,7 +208,7 @@ def penalty(c: TableController, p: dict[str, Any]) -> str | None:
            applied=applied, t=c.t(), counts=dict(counts))
     if "forfeit" in applied and c.match_active:
         c.deal = None
-        match.finish_match(c, other, f"forfeit ({team})")
+        match.forfeit(c, other, f"forfeit ({team})")
     else:
         c.publish_state()
     return None

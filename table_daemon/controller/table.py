@@ -21,6 +21,7 @@ from typing import Any
 from table_daemon.guandan.actions import PASS, PLAY, REPORT
 from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards
 from table_daemon.guandan.deal import DealState
+from table_daemon.guandan.match import MatchState, new_match
 from table_daemon.guandan.profiles import Profile
 from table_daemon.guandan.readings import Reading
 
@@ -153,20 +154,16 @@ class TableController:
         #: the ``id`` of the ``start_match`` this match was started by (the desk's), None for a local start
         self.start_id: str | None = None
         self.match_active = False
-        self.match_started = 0.0
         self.match_end: dict[str, Any] = {"method": profile.match_end, "deals": profile.match_deals,
                                           "minutes": profile.match_minutes}
         self.teams: dict[str, Any] = {}
-        self.levels = {"NS": 2, "EW": 2}
-        self.failed_a = {"NS": 0, "EW": 0}
-        self.deals_done = 0
-        self.last_finish: list[str] | None = None
+        #: the match as the rules engine keeps it (levels, failed A deals, deal points, deals counted, the
+        #: previous finish, time up, over and winner): every rule of the match is decided there
+        self.match: MatchState = new_match(self.profile)
         #: the finish the current deal's tribute came from (None on a first deal or a board)
         self.previous_finish: list[str] | None = None
-        self.failed_a_before: dict[str, int] = dict(self.failed_a)
-        self.last_winner: str | None = None
+        self.failed_a_before: dict[str, int] = dict(self.match.failed_a)
         self.last_result: dict[str, Any] | None = None
-        self.match_winner: str | None = None
         self.match_result: dict[str, Any] | None = None
         self.deal: TableDeal | None = None
         self.deal_file: str | None = None
@@ -187,13 +184,39 @@ class TableController:
                 if getattr(profile, k) is None and getattr(self.timing, k)}
         self.profile = replace(profile, **fill) if fill else profile
 
+    # -- the engine's match, read through -------------------------------------------------------------------
+    @property
+    def levels(self) -> dict[str, int]:
+        return self.match.levels
+
+    @property
+    def failed_a(self) -> dict[str, int]:
+        return self.match.failed_a
+
+    @property
+    def deals_done(self) -> int:
+        return self.match.deals
+
+    @property
+    def last_finish(self) -> list[str] | None:
+        return list(self.match.last_finish) if self.match.last_finish is not None else None
+
+    @property
+    def last_winner(self) -> str | None:
+        return self.match.last_winner
+
+    @property
+    def match_started(self) -> float:
+        return self.match.t_start
+
     # -- plumbing -----------------------------------------------------------------------------------------
     def handle(self, event: Input, now: float) -> list[Effect]:
         """Apply one input at time ``now`` (seconds, wall clock) and return its effects."""
-        from . import commands, flow
+        from . import commands, flow, match
 
         self.now = now
         self._effects = []
+        match.on_clock(self)
         if isinstance(event, Command):
             commands.handle_command(self, event)
         elif isinstance(event, CameraNotice):  # the referee hears of the camera even while paused

@@ -122,6 +122,8 @@ def match_result(c: TableController, winner: str | None, reason: str) -> dict[st
     points = score(c, levels, winner, finished)
     if points is not None:
         out["match_points"], out["level_points"] = points
+    if c.profile.deal_points == "one_to_three":
+        out["deal_points"] = dict(c.match.deal_points)
     return out
 
 
@@ -129,15 +131,15 @@ def score(c: TableController, levels: dict[str, str], winner: str | None,
           finished: bool) -> tuple[dict[str, float], dict[str, float]] | None:
     """场分 and 级差分 by the profile's scoring settings (the rules engine's §9 formulas).
 
-    Under ``one_to_three`` the deal totals stand in for 级差分; the table does not keep them (the desk
-    counts them from the deal records), so they are reported as zero here.
+    Under ``one_to_three`` the deal-point totals the engine's match counted (3/2/1 a deal) stand in for
+    级差分 (``match_result`` also gives them as ``deal_points``).
     """
     p = c.profile
     try:
         values = {team: parse_team_level(level) for team, level in levels.items()}
         match = scoring.match_points(p, winner, finished=finished or p.deal_points == "one_to_three")
         if p.deal_points == "one_to_three":
-            level: dict[str, float] = {"NS": 0.0, "EW": 0.0}
+            level: dict[str, float] = {team: float(c.match.deal_points[team]) for team in ("NS", "EW")}
         else:
             level = {team: float(v) for team, v in scoring.level_points(p, values, winner).items()}
     except (ValueError, KeyError):
