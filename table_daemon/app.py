@@ -27,7 +27,7 @@ from table_daemon.rules_ops_deal import resolve_profile
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
-from .adapters.publisher import Publisher, iso_now
+from .adapters.publisher import MAX_REFS, Publisher, iso_now
 from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
 from .controller import (
@@ -48,7 +48,7 @@ from .controller import (
     TurnChanged,
     input_from_dict,
 )
-from .controller.views import public_state
+from .controller.views import hands_payload, public_state
 
 #: alerts about what the camera saw: they carry the frame as a picture
 PICTURE_ALERTS = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn", "wrong_tribute",
@@ -228,18 +228,21 @@ class TableApp:
         outbox: list[OutboxMessage] = []
         plain: list[tuple[str, str, bool, int]] = []
         results: list[tuple[str, str]] = []
+        refs: list[tuple[int, str, int]] = []
         for ef in effects:
             if isinstance(ef, Publish):
                 payload = self._with_picture(ef.payload) if ef.topic == "alerts" else ef.payload
                 m = self.publisher.prepare(ef.topic, payload, now, ref=ef.ref, replaces_ref=ef.replaces_ref)
                 if isinstance(m, OutboxMessage):
                     outbox.append(m)
+                    if ef.ref:
+                        refs.append((ef.ref, m.epoch, m.seq))
                     if ef.topic == "results":
                         results.append((str(ef.payload["id"]), m.payload))
                 else:
                     plain.append(m)
         kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
-        self.journal.record(now, kind, data, outbox, results)
+        self.journal.record(now, kind, data, outbox, results, refs)
         # journaled: from here on a failure of one effect must not stop the others
         for m in outbox:
             self._guard(self.publisher.send, m)
@@ -326,13 +329,11 @@ class TableApp:
             self._resume_after_recovery()
 
     def _publish_current(self) -> None:
-        """The retained current values after a (re)connect: state (a new sequenced message) and hands."""
+        """The retained current values after a (re)connect: state (a new sequenced message) and hands. Views
+        only: the controller changes in ``handle()`` alone, so a replay of the journal rebuilds it exactly."""
         c = self.controller
-        c.ref += 1
-        self._publish_now([Publish("state", {"type": "state", **public_state(c)}, c.ref)])
-        c.publish_hands()
-        effects, c._effects = c._effects, []
-        self._publish_now([e for e in effects if isinstance(e, Publish)])
+        self._publish_now([Publish("state", {"type": "state", **public_state(c)}),
+                           Publish("private/hands", hands_payload(c))])
 
     def _publish_now(self, pubs: list[Publish]) -> None:
         now = self.clock()
@@ -382,6 +383,7 @@ class TableApp:
             # messages the broker took are not needed again (results stay in their own table until acked):
             # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
             self.journal.prune_sent(keep=OUTBOX_KEEP)
+            self.journal.prune_refs(keep=MAX_REFS)
 
     def _health_news(self, figures: dict[str, Any]) -> None:
         """An alert for each problem that appeared since the last health, a note for each that cleared, and the

@@ -11,6 +11,9 @@ with nothing lost and nothing published twice under a new id. The journal is eve
   restart the messages never acknowledged are sent again under their original epoch and seq (consumers drop
   duplicates by (epoch, seq)), never under a new one.
 - ``results``: deal and match results, kept until the scoring desk acknowledges them on ``results/ack``.
+- ``refs``: the controller's number of each event (``ref``) with the (epoch, seq) it went out under, written
+  with the input that caused it, so that a referee correction after a restart still names (``replaces``) an
+  event published before it.
 - ``meta``: the run counter (epochs) and other small values.
 """
 
@@ -20,7 +23,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ CREATE TABLE IF NOT EXISTS outbox (epoch TEXT NOT NULL, seq INTEGER NOT NULL, to
                                    payload TEXT NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL,
                                    sent INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (epoch, seq));
 CREATE INDEX IF NOT EXISTS outbox_unsent ON outbox (sent) WHERE sent = 0;
+CREATE TABLE IF NOT EXISTS refs (ref INTEGER PRIMARY KEY, epoch TEXT NOT NULL, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS results (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created REAL NOT NULL,
                                     acked REAL);
 """
@@ -109,8 +113,9 @@ class Journal:
             return int(self._db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0])
 
     def record(self, ts: float, kind: str, data: dict[str, Any], outbox: list[OutboxMessage],
-               results: list[tuple[str, str]]) -> int:
-        """Store one input with the messages and results it caused, in one transaction."""
+               results: list[tuple[str, str]], refs: Sequence[tuple[int, str, int]] = ()) -> int:
+        """Store one input with the messages and results it caused (and the (ref, epoch, seq) of its
+        events), in one transaction."""
         with self._lock:
             cur = self._db.cursor()
             cur.execute("BEGIN IMMEDIATE")
@@ -126,6 +131,7 @@ class Journal:
                     "INSERT OR IGNORE INTO results (id, payload, created) VALUES (?, ?, ?)",
                     [(rid, payload, ts) for rid, payload in results],
                 )
+                cur.executemany("INSERT OR REPLACE INTO refs (ref, epoch, seq) VALUES (?, ?, ?)", list(refs))
                 cur.execute("COMMIT")
             except BaseException:
                 cur.execute("ROLLBACK")
@@ -174,6 +180,19 @@ class Journal:
             self._db.execute(
                 "DELETE FROM outbox WHERE sent = 1 AND rowid < (SELECT MAX(rowid) FROM outbox) - ?", (keep,)
             )
+
+    # -- refs -----------------------------------------------------------------------------------------------
+    def refs(self, newest: int) -> dict[int, tuple[str, int]]:
+        """The newest ``newest`` controller refs with the (epoch, seq) their events went out under."""
+        with self._lock:
+            rows = self._db.execute("SELECT ref, epoch, seq FROM refs ORDER BY ref DESC LIMIT ?",
+                                    (newest,)).fetchall()
+        return {int(r[0]): (str(r[1]), int(r[2])) for r in reversed(rows)}
+
+    def prune_refs(self, keep: int) -> None:
+        """Forget all but the newest ``keep`` refs (a correction names an event of the deal in play)."""
+        with self._lock:
+            self._db.execute("DELETE FROM refs WHERE ref <= (SELECT MAX(ref) FROM refs) - ?", (keep,))
 
     # -- results ------------------------------------------------------------------------------------------
     def ack_result(self, result_id: str) -> bool:

@@ -280,12 +280,9 @@ class TableController:
         self.emit("state", topic="state", **public_state(self))
 
     def publish_hands(self) -> None:
-        d = self.deal
-        hands = {}
-        if d is not None:
-            hands = d.state.hands_json() if d.state else {s: [c.code for c in d.hands.get(s, [])] for s in SEATS}
-        self.effect(Publish("private/hands", {"type": "hands", "deal": d.number if d else None,
-                                              "hands": hands}))
+        from .views import hands_payload
+
+        self.effect(Publish("private/hands", hands_payload(self)))
 
     def t(self) -> float:
         return round(self.now - self.deal.started, 3) if self.deal else 0.0

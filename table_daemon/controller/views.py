@@ -85,6 +85,15 @@ def public_state(c: TableController) -> dict[str, Any]:
     return out
 
 
+def hands_payload(c: TableController) -> dict[str, Any]:
+    """The ``private/hands`` message (referees only): every seat's cards now (as dealt before play)."""
+    d = c.deal
+    hands: dict[str, list[str]] = {}
+    if d is not None:
+        hands = d.state.hands_json() if d.state else {s: [x.code for x in d.hands.get(s, [])] for s in SEATS}
+    return {"type": "hands", "deal": d.number if d else None, "hands": hands}
+
+
 def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
     """The ``guandan-deal/1`` record of the finished deal (the rules engine's builder, plus the table's
     evidence: its own ``actions`` log with the referee's corrections as ``{"referee": ...}`` actions, fouls,
