@@ -14,6 +14,9 @@ with nothing lost and nothing published twice under a new id. The journal is eve
 - ``refs``: the controller's number of each event (``ref``) with the (epoch, seq) it went out under, written
   with the input that caused it, so that a referee correction after a restart still names (``replaces``) an
   event published before it.
+- ``snapshots``: the controller's whole state after one input (at each deal's end, or every N inputs), so a
+  restart loads it and replays only the inputs after it; taking one drops the inputs it stands for, and
+  acknowledged results beyond the newest few, so the journal stays small over a day of play.
 - ``meta``: the run counter (epochs) and other small values.
 """
 
@@ -37,6 +40,8 @@ CREATE TABLE IF NOT EXISTS outbox (epoch TEXT NOT NULL, seq INTEGER NOT NULL, to
                                    sent INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (epoch, seq));
 CREATE INDEX IF NOT EXISTS outbox_unsent ON outbox (sent) WHERE sent = 0;
 CREATE TABLE IF NOT EXISTS refs (ref INTEGER PRIMARY KEY, epoch TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (id INTEGER PRIMARY KEY, input_id INTEGER NOT NULL, ts REAL NOT NULL,
+                                      version TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS results (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created REAL NOT NULL,
                                     acked REAL);
 """
@@ -180,6 +185,33 @@ class Journal:
             self._db.execute(
                 "DELETE FROM outbox WHERE sent = 1 AND rowid < (SELECT MAX(rowid) FROM outbox) - ?", (keep,)
             )
+
+    # -- snapshots ---------------------------------------------------------------------------------------------
+    def save_snapshot(self, input_id: int, ts: float, version: str, data: bytes, *,
+                      keep_acked_results: int = 500) -> None:
+        """Keep ``data`` (the state after input ``input_id``) as the one snapshot, and drop what it stands for:
+        the inputs before it (the input itself stays, so row ids keep counting up) and acknowledged results
+        beyond the newest ``keep_acked_results``. One transaction: a power cut leaves the old or the new."""
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                cur.execute("DELETE FROM snapshots")
+                cur.execute("INSERT INTO snapshots (input_id, ts, version, data) VALUES (?, ?, ?, ?)",
+                            (input_id, ts, version, data))
+                cur.execute("DELETE FROM inputs WHERE id < ?", (input_id,))
+                cur.execute("DELETE FROM results WHERE acked IS NOT NULL AND rowid NOT IN (SELECT rowid FROM "
+                            "results WHERE acked IS NOT NULL ORDER BY rowid DESC LIMIT ?)", (keep_acked_results,))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def snapshot(self) -> tuple[int, str, bytes] | None:
+        """The latest snapshot: (the input it was taken after, its version, its data), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT input_id, version, data FROM snapshots ORDER BY id DESC LIMIT 1").fetchone()
+        return (int(row[0]), str(row[1]), bytes(row[2])) if row else None
 
     # -- refs -----------------------------------------------------------------------------------------------
     def refs(self, newest: int) -> dict[int, tuple[str, int]]:

@@ -4,11 +4,13 @@ names (``replaces``) the event it corrects even when that went out before the re
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from table_daemon.controller import Command
+from table_daemon.controller import CardsSeen, Command, DealerDone, Press
+from table_daemon.controller.views import public_state
 
-from .app_harness import AppHarness
+from .app_harness import AppHarness, play_quick_deals, quick_hands
 
 
 def test_correction_after_a_restart_replaces_a_step_published_before_it(tmp_path: Path) -> None:
@@ -43,3 +45,29 @@ def test_correction_in_the_same_run_names_only_the_seq(tmp_path: Path) -> None:
     h.send(Command("correct", {"action": "take_back", "role": "referee"}))
     (correction,) = [m for m in h.sent if m.get("type") == "correction"]
     assert correction["replaces"] == play["seq"] and "replaces_epoch" not in correction
+
+
+def test_restart_after_200_journaled_deals_replays_only_the_deal_in_play(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False, durable=False)
+    h.app.on_published = None
+    play_quick_deals(h, 200)
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000}, "boards": [1]}))
+    h.send(Command("start_deal", {}))
+    h.pending.clear()
+    h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))
+    h.send(CardsSeen("S", [x for x in h.c.deal.state.hands_json()["S"] if x[1] == "A"]))
+    h.send(Press("E", "pass"))
+    deals = sum(1 for p in h.published if p.topic == "results" and p.payload["type"] == "deal_result")
+    assert deals == 200
+    before = public_state(h.c)
+    hands, ref, matches = h.c.deal.state.hands_json(), h.c.ref, dict(h.c.matches_started)
+    assert h.app.journal.input_count() < 20  # the snapshot of the last deal's end stands for the rest
+    started = time.perf_counter()
+    h.restart()
+    took = time.perf_counter() - started
+    assert h.app.recovered == 5 and took < 2.0, took
+    assert public_state(h.c) == before and h.c.deal.state.hands_json() == hands
+    assert h.c.ref == ref and h.c.matches_started == matches
+    h.send(Press("N", "pass"))
+    h.send(Press("W", "pass"))
+    assert h.c.deal.state.to_move == "S" and h.c.deal.state.leading  # the deal goes on where it was
