@@ -23,10 +23,11 @@ from .model import (
     ZoneCleared,
     input_from_dict,
 )
-from .table import TableController, Timing
+from .state import Phase, Timing
+from .table import TableController
 
 __all__ = [
     "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
-    "Effect", "HealthNotice", "Input", "Light", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
+    "Effect", "HealthNotice", "Input", "Light", "Phase", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
     "TurnChanged", "ZoneCleared", "input_from_dict",
 ]
