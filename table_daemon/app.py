@@ -52,6 +52,7 @@ from .controller import (
     TurnChanged,
     input_from_dict,
 )
+from .controller.model import DealerFaultKind
 from .controller.views import hands_payload, public_state
 
 #: alerts about what the camera saw: they carry the frame as a picture
@@ -340,7 +341,7 @@ class TableApp:
             self.panels.set_status(ef.mode)
         elif isinstance(ef, DealerDo):
             if self.dealer is None:
-                self.feed(DealerFault("no_dealer", "no dealer configured"))
+                self.feed(DealerFault(DealerFaultKind.NO_DEALER, "no dealer configured"))
             else:
                 self.dealer.deal(ef.board, ef.deal_no)
         elif isinstance(ef, Reply):
@@ -398,7 +399,7 @@ class TableApp:
         being dealt is void (the dealer's run was cut) and dealt again."""
         c = self.controller
         if c.phase == "dealing":
-            self.handle(DealerFault("restart", "the table restarted while dealing"))
+            self.handle(DealerFault(DealerFaultKind.RESTART, "the table restarted while dealing"))
             if self.cfg.table.auto_deal:
                 self.handle(Command("start_deal", {}))
             return

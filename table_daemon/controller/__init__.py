@@ -9,6 +9,7 @@ from .model import (
     DealerDo,
     DealerDone,
     DealerFault,
+    DealerFaultKind,
     DealerStarted,
     Effect,
     HealthNotice,
@@ -27,7 +28,7 @@ from .state import Phase, Timing
 from .table import TableController
 
 __all__ = [
-    "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
+    "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerFaultKind", "DealerStarted",
     "Effect", "HealthNotice", "Input", "Light", "Phase", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
     "TurnChanged", "ZoneCleared", "input_from_dict",
 ]

@@ -12,7 +12,7 @@ from table_daemon.guandan.levels import format_team_level
 from table_daemon.guandan.match import first_leader as engine_first_leader
 from table_daemon.guandan.match import next_setup
 
-from .model import DealerCard, DealerDo, DealerDone, DealerFault, DealerStarted
+from .model import DealerCard, DealerDo, DealerDone, DealerFault, DealerFaultKind, DealerStarted
 from .state import Phase, TableDeal, TableState
 from .steps import run_effects
 from .views import publish_hands, publish_state
@@ -58,9 +58,9 @@ def on_dealer_card(c: TableState, e: DealerCard) -> None:
 
 
 def on_dealer_fault(c: TableState, e: DealerFault) -> None:
-    c.alert("dealer_jam" if "jam" in e.reason else "dealer_fault", None,
-            f"dealer: {e.reason} {e.detail}".strip(), {"reason": e.reason, "detail": e.detail})
-    if c.phase == "dealing":
+    code = "dealer_jam" if e.reason == DealerFaultKind.JAM else "dealer_fault"
+    c.alert(code, None, f"dealer: {e.reason} {e.detail}".strip(), {"reason": e.reason, "detail": e.detail})
+    if c.phase == Phase.DEALING:
         void_deal(c, f"dealer fault: {e.reason}")
 
 
@@ -69,9 +69,10 @@ def on_dealer_done(c: TableState, e: DealerDone) -> None:
     if d is None or c.phase != "dealing":
         return
     if not e.ok:
-        c.alert("dealer_fault", None, f"deal fouled by the dealer (发牌错误): {e.fouled}",
+        c.alert("dealer_jam" if DealerFaultKind.JAM in e.faults else "dealer_fault", None,
+                f"deal fouled by the dealer (发牌错误): {e.fouled}",
                 {"fouled": e.fouled, "counts": {s: len(e.hands.get(s, [])) for s in SEATS},
-                 "retransmits": e.retransmits})
+                 "retransmits": e.retransmits, "faults": list(e.faults)})
         attempts = d.redeal_attempts + 1
         void_deal(c, f"fouled deal: {e.fouled}")
         if c.auto_deal and attempts < 3 and start_deal(c) is None and c.deal is not None:
