@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from table_daemon.controller import CardsSeen, Command, DealerDone, Press
 from table_daemon.controller.views import public_state
 
@@ -71,3 +73,13 @@ def test_restart_after_200_journaled_deals_replays_only_the_deal_in_play(tmp_pat
     h.send(Press("N", "pass"))
     h.send(Press("W", "pass"))
     assert h.c.deal.state.to_move == "S" and h.c.deal.state.leading  # the deal goes on where it was
+
+
+def test_a_snapshot_this_version_cannot_read_stops_the_table_loudly(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    play_quick_deals(h, 1)
+    assert h.app.journal.snapshot() is not None
+    h.app.journal.save_snapshot(h.app.snapshot_input, h.clock.t, "controller-pickle/9.9", b"not a pickle")
+    with pytest.raises(RuntimeError, match="cannot be read by this version") as failed:
+        h.restart()
+    assert "日志快照无法读取" in str(failed.value) and "9.9" in str(failed.value)
