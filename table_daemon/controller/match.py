@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from table_daemon.guandan.cards import SEATS
+from table_daemon.guandan.effects import EngineEffect, MatchOver, StopDeal, TimeUp
 from table_daemon.guandan.levels import PASSED, format_team_level
 from table_daemon.guandan.match import clock, deal_finished, new_match
 from table_daemon.guandan.profiles import PROFILES, Profile, ProfileError, profile_with
@@ -198,19 +199,19 @@ def on_clock(c: TableState) -> None:
     phase = c.paused_from if c.phase == "paused" else c.phase
     in_play = c.deal is not None and phase in IN_DEAL
     c.match, outcome = clock(c.match, c.now, deal_in_play=in_play)
-    if any(ef["kind"] == "time_up" for ef in outcome):
+    if any(isinstance(ef, TimeUp) for ef in outcome):
         c.emit("time_up", match=c.match_no, deal=c.deal.number if in_play and c.deal else None,
                deal_in_play=in_play, time_up_deal=c.match.profile.time_up_deal)
-    if any(ef["kind"] == "stop_deal" for ef in outcome) and c.deal is not None:
+    if any(isinstance(ef, StopDeal) for ef in outcome) and c.deal is not None:
         void_deal(c, "match time is up: the deal is stopped and not counted (比赛时间到，本副牌停止不计)")
     match_outcome(c, outcome)
 
 
-def match_outcome(c: TableState, outcome: list[dict[str, Any]]) -> bool:
+def match_outcome(c: TableState, outcome: list[EngineEffect]) -> bool:
     """Carry out the engine's match effects; returns True when the match ended."""
     for ef in outcome:
-        if ef["kind"] == "match_over":
-            finish_match(c, ef["winner"], ef["reason"])
+        if isinstance(ef, MatchOver):
+            finish_match(c, ef.winner, ef.reason or "")
             return True
     return False
 

@@ -12,6 +12,7 @@ from table_daemon.guandan import actions as act
 from table_daemon.guandan import deal as engine
 from table_daemon.guandan.cards import SEATS, Card, parse_card
 from table_daemon.guandan.classify import classify
+from table_daemon.guandan.effects import TimedOut
 from table_daemon.guandan.errors import AmbiguousPlayError, InvalidPlayError
 from table_daemon.guandan.interpret import interpret
 from table_daemon.guandan.readings import Reading, beats
@@ -231,6 +232,6 @@ def on_tick(c: TableState) -> None:
     new, effects = engine_tick(d.state, c.now, auto_seats=c.software_seats)
     if new is not d.state:
         before, d.state = d.state, new
-        if any(ef["kind"] == "timeout" for ef in effects):
+        if any(isinstance(ef, TimedOut) for ef in effects):
             d.log_since(before, c.ref + 1)
         run_effects(c, effects)

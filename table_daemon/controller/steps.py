@@ -10,6 +10,24 @@ from typing import Any
 from table_daemon.guandan import actions as act
 from table_daemon.guandan import deal as engine
 from table_daemon.guandan.cards import SEATS
+from table_daemon.guandan.effects import (
+    DealOver,
+    EngineEffect,
+    Foul,
+    Given,
+    Passed,
+    Played,
+    ReportDue,
+    Reported,
+    ReturnDue,
+    Returned,
+    SlowPlay,
+    TimedOut,
+    TributePlanned,
+    TrickEnd,
+    Turn,
+    WentOut,
+)
 from table_daemon.guandan.errors import GuandanError
 from table_daemon.guandan.levels import format_team_level
 
@@ -40,59 +58,59 @@ def act_on(c: TableState, action: act.Action, evidence: dict[str, Any]) -> bool:
     return True
 
 
-def run_effects(c: TableState, effects: list[dict[str, Any]]) -> None:
-    """Publish the engine's effects as table events, lights and alerts."""
+def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
+    """Publish the engine's effects (typed records) as table events, lights and alerts."""
     d = c.deal
     assert d is not None and d.state is not None
     st = d.state
     turn_moved = False
     for ef in effects:
-        kind = ef["kind"]
-        if kind == "play":
-            c.emit("play", deal=d.number, n=st.plays_made, seat=ef["seat"], cards=ef["cards"],
-                   reading=ef["reading"], cards_left=len(st.hand(ef["seat"])))
-        elif kind == "pass":
-            c.emit("pass", deal=d.number, seat=ef["seat"], after=st.plays_made)
-        elif kind == "trick_end":
-            c.emit("trick_won", deal=d.number, seat=ef["winner"], leader=ef["leader"],
-                   jiefeng=ef["leader"] != ef["winner"] and not st.hand(ef["winner"]))
-            d.skip_trick.clear()
-            d.zone = {s: [] for s in SEATS}
-        elif kind == "out":
-            c.emit("seat_out", deal=d.number, seat=ef["seat"], place=ef["place"])
-            c.effect(Light(ef["seat"], "report", False))
-        elif kind == "report":
-            c.emit("report", deal=d.number, seat=ef["seat"], cards_left=ef["count"], auto=ef["auto"])
-            c.effect(Light(ef["seat"], "report", True))
-        elif kind == "report_due":
-            c.emit("report_due", deal=d.number, seat=ef["seat"], cards_left=ef["count"])
-        elif kind == "foul":
-            c.alert(ef["what"], ef["seat"], "10-card report missing (未报牌)" if ef["what"] == "missing_report"
-                    else ef["what"], {"cards_left": len(st.hand(ef["seat"]))})
-        elif kind == "tribute":
-            # who pays whom, never which cards a payer could give: those are still in its hand
-            c.emit("tribute_plan", deal=d.number, resisted=ef["resisted"],
-                   payments=[{"from": p["from"], "to": p["to"]} for p in ef["payments"]], leader=ef["leader"])
-        elif kind == "give":
-            c.emit("tribute", deal=d.number, seat=ef["seat"], to=ef["to"], card=ef["card"])
-            c.effect(Light(ef["seat"], "turn", False))
-        elif kind == "return_due":
-            c.set_turn(ef["seats"], "return")
-        elif kind == "return":
-            c.emit("return", deal=d.number, seat=ef["seat"], to=ef["to"], card=ef["card"])
-            c.effect(Light(ef["seat"], "turn", False))
-        elif kind == "slow_play":
-            c.alert("slow_play", ef["seat"], f"over the time limit by {ef['late_by']:.0f} s (超时)",
-                    {"late_by": round(ef["late_by"], 1)})
-        elif kind == "timeout":
-            c.emit("timeout", deal=d.number, seat=ef["seat"], action=ef["action"])
-        elif kind == "turn":
-            turn_moved = True
-        elif kind == "deal_over":
-            c.settle_due = True  # the dispatcher settles the deal (match flow) once this input's flow is done
-            return
-    if turn_moved or (st.phase == engine.PLAYING and c.phase != "playing"):
-        if c.phase != "playing":
+        match ef:
+            case Played(seat=seat, cards=cards, reading=reading):
+                c.emit("play", deal=d.number, n=st.plays_made, seat=seat, cards=list(cards), reading=reading,
+                       cards_left=len(st.hand(seat)))
+            case Passed(seat=seat):
+                c.emit("pass", deal=d.number, seat=seat, after=st.plays_made)
+            case TrickEnd(winner=winner, leader=leader):
+                c.emit("trick_won", deal=d.number, seat=winner, leader=leader,
+                       jiefeng=leader != winner and not st.hand(winner))
+                d.skip_trick.clear()
+                d.zone = {s: [] for s in SEATS}
+            case WentOut(seat=seat, place=place):
+                c.emit("seat_out", deal=d.number, seat=seat, place=place)
+                c.effect(Light(seat, "report", False))
+            case Reported(seat=seat, count=count, auto=auto):
+                c.emit("report", deal=d.number, seat=seat, cards_left=count, auto=auto)
+                c.effect(Light(seat, "report", True))
+            case ReportDue(seat=seat, count=count):
+                c.emit("report_due", deal=d.number, seat=seat, cards_left=count)
+            case Foul(what=what, seat=seat):
+                c.alert(what, seat, "10-card report missing (未报牌)" if what == "missing_report" else what,
+                        {"cards_left": len(st.hand(seat))})
+            case TributePlanned(resisted=resisted, payments=payments, leader=leader):
+                # who pays whom, never which cards a payer could give: those are still in its hand
+                c.emit("tribute_plan", deal=d.number, resisted=resisted,
+                       payments=[{"from": p["from"], "to": p["to"]} for p in payments], leader=leader)
+            case Given(seat=seat, to=to, card=card):
+                c.emit("tribute", deal=d.number, seat=seat, to=to, card=card)
+                c.effect(Light(seat, "turn", False))
+            case ReturnDue(seats=seats):
+                c.set_turn(list(seats), "return")
+            case Returned(seat=seat, to=to, card=card):
+                c.emit("return", deal=d.number, seat=seat, to=to, card=card)
+                c.effect(Light(seat, "turn", False))
+            case SlowPlay(seat=seat, late_by=late_by):
+                c.alert("slow_play", seat, f"over the time limit by {late_by:.0f} s (超时)",
+                        {"late_by": round(late_by, 1)})
+            case TimedOut(seat=seat, action=action):
+                c.emit("timeout", deal=d.number, seat=seat, action=action)
+            case Turn():
+                turn_moved = True
+            case DealOver():
+                c.settle_due = True  # the dispatcher settles the deal (match flow) once this input's flow is done
+                return
+    if turn_moved or (st.phase == engine.PLAYING and c.phase != Phase.PLAYING):
+        if c.phase != Phase.PLAYING:
             c.phase = Phase.PLAYING
             c.emit("play_started", deal=d.number, leader=st.leader, level=format_team_level(d.level))
         c.set_turn(st.to_move)
