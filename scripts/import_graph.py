@@ -141,7 +141,8 @@ def main() -> int:
     for name in sorted(lines):
         deps = []
         for target, where in sorted(edges[name].items()):
-            tag = "".join(f" [{w if w != 'function' else 'in function'}]" for w in sorted(where - {"module"}))
+            shown = where - {"module"} - ({"typing"} if "module" in where else set())
+            tag = "".join(f" [{w if w != 'function' else 'in function'}]" for w in sorted(shown))
             in_function += "function" in where
             deps.append(target.removeprefix(root.parent.name + ".").removeprefix(short) + tag)
         print(f"  {name.removeprefix(root.parent.name + '.'):<28} {lines[name]:>5}  -> {', '.join(deps) or '-'}")
