@@ -5,9 +5,11 @@ or a timer tick when none comes, writes it to the journal together with every me
 out the effects (publish, lights, beep, dealer command, replies, simulated seats). Devices and the MQTT link
 only put inputs on the queue, so the controller never sees two inputs at once and needs no locks.
 
-Restart: the journal's inputs are replayed through a fresh controller (effects dropped: they were carried out
-by the run that journaled them), so a ``kill -9`` or a power cut comes back in the same deal at the same turn;
-messages the broker never acknowledged are sent again as they were, and results stay until the desk's ack.
+Restart: the latest snapshot of the controller (taken at each deal's end) is loaded and the journal's inputs
+after it are replayed (effects dropped: they were carried out by the run that journaled them), so a ``kill -9``
+or a power cut comes back in the same deal at the same turn, and a restart after a day of play replays one
+deal, not the day; messages the broker never acknowledged are sent again as they were, and results stay until
+the desk's ack.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import base64
 import json
 import logging
 import os
+import pickle
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,7 +31,7 @@ from table_daemon.rules_ops_deal import resolve_profile
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
-from .adapters.publisher import Publisher, iso_now
+from .adapters.publisher import MAX_REFS, Publisher, iso_now
 from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
 from .controller import (
@@ -48,7 +52,8 @@ from .controller import (
     TurnChanged,
     input_from_dict,
 )
-from .controller.views import public_state
+from .controller.model import DealerFaultKind
+from .controller.views import hands_payload, public_state
 
 #: alerts about what the camera saw: they carry the frame as a picture
 PICTURE_ALERTS = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn", "wrong_tribute",
@@ -60,6 +65,10 @@ VERSION = "0.1.0"
 
 #: acknowledged outbox messages kept in the journal (a few deals' worth, for looking back after a fault)
 OUTBOX_KEEP = 2000
+#: a snapshot of the controller at each deal's end, and at least every this many journaled inputs
+SNAPSHOT_EVERY = 1000
+#: the snapshot format: a pickle of the controller, written and read by this table's own daemon only
+SNAPSHOT_VERSION = f"controller-pickle/{VERSION}"
 #: the journal's kind for a command that was refused and changed nothing: a short entry, never replayed
 REFUSED = "refused"
 
@@ -102,6 +111,8 @@ class TableApp:
             self.turn_listeners.append(camera.turn_changed)
         self.journal = Journal(cfg.journal.path)
         self.controller = self._new_controller()
+        #: the input the latest snapshot was taken after (0: none yet)
+        self.snapshot_input = 0
         self.epoch = self.journal.new_epoch(cfg.table.id)
         self.link: MqttLink | None = None
         if connect:
@@ -145,10 +156,46 @@ class TableApp:
         )
 
     # -- recovery -------------------------------------------------------------------------------------------
+    def _snapshot(self, input_id: int, now: float) -> None:
+        """Keep the controller's state after input ``input_id``; the journal drops the inputs before it and
+        the messages the broker took."""
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20000))  # a deal's history is a linked list, one level per action
+        try:
+            data = pickle.dumps(self.controller, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            sys.setrecursionlimit(limit)
+        self.journal.save_snapshot(input_id, now, SNAPSHOT_VERSION, data)
+        self.journal.prune_sent(keep=OUTBOX_KEEP)
+        self.journal.prune_refs(keep=MAX_REFS)
+        self.snapshot_input = input_id
+
     def _recover(self) -> int:
-        """Replay the journal into the controller; returns the number of inputs replayed."""
-        n = 0
-        for row in self.journal.inputs():
+        """Load the latest snapshot and replay the journal's inputs after it into the controller; returns the
+        number of inputs replayed. A snapshot this version cannot read stops the table loudly: the inputs
+        before it are gone, and a guess would be a wrong table."""
+        n, after = 0, 0
+        snap = self.journal.snapshot()
+        if snap is not None:
+            after, version, data = snap
+            try:
+                controller = pickle.loads(data)  # noqa: S301 -- the table's own journal, written by this daemon
+            except Exception as exc:
+                raise RuntimeError(
+                    f"journal {self.cfg.journal.path}: its snapshot ({version}) cannot be read by this version "
+                    f"({SNAPSHOT_VERSION}): {exc}. Finish the match with the version that wrote it, or move the "
+                    f"journal away to start afresh (日志快照无法读取)") from exc
+            if not isinstance(controller, TableController):
+                raise RuntimeError(f"journal {self.cfg.journal.path}: its snapshot is not a table controller")
+            if version != SNAPSHOT_VERSION:
+                log.warning("journal snapshot written by %s, read by %s", version, SNAPSHOT_VERSION)
+            fresh = self.controller  # what the config says now applies to the restored table too
+            for name in ("auto_deal", "software_seats", "referee_role", "referee_key", "timing",
+                         "configured_deal_file"):
+                setattr(controller, name, getattr(fresh, name))
+            self.controller = controller
+            self.snapshot_input = after
+        for row in self.journal.inputs(after=after):
             if row.kind == REFUSED:  # changed nothing: kept as evidence only
                 continue
             self.controller.handle(input_from_dict(row.kind, row.data), row.ts)
@@ -229,18 +276,23 @@ class TableApp:
         outbox: list[OutboxMessage] = []
         plain: list[tuple[str, str, bool, int]] = []
         results: list[tuple[str, str]] = []
+        refs: list[tuple[int, str, int]] = []
         for ef in effects:
             if isinstance(ef, Publish):
                 payload = self._with_picture(ef.payload) if ef.topic == "alerts" else ef.payload
                 m = self.publisher.prepare(ef.topic, payload, now, ref=ef.ref, replaces_ref=ef.replaces_ref)
                 if isinstance(m, OutboxMessage):
                     outbox.append(m)
+                    if ef.ref:
+                        refs.append((ef.ref, m.epoch, m.seq))
                     if ef.topic == "results":
                         results.append((str(ef.payload["id"]), m.payload))
                 else:
                     plain.append(m)
         kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
-        self.journal.record(now, kind, data, outbox, results)
+        rowid = self.journal.record(now, kind, data, outbox, results, refs)
+        if results or rowid - self.snapshot_input >= SNAPSHOT_EVERY:
+            self._snapshot(rowid, now)
         # journaled: from here on a failure of one effect must not stop the others
         for m in outbox:
             self._guard(self.publisher.send, m)
@@ -290,7 +342,7 @@ class TableApp:
             self.panels.set_status(ef.mode)
         elif isinstance(ef, DealerDo):
             if self.dealer is None:
-                self.feed(DealerFault("no_dealer", "no dealer configured"))
+                self.feed(DealerFault(DealerFaultKind.NO_DEALER, "no dealer configured"))
             else:
                 self.dealer.deal(ef.board, ef.deal_no)
         elif isinstance(ef, Reply):
@@ -331,13 +383,11 @@ class TableApp:
             self._resume_after_recovery()
 
     def _publish_current(self) -> None:
-        """The retained current values after a (re)connect: state (a new sequenced message) and hands."""
+        """The retained current values after a (re)connect: state (a new sequenced message) and hands. Views
+        only: the controller changes in ``handle()`` alone, so a replay of the journal rebuilds it exactly."""
         c = self.controller
-        c.ref += 1
-        self._publish_now([Publish("state", {"type": "state", **public_state(c)}, c.ref)])
-        c.publish_hands()
-        effects, c._effects = c._effects, []
-        self._publish_now([e for e in effects if isinstance(e, Publish)])
+        self._publish_now([Publish("state", {"type": "state", **public_state(c)}),
+                           Publish("private/hands", hands_payload(c))])
 
     def _publish_now(self, pubs: list[Publish]) -> None:
         now = self.clock()
@@ -354,7 +404,7 @@ class TableApp:
         being dealt is void (the dealer's run was cut) and dealt again."""
         c = self.controller
         if c.phase == "dealing":
-            self.handle(DealerFault("restart", "the table restarted while dealing"))
+            self.handle(DealerFault(DealerFaultKind.RESTART, "the table restarted while dealing"))
             if self.cfg.table.auto_deal:
                 self.handle(Command("start_deal", {}))
             return
@@ -387,6 +437,7 @@ class TableApp:
             # messages the broker took are not needed again (results stay in their own table until acked):
             # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
             self.journal.prune_sent(keep=OUTBOX_KEEP)
+            self.journal.prune_refs(keep=MAX_REFS)
 
     def _health_news(self, figures: dict[str, Any]) -> None:
         """An alert for each problem that appeared since the last health, a note for each that cleared, and the

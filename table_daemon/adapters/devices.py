@@ -25,21 +25,33 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from firmware_bridge.client import DealerError
+from firmware_bridge.runner import LinkError
 from table_daemon.controller import CardsSeen, DealerCard, DealerDone, DealerFault, DealerStarted, Input
-from table_daemon.controller.model import ZoneCleared
+from table_daemon.controller.model import DealerFaultKind, ZoneCleared
 from table_daemon.guandan.cards import SEATS, full_pack
 
 log = logging.getLogger(__name__)
 Feed = Callable[[Input], None]
 
 
+def fault_kind(exc: BaseException) -> DealerFaultKind:
+    """What kind of dealer failure an exception of the dealer bridge is, by its type."""
+    if isinstance(exc, LinkError | OSError | TimeoutError):
+        return DealerFaultKind.LINK
+    if isinstance(exc, DealerError):
+        return DealerFaultKind.REFUSED
+    return DealerFaultKind.LINK
+
+
 def _summary_input(summary: dict[str, Any]) -> DealerDone:
+    faults = [str(f["fault"]) for f in summary.get("faults") or () if isinstance(f, dict) and f.get("fault")]
     return DealerDone(
         ok=bool(summary.get("ok")), fouled=summary.get("fouled"), hands=dict(summary.get("hands") or {}),
         commitment=str(summary.get("commitment") or ""), retransmits=int(summary.get("retransmits") or 0),
         faces_verified=bool(summary.get("faces_verified", True)),
         deal_line=summary.get("deal_line") if isinstance(summary.get("deal_line"), str) else None,
-        leader=summary.get("leader"), level=summary.get("level"),
+        leader=summary.get("leader"), level=summary.get("level"), faults=faults,
     )
 
 
@@ -59,7 +71,7 @@ class _DealerBase:
 
     def deal(self, board: int | None, deal_no: int) -> None:
         if not self._busy.acquire(blocking=False):
-            self.feed(DealerFault("busy", "the dealer is still dealing"))
+            self.feed(DealerFault(DealerFaultKind.BUSY, "the dealer is still dealing"))
             return
         threading.Thread(target=self._run, args=(board, deal_no), daemon=True, name="dealer").start()
 
@@ -81,8 +93,7 @@ class _DealerBase:
             self.faults += 1
             self.state = "fault"
             log.warning("dealer failed: %s", exc)
-            reason = "jam" if "jam" in str(exc).lower() else "link"
-            self.feed(DealerFault(reason, str(exc)))
+            self.feed(DealerFault(fault_kind(exc), str(exc)))
         finally:
             self._busy.release()
 
@@ -177,7 +188,7 @@ class SerialDealer(_DealerBase):
             self.faults += 1
             self.state = "fault"
             log.warning("dealer failed: %s", exc)
-            self.feed(DealerFault("jam" if "jam" in str(exc).lower() else "link", str(exc)))
+            self.feed(DealerFault(fault_kind(exc), str(exc)))
         finally:
             self._busy.release()
 

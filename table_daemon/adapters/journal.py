@@ -11,6 +11,12 @@ with nothing lost and nothing published twice under a new id. The journal is eve
   restart the messages never acknowledged are sent again under their original epoch and seq (consumers drop
   duplicates by (epoch, seq)), never under a new one.
 - ``results``: deal and match results, kept until the scoring desk acknowledges them on ``results/ack``.
+- ``refs``: the controller's number of each event (``ref``) with the (epoch, seq) it went out under, written
+  with the input that caused it, so that a referee correction after a restart still names (``replaces``) an
+  event published before it.
+- ``snapshots``: the controller's whole state after one input (at each deal's end, or every N inputs), so a
+  restart loads it and replays only the inputs after it; taking one drops the inputs it stands for, and
+  acknowledged results beyond the newest few, so the journal stays small over a day of play.
 - ``meta``: the run counter (epochs) and other small values.
 """
 
@@ -20,7 +26,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +39,9 @@ CREATE TABLE IF NOT EXISTS outbox (epoch TEXT NOT NULL, seq INTEGER NOT NULL, to
                                    payload TEXT NOT NULL, qos INTEGER NOT NULL, retain INTEGER NOT NULL,
                                    sent INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (epoch, seq));
 CREATE INDEX IF NOT EXISTS outbox_unsent ON outbox (sent) WHERE sent = 0;
+CREATE TABLE IF NOT EXISTS refs (ref INTEGER PRIMARY KEY, epoch TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS snapshots (id INTEGER PRIMARY KEY, input_id INTEGER NOT NULL, ts REAL NOT NULL,
+                                      version TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS results (id TEXT PRIMARY KEY, payload TEXT NOT NULL, created REAL NOT NULL,
                                     acked REAL);
 """
@@ -109,8 +118,9 @@ class Journal:
             return int(self._db.execute("SELECT COUNT(*) FROM inputs").fetchone()[0])
 
     def record(self, ts: float, kind: str, data: dict[str, Any], outbox: list[OutboxMessage],
-               results: list[tuple[str, str]]) -> int:
-        """Store one input with the messages and results it caused, in one transaction."""
+               results: list[tuple[str, str]], refs: Sequence[tuple[int, str, int]] = ()) -> int:
+        """Store one input with the messages and results it caused (and the (ref, epoch, seq) of its
+        events), in one transaction."""
         with self._lock:
             cur = self._db.cursor()
             cur.execute("BEGIN IMMEDIATE")
@@ -126,6 +136,7 @@ class Journal:
                     "INSERT OR IGNORE INTO results (id, payload, created) VALUES (?, ?, ?)",
                     [(rid, payload, ts) for rid, payload in results],
                 )
+                cur.executemany("INSERT OR REPLACE INTO refs (ref, epoch, seq) VALUES (?, ?, ?)", list(refs))
                 cur.execute("COMMIT")
             except BaseException:
                 cur.execute("ROLLBACK")
@@ -174,6 +185,46 @@ class Journal:
             self._db.execute(
                 "DELETE FROM outbox WHERE sent = 1 AND rowid < (SELECT MAX(rowid) FROM outbox) - ?", (keep,)
             )
+
+    # -- snapshots ---------------------------------------------------------------------------------------------
+    def save_snapshot(self, input_id: int, ts: float, version: str, data: bytes, *,
+                      keep_acked_results: int = 500) -> None:
+        """Keep ``data`` (the state after input ``input_id``) as the one snapshot, and drop what it stands for:
+        the inputs before it (the input itself stays, so row ids keep counting up) and acknowledged results
+        beyond the newest ``keep_acked_results``. One transaction: a power cut leaves the old or the new."""
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                cur.execute("DELETE FROM snapshots")
+                cur.execute("INSERT INTO snapshots (input_id, ts, version, data) VALUES (?, ?, ?, ?)",
+                            (input_id, ts, version, data))
+                cur.execute("DELETE FROM inputs WHERE id < ?", (input_id,))
+                cur.execute("DELETE FROM results WHERE acked IS NOT NULL AND rowid NOT IN (SELECT rowid FROM "
+                            "results WHERE acked IS NOT NULL ORDER BY rowid DESC LIMIT ?)", (keep_acked_results,))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+
+    def snapshot(self) -> tuple[int, str, bytes] | None:
+        """The latest snapshot: (the input it was taken after, its version, its data), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT input_id, version, data FROM snapshots ORDER BY id DESC LIMIT 1").fetchone()
+        return (int(row[0]), str(row[1]), bytes(row[2])) if row else None
+
+    # -- refs -----------------------------------------------------------------------------------------------
+    def refs(self, newest: int) -> dict[int, tuple[str, int]]:
+        """The newest ``newest`` controller refs with the (epoch, seq) their events went out under."""
+        with self._lock:
+            rows = self._db.execute("SELECT ref, epoch, seq FROM refs ORDER BY ref DESC LIMIT ?",
+                                    (newest,)).fetchall()
+        return {int(r[0]): (str(r[1]), int(r[2])) for r in reversed(rows)}
+
+    def prune_refs(self, keep: int) -> None:
+        """Forget all but the newest ``keep`` refs (a correction names an event of the deal in play)."""
+        with self._lock:
+            self._db.execute("DELETE FROM refs WHERE ref <= (SELECT MAX(ref) FROM refs) - ?", (keep,))
 
     # -- results ------------------------------------------------------------------------------------------
     def ack_result(self, result_id: str) -> bool:

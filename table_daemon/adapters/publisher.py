@@ -47,7 +47,8 @@ class Publisher:
         self.epoch = epoch
         self.root = root
         self.seq = 0
-        self.refs: dict[int, int] = {}
+        #: controller ref -> (epoch, seq) it went out under, earlier runs' included (from the journal)
+        self.refs: dict[int, tuple[str, int]] = journal.refs(MAX_REFS)
         self.sent_count = 0
         self._lock = threading.Lock()
         if link is not None:
@@ -69,12 +70,16 @@ class Publisher:
     def prepare(self, topic: str, payload: dict[str, Any], ts: float, *, ref: int = 0,
                 replaces_ref: int | None = None) -> OutboxMessage | tuple[str, str, bool, int]:
         """Envelope one message: a sequenced one becomes an outbox row; others (retained current values)
-        come back as (topic, text, retain, qos) to send directly."""
+        come back as (topic, text, retain, qos) to send directly. A correction names the seq of the event it
+        replaces, and its epoch (``replaces_epoch``) when that went out in an earlier run."""
         if replaces_ref is not None and replaces_ref in self.refs:
-            payload = {**payload, "replaces": self.refs[replaces_ref]}
+            epoch, replaced = self.refs[replaces_ref]
+            payload = {**payload, "replaces": replaced}
+            if epoch != self.epoch:
+                payload["replaces_epoch"] = epoch
         text, seq = self.envelope(topic, payload, ts)
         if ref and seq:
-            self.refs[ref] = seq
+            self.refs[ref] = (self.epoch, seq)
             if len(self.refs) > 2 * MAX_REFS:  # dicts keep insertion order: keep the newest MAX_REFS
                 self.refs = dict(list(self.refs.items())[-MAX_REFS:])
         full = self.root + topic

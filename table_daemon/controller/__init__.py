@@ -9,6 +9,7 @@ from .model import (
     DealerDo,
     DealerDone,
     DealerFault,
+    DealerFaultKind,
     DealerStarted,
     Effect,
     HealthNotice,
@@ -23,10 +24,11 @@ from .model import (
     ZoneCleared,
     input_from_dict,
 )
-from .table import TableController, Timing
+from .state import Phase, Timing
+from .table import TableController
 
 __all__ = [
-    "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerStarted",
-    "Effect", "HealthNotice", "Input", "Light", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
+    "Beep", "CameraNotice", "CardsSeen", "Command", "DealerCard", "DealerDo", "DealerDone", "DealerFault", "DealerFaultKind", "DealerStarted",
+    "Effect", "HealthNotice", "Input", "Light", "Phase", "Press", "Publish", "Reply", "StatusLight", "TableController", "Tick", "Timing",
     "TurnChanged", "ZoneCleared", "input_from_dict",
 ]

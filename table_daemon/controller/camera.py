@@ -8,12 +8,8 @@ lights and commands still work while the camera is out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .model import CameraNotice
-
-if TYPE_CHECKING:
-    from .table import TableController
+from .state import TableState
 
 #: what each notice says to a person (Chinese first, as the referees read it)
 TEXT = {
@@ -27,7 +23,7 @@ TEXT = {
 }
 
 
-def on_camera_notice(c: TableController, e: CameraNotice) -> None:
+def on_camera_notice(c: TableState, e: CameraNotice) -> None:
     """Alert the referee with the camera's evidence."""
     text = TEXT.get(e.what, e.what)
     if e.detail:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from table_daemon.guandan import actions as act
 from table_daemon.guandan import deal as engine
@@ -16,17 +16,17 @@ from table_daemon.guandan.cards import SEATS
 from table_daemon.guandan.errors import GuandanError
 from table_daemon.guandan.readings import Reading
 
-from . import flow, match, referee, tribute
+from . import dealing, match, play, referee, tribute
 from .auth import check_signature
 from .model import Command, Reply
-
-if TYPE_CHECKING:
-    from .table import TableController
+from .state import Phase, TableState
+from .steps import act_on
+from .views import publish_state
 
 REFEREE_COMMANDS = frozenset({"correct", "penalty"})
 
 
-def handle_command(c: TableController, cmd: Command) -> None:
+def handle_command(c: TableState, cmd: Command) -> None:
     handler = HANDLERS.get(cmd.name)
     if cmd.error:
         error: str | None = cmd.error
@@ -55,66 +55,66 @@ def _seat(payload: dict[str, Any]) -> str:
     return str(seat)
 
 
-def _start_deal(c: TableController, p: dict[str, Any]) -> str | None:
+def _start_deal(c: TableState, p: dict[str, Any]) -> str | None:
     board = p.get("board")
     if board is not None and not isinstance(board, int):
         return "board must be an integer"
-    return flow.start_deal(c, board)
+    return dealing.start_deal(c, board)
 
 
-def _pause(c: TableController, p: dict[str, Any]) -> str | None:
-    if c.phase == "paused":
+def _pause(c: TableState, p: dict[str, Any]) -> str | None:
+    if c.phase == Phase.PAUSED:
         return "already paused"
-    c.paused_from, c.phase, c.paused_at = c.phase, "paused", c.now
+    c.paused_from, c.phase, c.paused_at = c.phase, Phase.PAUSED, c.now
     c.emit("paused", reason=p.get("reason"))
-    c.publish_state()
+    publish_state(c)
     return None
 
 
-def _resume(c: TableController, p: dict[str, Any]) -> str | None:
-    if c.phase != "paused":
+def _resume(c: TableState, p: dict[str, Any]) -> str | None:
+    if c.phase != Phase.PAUSED:
         return "not paused"
-    c.phase, c.paused_from = c.paused_from or "idle", None
+    c.phase, c.paused_from = c.paused_from or Phase.IDLE, None
     d = c.deal
     if d is not None and d.state is not None:  # the turn timer does not run while paused
         d.state = replace(d.state, turn_since=d.state.turn_since + (c.now - c.paused_at))
         if d.tribute_choice is not None:
             d.tribute_choice["since"] += c.now - c.paused_at
     c.emit("resumed")
-    c.publish_state()
+    publish_state(c)
     return None
 
 
-def _declare(c: TableController, p: dict[str, Any]) -> str | None:
+def _declare(c: TableState, p: dict[str, Any]) -> str | None:
     """``declare``: the reading of an ambiguous play, or (``"tribute_from": SEAT``) 上游's pick of a tribute
     card under ``winner_chooses``: the card laid by that seat."""
     if "tribute_from" in p:
         return tribute.choose(c, _seat(p), p["tribute_from"], how="command")
-    return flow.declare(c, _seat(p), Reading.from_json(p.get("reading")))
+    return play.declare(c, _seat(p), Reading.from_json(p.get("reading")))
 
 
-def _pass(c: TableController, p: dict[str, Any]) -> str | None:
+def _pass(c: TableState, p: dict[str, Any]) -> str | None:
     seat = _seat(p)
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
         return "no deal in play"
-    return None if flow.act_on(c, act.pass_turn(seat), {"command": "pass"}) else "pass refused"
+    return None if act_on(c, act.pass_turn(seat), {"command": "pass"}) else "pass refused"
 
 
-def _report(c: TableController, p: dict[str, Any]) -> str | None:
-    return flow.report(c, _seat(p))
+def _report(c: TableState, p: dict[str, Any]) -> str | None:
+    return play.report(c, _seat(p))
 
 
-def _resync(c: TableController, p: dict[str, Any]) -> str | None:
-    c.publish_state()
+def _resync(c: TableState, p: dict[str, Any]) -> str | None:
+    publish_state(c)
     return None
 
 
-def _start_match(c: TableController, p: dict[str, Any]) -> str | None:
+def _start_match(c: TableState, p: dict[str, Any]) -> str | None:
     return match.start_match(c, p)
 
 
-HANDLERS: dict[str, Callable[[TableController, dict[str, Any]], str | None]] = {
+HANDLERS: dict[str, Callable[[TableState, dict[str, Any]], str | None]] = {
     "start_match": _start_match, "start_deal": _start_deal, "pause": _pause, "resume": _resume,
     "declare": _declare, "pass": _pass, "report": _report, "correct": referee.correct, "penalty": referee.penalty,
     "resync": _resync,

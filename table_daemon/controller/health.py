@@ -7,12 +7,8 @@ sends a :class:`HealthNotice` when a problem appears or clears; the controller t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .model import HealthNotice
-
-if TYPE_CHECKING:
-    from .table import TableController
+from .state import TableState
 
 #: what each problem says to a person (Chinese first, as the referees read it)
 TEXT = {
@@ -30,7 +26,7 @@ TEXT = {
 }
 
 
-def on_health_notice(c: TableController, e: HealthNotice) -> None:
+def on_health_notice(c: TableState, e: HealthNotice) -> None:
     """Alert the referee with the figures that crossed the limit."""
     text = TEXT.get(e.what, e.what)
     if e.what == "health_restored" and e.evidence.get("cleared"):

@@ -1,19 +1,23 @@
-"""A match at the table: starting it, settling each deal (levels, 上游's team), the deal record on ``results``,
-the end of the match (pass A, N deals, time) and its result (levels, winner, 场分, 级差分).
+"""The match flow (layer 5, over dealing): starting a match, settling each finished deal through the engine's
+match (levels, 上游's team, deal points), the deal record on ``results``, the match clock (pass A, N deals,
+time) and the end of the match with its result (levels, winner, 场分, 级差分).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from table_daemon.guandan.cards import SEATS
-from table_daemon.guandan.levels import PASSED, format_team_level, settle
+from table_daemon.guandan.effects import EngineEffect, MatchOver, StopDeal, TimeUp
+from table_daemon.guandan.levels import PASSED, format_team_level
+from table_daemon.guandan.match import clock, deal_finished, new_match
 from table_daemon.guandan.profiles import PROFILES, Profile, ProfileError, profile_with
 
+from .dealing import start_deal, void_deal
 from .model import Light
-
-if TYPE_CHECKING:
-    from .table import TableController
+from .state import IN_DEAL, Phase, TableState
+from .views import deal_record, match_result, publish_hands, publish_state
 
 MATCH_END_METHODS = ("pass_a", "deals", "time", "time_or_deals")
 
@@ -30,7 +34,7 @@ def match_settings(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k not in NOT_SETTINGS}
 
 
-def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
+def start_match(c: TableState, payload: dict[str, Any]) -> str | None:
     """Begin a match (command ``start_match``); returns an error text or None.
 
     The same start again (the desk resends what it has no reply to, e.g. after a broker restart) is accepted
@@ -63,7 +67,7 @@ def start_match(c: TableController, payload: dict[str, Any]) -> str | None:
     return error
 
 
-def match_profile(c: TableController, value: Any) -> Profile | str:
+def match_profile(c: TableState, value: Any) -> Profile | str:
     """The profile a ``start_match`` names (mqtt-api.md: a NAME or {settings}), or an error text. Settings
     change the table's configured profile (or the shipped one named by ``"base"``), e.g. ``{"name":
     "open-2026", "tie_tribute": "winner_chooses"}``; no profile, or the name of the one in use, keeps it."""
@@ -86,7 +90,7 @@ def match_profile(c: TableController, value: Any) -> Profile | str:
         return str(exc)
 
 
-def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
+def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
     end = payload.get("match_end") or {}
     if not isinstance(end, dict):
         return "match_end must be an object"
@@ -118,28 +122,22 @@ def _begin(c: TableController, payload: dict[str, Any]) -> str | None:
     c.match_no = number
     c.start_id = payload.get("id") if isinstance(payload.get("id"), str) else None
     c.match_active = True
-    c.match_started = c.now
     c.match_end = {"method": method, "deals": deals, "minutes": minutes}
+    # the engine's match plays by the profile with this start's end method (the desk's match_end)
+    c.match = new_match(replace(c.profile, match_end=method, match_deals=deals if _whole(deals) else None,
+                                match_minutes=float(minutes) if minutes is not None else None), c.now)
     c.teams = teams
     c.boards = list(boards)
     c.deal_file = deal_file or c.configured_deal_file or None
-    c.levels = {"NS": 2, "EW": 2}
-    c.failed_a = {"NS": 0, "EW": 0}
-    c.deals_done = 0
-    c.last_finish = None
     c.previous_finish = None
-    c.last_winner = None
     c.last_result = None
-    c.match_winner = None
     c.match_result = None
     c.deal = None
-    c.phase = "idle"
+    c.phase = Phase.IDLE
     c.penalties = {"NS": c.penalties["NS"].__class__(), "EW": c.penalties["EW"].__class__()}
     c.emit("match_started", match=number, teams=teams, match_end=c.match_end, profile=c.profile.name)
-    c.publish_state()
+    publish_state(c)
     if c.auto_deal:
-        from .flow import start_deal
-
         start_deal(c)
     return None
 
@@ -148,7 +146,7 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _deal_file_error(c: TableController, deal_file: Any) -> str | None:
+def _deal_file_error(c: TableState, deal_file: Any) -> str | None:
     """A ``start_match`` may name a deal file only to confirm the one this table's dealer deals from
     (``dealer.deal_file``): the table never opens a file a command names, and never deals random cards when
     the desk expects boards (duplicate play)."""
@@ -164,24 +162,19 @@ def _deal_file_error(c: TableController, deal_file: Any) -> str | None:
     return None
 
 
-def end_deal(c: TableController) -> None:
-    """Settle the finished deal: levels, the deal record on ``results``, then the match end or the next deal."""
-    from .flow import start_deal
-    from .views import deal_record
-
+def end_deal(c: TableState) -> None:
+    """Settle the finished deal through the engine's match (levels, failed A deals, deal points), publish the
+    deal record on ``results``, then end the match or go on to the next deal as the engine says."""
     d = c.deal
     assert d is not None and d.state is not None
     finish = d.state.finish_order()
-    s = settle(c.profile, d.levels_before, d.played, finish, c.failed_a)
-    c.failed_a_before = dict(c.failed_a)
+    c.failed_a_before = dict(c.match.failed_a)
+    c.match, outcome = deal_finished(c.match, finish, c.now)
+    s = c.match.settlements[-1]
     record = deal_record(c, s)
-    c.levels, c.failed_a = dict(s.levels), dict(s.failed_a)
-    c.deals_done += 1
-    c.last_finish = finish
-    c.last_winner = s.winner
     c.last_result = {"deal": d.number, "finish": finish, "winner": s.winner, "up": s.up,
                      "levels_after": s.levels_json()}
-    c.phase = "deal_over"
+    c.phase = Phase.DEAL_OVER
     c.set_turn(None, "wait")
     for seat in SEATS:
         c.effect(Light(seat, "report", False))
@@ -190,48 +183,55 @@ def end_deal(c: TableController) -> None:
         c.emit("level_change", before={t: format_team_level(v) for t, v in d.levels_before.items()},
                after=s.levels_json())
     c.emit("deal_result", topic="results", id=f"{c.event}/{c.table}/m{c.match_no}/d{d.number}", **record)
-    c.publish_hands()
-    if s.match_winner:
-        c.match_winner = s.match_winner
-    if check_match_over(c):
+    publish_hands(c)
+    if match_outcome(c, outcome):
         return
-    c.publish_state()
+    publish_state(c)
     if c.auto_deal:
         start_deal(c)
 
 
-def check_match_over(c: TableController, *, force_winner: str | None = None, reason: str = "") -> bool:
-    """End the match when its end condition holds (or a forfeit forces it); returns True when it ended."""
-    end = c.match_end
-    method = end.get("method", "pass_a")
-    over = force_winner is not None or c.match_winner is not None
-    if not over and method in ("deals", "time_or_deals") and end.get("deals"):
-        over = c.deals_done >= int(end["deals"])
-    if not over and method in ("time", "time_or_deals") and end.get("minutes"):
-        over = c.now - c.match_started >= float(end["minutes"]) * 60.0
-    if not over:
-        return False
-    winner = force_winner or c.match_winner
-    if winner is None and c.levels["NS"] != c.levels["EW"]:
-        winner = "NS" if c.levels["NS"] > c.levels["EW"] else "EW"
-    if winner is None and c.profile.knockout and force_winner is None:
-        return False  # 加赛一局: one more deal until there is a winner
-    finish_match(c, winner, reason or ("pass_a" if c.match_winner else method))
-    return True
+def on_clock(c: TableState) -> None:
+    """Let the engine's match see the time (``match_end`` by time): between deals the match is decided now;
+    a deal in play is played out, or stopped and not counted (``time_up_deal = "stop"``)."""
+    if not c.match_active or c.match.over:
+        return
+    phase = c.paused_from if c.phase == "paused" else c.phase
+    in_play = c.deal is not None and phase in IN_DEAL
+    c.match, outcome = clock(c.match, c.now, deal_in_play=in_play)
+    if any(isinstance(ef, TimeUp) for ef in outcome):
+        c.emit("time_up", match=c.match_no, deal=c.deal.number if in_play and c.deal else None,
+               deal_in_play=in_play, time_up_deal=c.match.profile.time_up_deal)
+    if any(isinstance(ef, StopDeal) for ef in outcome) and c.deal is not None:
+        void_deal(c, "match time is up: the deal is stopped and not counted (比赛时间到，本副牌停止不计)")
+    match_outcome(c, outcome)
 
 
-def finish_match(c: TableController, winner: str | None, reason: str) -> None:
-    from .views import match_result
+def match_outcome(c: TableState, outcome: list[EngineEffect]) -> bool:
+    """Carry out the engine's match effects; returns True when the match ended."""
+    for ef in outcome:
+        if isinstance(ef, MatchOver):
+            finish_match(c, ef.winner, ef.reason or "")
+            return True
+    return False
 
+
+def forfeit(c: TableState, winner: str, reason: str) -> None:
+    """The referee's 判负: the match ends now with ``winner``, whatever the engine's match says."""
+    c.match = replace(c.match, over=True, winner=winner, draw=False, end_reason=reason)
+    finish_match(c, winner, reason)
+
+
+def finish_match(c: TableState, winner: str | None, reason: str) -> None:
     c.match_active = False
-    c.phase = "match_over"
+    c.phase = Phase.MATCH_OVER
     c.deal = None
     c.set_turn(None, "wait")
     result = match_result(c, winner, reason)
     c.match_result = result
     c.emit("match_over", match=c.match_no, winner=winner, levels=result["levels"], reason=reason)
     c.emit("match_result", topic="results", **result)
-    c.publish_state()
+    publish_state(c)
 
 
 def passed_a(levels: dict[str, int]) -> bool:

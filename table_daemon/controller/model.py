@@ -8,6 +8,7 @@ command). The controller never does I/O itself; the app journals every input and
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 
@@ -55,11 +56,25 @@ class DealerDone(Input):
     deal_line: str | None = None
     leader: str | None = None
     level: str | None = None
+    #: the faults the dealer reported during the deal, by name (``jam``, ``door_open`` ... of the firmware
+    #: protocol's ``Fault``), in order
+    faults: list[str] = field(default_factory=list)
+
+
+class DealerFaultKind(StrEnum):
+    """Why the dealer could not deal, as the adapter knows it from the outcome's type (never from a text)."""
+
+    JAM = "jam"  #: cards jammed and the deal could not go on
+    LINK = "link"  #: the link to the dealer failed (port gone, no reply, bad frames beyond retries)
+    REFUSED = "refused"  #: the dealer refused the request (or lacks what it needs)
+    BUSY = "busy"  #: still dealing the previous deal
+    NO_DEALER = "no_dealer"  #: no dealer configured
+    RESTART = "restart"  #: the table restarted while dealing
 
 
 @dataclass(frozen=True)
 class DealerFault(Input):
-    """The dealer link failed (jam, lost link, bad frames beyond retries)."""
+    """The dealer failed: ``reason`` is a :class:`DealerFaultKind` value, ``detail`` the adapter's words."""
 
     kind: ClassVar[str] = "dealer_fault"
     reason: str

@@ -20,7 +20,8 @@ A void deal has no record, so ``void_deal`` appears only as the ``deal_void`` ev
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from table_daemon.guandan import actions as act
 from table_daemon.guandan import deal as engine
@@ -29,10 +30,11 @@ from table_daemon.guandan.errors import GuandanError
 from table_daemon.guandan.levels import ACE
 from table_daemon.guandan.record import PENALTY_KINDS
 
-from . import flow, match
-
-if TYPE_CHECKING:
-    from .table import TableController, TableDeal
+from .dealing import void_deal
+from .match import forfeit
+from .state import TableDeal, TableState
+from .steps import act_on, ask_current, run_effects
+from .views import publish_hands, publish_state
 
 CORRECTIONS = ("undo_last", "take_back", "skip_turn", "skip_trick", "redo_tribute", "void_deal")
 
@@ -43,7 +45,7 @@ def _seat(value: Any) -> str:
     return str(value)
 
 
-def _log(c: TableController, d: TableDeal, referee: str, reason: Any, **fields: Any) -> dict[str, Any]:
+def _log(c: TableState, d: TableDeal, referee: str, reason: Any, **fields: Any) -> dict[str, Any]:
     """Append one referee action to the record's ``actions`` (and its note to ``events``); return it."""
     entry: dict[str, Any] = {"referee": referee, **{k: v for k, v in fields.items() if v is not None}}
     if reason is not None:
@@ -59,7 +61,7 @@ def _log(c: TableController, d: TableDeal, referee: str, reason: Any, **fields: 
     return entry
 
 
-def correct(c: TableController, p: dict[str, Any]) -> str | None:
+def correct(c: TableState, p: dict[str, Any]) -> str | None:
     """The ``correct`` command: returns an error text (nothing changed) or None."""
     action = p.get("action")
     if action not in CORRECTIONS:
@@ -70,7 +72,7 @@ def correct(c: TableController, p: dict[str, Any]) -> str | None:
     if action == "void_deal":
         if d is None:
             return "no deal to void"
-        flow.void_deal(c, f"referee: {p.get('reason') or 'void'}")
+        void_deal(c, f"referee: {p.get('reason') or 'void'}")
         return None
     if d is None or d.state is None:
         return "no deal in play"
@@ -85,7 +87,7 @@ def correct(c: TableController, p: dict[str, Any]) -> str | None:
     return _redo_tribute(c, d, p.get("reason"))
 
 
-def _undo(c: TableController, d: TableDeal, action: str, reason: Any) -> str | None:
+def _undo(c: TableState, d: TableDeal, action: str, reason: Any) -> str | None:
     assert d.state is not None
     if not d.undo:
         return "nothing to undo"
@@ -110,7 +112,7 @@ def _undo(c: TableController, d: TableDeal, action: str, reason: Any) -> str | N
     return None
 
 
-def _skip_turn(c: TableController, d: TableDeal, reason: Any) -> str | None:
+def _skip_turn(c: TableState, d: TableDeal, reason: Any) -> str | None:
     st = d.state
     assert st is not None
     if st.phase != engine.PLAYING:
@@ -125,12 +127,12 @@ def _skip_turn(c: TableController, d: TableDeal, reason: Any) -> str | None:
     entry = _log(c, d, "skip", reason, seat=seat)
     d.undo.append((st, c.ref + 1, [{k: v for k, v in entry.items() if k != "t"}]))
     c.emit("referee", **entry)
-    flow.run_effects(c, effects)
-    c.publish_state()
+    run_effects(c, effects)
+    publish_state(c)
     return None
 
 
-def _skip_trick(c: TableController, d: TableDeal, seat: str, reason: Any) -> str | None:
+def _skip_trick(c: TableState, d: TableDeal, seat: str, reason: Any) -> str | None:
     st = d.state
     assert st is not None
     if st.phase != engine.PLAYING:
@@ -139,12 +141,12 @@ def _skip_trick(c: TableController, d: TableDeal, seat: str, reason: Any) -> str
     entry = _log(c, d, "skip_trick", reason, seat=seat)
     c.emit("referee", **entry)
     if st.to_move == seat and not st.leading:
-        flow.act_on(c, act.pass_turn(seat), {"referee": "skip_trick"})
-    c.publish_state()
+        act_on(c, act.pass_turn(seat), {"referee": "skip_trick"})
+    publish_state(c)
     return None
 
 
-def _redo_tribute(c: TableController, d: TableDeal, reason: Any) -> str | None:
+def _redo_tribute(c: TableState, d: TableDeal, reason: Any) -> str | None:
     assert d.state is not None
     if d.state.phase not in (engine.TRIBUTE, engine.RETURNING):
         return "no tribute in progress"
@@ -156,19 +158,19 @@ def _redo_tribute(c: TableController, d: TableDeal, reason: Any) -> str | None:
     d.tribute_choice = None
     entry = _log(c, d, "redo_tribute", reason)
     c.emit("referee", **entry)
-    flow.run_effects(c, effects)
+    run_effects(c, effects)
     _after(c)
     return None
 
 
-def _after(c: TableController) -> None:
+def _after(c: TableState) -> None:
     """Ask again whoever must act now, and show the corrected hands and state."""
-    flow.ask_current(c)
-    c.publish_hands()
-    c.publish_state()
+    ask_current(c)
+    publish_hands(c)
+    publish_state(c)
 
 
-def penalty(c: TableController, p: dict[str, Any]) -> str | None:
+def penalty(c: TableState, p: dict[str, Any]) -> str | None:
     """A penalty with 003's escalation per team and match: 2 warnings → violation, 3 violations → loss
     (判负), 2 losses → suspension (停赛). Each penalty applied becomes a referee action of the deal."""
     kind = p.get("kind")
@@ -191,10 +193,13 @@ def penalty(c: TableController, p: dict[str, Any]) -> str | None:
     if "forfeit" in applied and counts["forfeit"] % 2 == 0:
         counts["suspension"] += 1
         applied.append("suspension")
-    if kind == "level_down":
-        c.levels[team] = max(2, c.levels[team] - 1)
-    elif kind == "level_up_opponent":
-        c.levels[other] = min(ACE, c.levels[other] + 1)
+    if kind in ("level_down", "level_up_opponent"):
+        levels = dict(c.match.levels)
+        if kind == "level_down":
+            levels[team] = max(2, levels[team] - 1)
+        else:
+            levels[other] = min(ACE, levels[other] + 1)
+        c.match = replace(c.match, levels=levels)
     d = c.deal
     if d is not None and (d.state is None or not d.state.over):
         for k in applied:
@@ -204,7 +209,7 @@ def penalty(c: TableController, p: dict[str, Any]) -> str | None:
            applied=applied, t=c.t(), counts=dict(counts))
     if "forfeit" in applied and c.match_active:
         c.deal = None
-        match.finish_match(c, other, f"forfeit ({team})")
+        forfeit(c, other, f"forfeit ({team})")
     else:
-        c.publish_state()
+        publish_state(c)
     return None

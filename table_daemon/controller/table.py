@@ -3,31 +3,22 @@
 Inputs (:mod:`.model`): dealer events, card readings of the seats' play zones, seat buttons, timer ticks and
 commands. Effects: messages to publish, lights, beeps, dealer commands and command replies. No I/O and no
 clock of its own: the same inputs at the same times give the same state and effects, which is what lets the
-app rebuild a table after a power cut by replaying its journal.
+app rebuild a table after a power cut from its journal.
 
-A laid-out set is accepted only when the seat is on turn, holds those cards (the dealer reported what each
-seat received) and the play is legal; the laid-out order picks the wild's reading, and a play that is still
-ambiguous asks the seat for a declaration (its confirm button or the ``declare`` command). Everything else
-becomes an alert with its evidence (rules §11 foul codes). Match flow, commands and the JSON views live in
-:mod:`.flow`, :mod:`.commands` and :mod:`.views`.
+The top layer: :class:`TableController` is the table's state (:class:`~.state.TableState`) with one
+``handle()`` that lets the match clock run, dispatches the input to its flow (:mod:`.dealing`, :mod:`.play`,
+:mod:`.tribute` through :mod:`.play`, :mod:`.commands` for commands and referee corrections, :mod:`.camera`,
+:mod:`.health`) and then sequences what follows from it: a deal the engine ended is settled by the match flow
+(:mod:`.match`), which may start the next deal. Layers import only downward::
+
+    table -> commands -> referee -> match -> dealing -> steps -> views -> state -> model
+                      -> play -> tribute -> steps
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field, replace
-from typing import Any
-
-from table_daemon.guandan.actions import PASS, PLAY, REPORT
-from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards
-from table_daemon.guandan.deal import DealState
-from table_daemon.guandan.profiles import Profile
-from table_daemon.guandan.readings import Reading
-
-from .camera import on_camera_notice
-from .health import on_health_notice
+from . import camera, commands, dealing, health, match, play
 from .model import (
-    Beep,
     CameraNotice,
     CardsSeen,
     Command,
@@ -38,257 +29,55 @@ from .model import (
     Effect,
     HealthNotice,
     Input,
-    Light,
     Press,
-    Publish,
     Tick,
-    TurnChanged,
     ZoneCleared,
 )
+from .state import FOULS, Phase, TableDeal, TableState, Timing
 
-PHASES = ("idle", "dealing", "tribute", "playing", "deal_over", "match_over", "paused")
-
-
-@dataclass
-class Timing:
-    #: the event's limits where the profile sets none (None: no limit)
-    play_seconds: float | None = None
-    first_lead_seconds: float | None = None
-    return_seconds: float | None = None
-    warn_before: float = 5.0
-    min_confidence: float = 0.6
+__all__ = ["FOULS", "Phase", "TableController", "TableDeal", "Timing"]
 
 
-#: One step the referee can undo: the engine state before it, the ref of the event it published, and the
-#: step in the deal record's form without ``t`` (the actions it applied, or the referee's own entry).
-Undo = tuple[DealState, int, list[dict[str, Any]]]
-
-
-@dataclass
-class TableDeal:
-    """The table's side of the deal in progress: dealing, evidence, zones, timers; ``state`` is the rules
-    engine's immutable deal (:mod:`table_daemon.guandan.deal`), ``undo`` the states before each step.
-
-    ``actions`` is the deal record's ``actions`` list as it happened: every play, pass and report the engine
-    accepted and every referee correction, in order, with ``t`` (seconds since the deal started). The engine's
-    own history forgets what a referee took back; this log keeps it, so a replay of the published record
-    sees the take-back too. ``tribute_held`` and ``tribute_choice`` serve the ``winner_chooses`` tie: the
-    two tribute cards wait on the table until 上游 picks one (:mod:`.tribute`).
-    """
-
-    number: int
-    level: int
-    played: str
-    levels_before: dict[str, int]
-    started: float
-    board: int | None = None
-    commitment: str | None = None
-    deal_line: str | None = None
-    dealt: Counter[str] = field(default_factory=Counter)
-    dealt_order: list[tuple[int, str | None, str]] = field(default_factory=list)
-    hands: dict[str, list[Card]] = field(default_factory=dict)
-    first_lead: str | None = None
-    state: DealState | None = None
-    undo: list[Undo] = field(default_factory=list)
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    referee: list[dict[str, Any]] = field(default_factory=list)
-    pending_declare: dict[str, Any] | None = None
-    zone: dict[str, list[Card]] = field(default_factory=lambda: {s: [] for s in SEATS})
-    warned_at: float | None = None
-    skip_trick: set[str] = field(default_factory=set)
-    redeal_attempts: int = 0
-    tribute_held: dict[str, Card] = field(default_factory=dict)
-    tribute_choice: dict[str, Any] | None = None
-
-    def t(self, now: float) -> float:
-        """Seconds since the deal started (the ``t`` of record actions and events)."""
-        return round(now - self.started, 3)
-
-    def log_since(self, before: DealState, ref: int) -> list[dict[str, Any]]:
-        """Log the actions the engine accepted since ``before`` (``state`` extends its history) and keep
-        ``before`` as one undo step. Plays, passes and reports go to the record's ``actions``; tribute and
-        return cards have their own record fields. Returns the steps' record form (without ``t``)."""
-        assert self.state is not None
-        node, stop = self.state.history, before.history
-        steps = []
-        while node is not None and node is not stop:
-            node, action, t = node
-            steps.append((action, t))
-        entries = []
-        for action, t in reversed(steps):
-            entry = action.to_json()
-            entries.append(dict(entry))
-            if action.kind in (PLAY, PASS, REPORT):
-                entry["t"] = round(t, 3)
-                self.actions.append(entry)
-        self.undo.append((before, ref, entries))
-        return entries
-
-
-class TableController:
+class TableController(TableState):
     """One table's rules-aware state. ``handle(event, now)`` returns the effects of one input."""
 
-    def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
-                 software_seats: tuple[str, ...] = (), referee_role: str = "referee",
-                 timing: Timing | None = None, referee_key: bytes | None = None, deal_file: str = "") -> None:
-        self.table = table
-        self.event = event
-        self.timing = timing or Timing()
-        #: the profile the table was configured with (``start_match`` may name another one)
-        self.configured_profile = profile
-        self.profile = profile
-        self.use_profile(profile)
-        self.auto_deal = auto_deal
-        self.software_seats = tuple(software_seats)
-        self.referee_role = referee_role
-        #: the referees' signing key (None: the role and the broker's ACL are the only checks), and the nonces
-        #: of the signed commands obeyed (each is obeyed once)
-        self.referee_key = referee_key
-        self.referee_nonces: set[str] = set()
-        self.phase = "idle"
-        self.paused_from: str | None = None
-        self.paused_at = 0.0
-        self.match_no = 0
-        #: the ``id`` of the ``start_match`` this match was started by (the desk's), None for a local start
-        self.start_id: str | None = None
-        self.match_active = False
-        self.match_started = 0.0
-        self.match_end: dict[str, Any] = {"method": profile.match_end, "deals": profile.match_deals,
-                                          "minutes": profile.match_minutes}
-        self.teams: dict[str, Any] = {}
-        self.levels = {"NS": 2, "EW": 2}
-        self.failed_a = {"NS": 0, "EW": 0}
-        self.deals_done = 0
-        self.last_finish: list[str] | None = None
-        #: the finish the current deal's tribute came from (None on a first deal or a board)
-        self.previous_finish: list[str] | None = None
-        self.failed_a_before: dict[str, int] = dict(self.failed_a)
-        self.last_winner: str | None = None
-        self.last_result: dict[str, Any] | None = None
-        self.match_winner: str | None = None
-        self.match_result: dict[str, Any] | None = None
-        self.deal: TableDeal | None = None
-        self.deal_file: str | None = None
-        #: the deal file the table's dealer deals boards from (config ``dealer.deal_file``; "" for none)
-        self.configured_deal_file = deal_file
-        #: every match number started at this table, with its settings: a number is never used twice
-        self.matches_started: dict[int, dict[str, Any]] = {}
-        self.boards: list[int] = []
-        self.penalties: dict[str, Counter[str]] = {"NS": Counter(), "EW": Counter()}
-        self.ref = 0
-        self.now = 0.0
-        self._effects: list[Effect] = []
-
-    def use_profile(self, profile: Profile) -> None:
-        """Play by ``profile`` from now on; the event's timers (config) fill in where it sets none ("event
-        sets")."""
-        fill = {k: getattr(self.timing, k) for k in ("play_seconds", "first_lead_seconds", "return_seconds")
-                if getattr(profile, k) is None and getattr(self.timing, k)}
-        self.profile = replace(profile, **fill) if fill else profile
-
-    # -- plumbing -----------------------------------------------------------------------------------------
     def handle(self, event: Input, now: float) -> list[Effect]:
         """Apply one input at time ``now`` (seconds, wall clock) and return its effects."""
-        from . import commands, flow
-
         self.now = now
         self._effects = []
+        match.on_clock(self)
+        self._dispatch(event)
+        if self.settle_due:
+            self.settle_due = False
+            match.end_deal(self)
+        effects, self._effects = self._effects, []
+        return effects
+
+    def _dispatch(self, event: Input) -> None:
         if isinstance(event, Command):
             commands.handle_command(self, event)
         elif isinstance(event, CameraNotice):  # the referee hears of the camera even while paused
-            on_camera_notice(self, event)
+            camera.on_camera_notice(self, event)
         elif isinstance(event, HealthNotice):  # and of the table's hardware
-            on_health_notice(self, event)
-        elif self.phase == "paused" and not isinstance(event, Tick):
-            self.note_while_paused(event)
+            health.on_health_notice(self, event)
+        elif self.phase == Phase.PAUSED and not isinstance(event, Tick):
+            if isinstance(event, CardsSeen) and event.cards:
+                self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
+                           {"frame": event.frame, "seen": event.cards})
         elif isinstance(event, DealerStarted):
-            flow.on_dealer_started(self, event)
+            dealing.on_dealer_started(self, event)
         elif isinstance(event, DealerCard):
-            flow.on_dealer_card(self, event)
+            dealing.on_dealer_card(self, event)
         elif isinstance(event, DealerDone):
-            flow.on_dealer_done(self, event)
+            dealing.on_dealer_done(self, event)
         elif isinstance(event, DealerFault):
-            flow.on_dealer_fault(self, event)
+            dealing.on_dealer_fault(self, event)
         elif isinstance(event, CardsSeen):
-            flow.on_cards_seen(self, event)
+            play.on_cards_seen(self, event)
         elif isinstance(event, ZoneCleared):
             if self.deal is not None:
                 self.deal.zone[event.seat] = []
         elif isinstance(event, Press):
-            flow.on_press(self, event)
+            play.on_press(self, event)
         elif isinstance(event, Tick):
-            flow.on_tick(self)
-        effects, self._effects = self._effects, []
-        return effects
-
-    def note_while_paused(self, event: Input) -> None:
-        if isinstance(event, CardsSeen) and event.cards:
-            self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
-                       {"frame": event.frame, "seen": event.cards})
-
-    def effect(self, effect: Effect) -> None:
-        self._effects.append(effect)
-
-    def emit(self, type_: str, topic: str = "events", replaces: int | None = None, **fields: Any) -> int:
-        """Queue a message of ``type_`` on ``topic``; returns its ref (for later corrections)."""
-        self.ref += 1
-        payload = {"type": type_, **fields}
-        self.effect(Publish(topic, payload, self.ref, replaces))
-        return self.ref
-
-    def alert(self, code: str, seat: str | None, text: str, evidence: dict[str, Any]) -> None:
-        """A foul or fault for the referee, with its evidence, also kept in the deal record."""
-        d = self.deal
-        body: dict[str, Any] = {"code": code, "seat": seat, "message": text, "evidence": evidence,
-                                "phase": self.phase}
-        if d is not None:
-            body["deal"] = d.number
-            body["turn"] = d.state.to_move if d.state else None
-            body["t"] = round(self.now - d.started, 3)
-            d.events.append({"t": body["t"], "kind": "foul" if code in FOULS else "fault", "seat": seat,
-                             "what": code, "detail": text})
-        self.emit("alert", topic="alerts", **body)
-        self.effect(Beep(2))
-
-    def publish_state(self) -> None:
-        from .views import public_state
-
-        self.emit("state", topic="state", **public_state(self))
-
-    def publish_hands(self) -> None:
-        d = self.deal
-        hands = {}
-        if d is not None:
-            hands = d.state.hands_json() if d.state else {s: [c.code for c in d.hands.get(s, [])] for s in SEATS}
-        self.effect(Publish("private/hands", {"type": "hands", "deal": d.number if d else None,
-                                              "hands": hands}))
-
-    def t(self) -> float:
-        return round(self.now - self.deal.started, 3) if self.deal else 0.0
-
-    # -- turn lights and timers ---------------------------------------------------------------------------
-    def set_turn(self, seat: str | list[str] | None, asked: str = "play") -> None:
-        """Light the turn lamp of the seat(s) asked to act and tell simulated seats; restart the timer."""
-        seats = [] if seat is None else [seat] if isinstance(seat, str) else list(seat)
-        for s in SEATS:
-            self.effect(Light(s, "turn", s in seats))
-        for s in seats or [None]:
-            self.effect(TurnChanged(s, asked if s else "wait", self.deal.state if self.deal else None))
-
-    # -- helpers used by flow and commands ----------------------------------------------------------------
-    def parse_seen(self, codes: list[str]) -> list[Card] | None:
-        try:
-            return parse_cards(codes, max_copies=None)
-        except ValueError:
-            return None
-
-    def reading_from(self, data: Any) -> Reading:
-        return Reading.from_json(data)
-
-    def card(self, code: str) -> Card:
-        return parse_card(code)
-
-
-FOULS = frozenset({"out_of_turn", "exposed_card", "illegal_play", "not_held", "missing_report",
-                   "wrong_report", "slow_play", "wrong_tribute", "wrong_return", "wrong_manner"})
+            play.on_tick(self)

@@ -15,7 +15,7 @@ Then both gives go to the engine with their receiver (``to``), which is how the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from table_daemon.guandan import actions as act
 from table_daemon.guandan import deal as engine
@@ -23,11 +23,10 @@ from table_daemon.guandan.cards import Card
 from table_daemon.guandan.errors import GuandanError
 
 from .model import Light
+from .state import TableDeal, TableState
+from .steps import FOUL_OF_REASON, act_on
+from .views import CHOICE_TEXT, choice_deadline, publish_hands, publish_state
 
-if TYPE_CHECKING:
-    from .table import TableController, TableDeal
-
-CHOICE_TEXT = "上游选择进贡牌 / 上游 chooses a tribute card"
 #: seat-panel buttons while 上游 chooses: pass takes the default giver's card, confirm the other one
 BUTTONS = {"pass": "default", "confirm": "other"}
 
@@ -40,10 +39,8 @@ def choice_pending(d: TableDeal) -> bool:
             and not st.given)
 
 
-def on_laid(c: TableController, seat: str, new: list[Card], cards: list[Card], evidence: dict[str, Any]) -> None:
+def on_laid(c: TableState, seat: str, new: list[Card], cards: list[Card], evidence: dict[str, Any]) -> None:
     """Cards newly laid in ``seat``'s zone during the tribute or the return."""
-    from .flow import act_on
-
     d = c.deal
     assert d is not None and d.state is not None
     kind = act.GIVE if d.state.phase == engine.TRIBUTE else act.RETURN
@@ -53,16 +50,14 @@ def on_laid(c: TableController, seat: str, new: list[Card], cards: list[Card], e
     elif act_on(c, action, evidence):
         d.zone[seat] = list(cards)
         if c.deal is d and d.state.phase != engine.PLAYING:  # play's start publishes its own
-            c.publish_hands()
-            c.publish_state()
+            publish_hands(c)
+            publish_state(c)
 
 
-def _hold(c: TableController, d: TableDeal, action: act.Action, cards: list[Card],
+def _hold(c: TableState, d: TableDeal, action: act.Action, cards: list[Card],
           evidence: dict[str, Any]) -> None:
     """Check a tribute card and keep it on the table until 上游 has chosen (a giver may swap its card for
     another allowed one until then)."""
-    from .flow import FOUL_OF_REASON
-
     assert d.state is not None and d.state.plan is not None
     seat = action.seat
     try:
@@ -78,10 +73,10 @@ def _hold(c: TableController, d: TableDeal, action: act.Action, cards: list[Card
     if set(d.tribute_held) == givers:
         _ask(c, d)
     else:
-        c.publish_state()
+        publish_state(c)
 
 
-def _ask(c: TableController, d: TableDeal) -> None:
+def _ask(c: TableState, d: TableDeal) -> None:
     assert d.state is not None and d.state.plan is not None
     plan = d.state.plan
     winner = plan.winners[0]
@@ -95,21 +90,11 @@ def _ask(c: TableController, d: TableDeal) -> None:
         c.emit("tribute_choice_needed", deal=d.number, seat=winner, cards=cards, default=default,
                buttons={"pass": default, "confirm": other}, text=CHOICE_TEXT)
     c.set_turn(winner, "choose_tribute")
-    c.publish_state()
+    publish_state(c)
 
 
-def deadline(c: TableController, d: TableDeal) -> float | None:
-    """When 上游's choice times out (the profile's turn timer), or None without one."""
-    seconds = c.profile.play_seconds
-    if d.tribute_choice is None or seconds is None:
-        return None
-    return float(d.tribute_choice["since"]) + seconds
-
-
-def choose(c: TableController, seat: str, giver: Any, *, how: str) -> str | None:
+def choose(c: TableState, seat: str, giver: Any, *, how: str) -> str | None:
     """上游 (``seat``) takes the card laid by ``giver``; 二游 gets the other. Returns an error text or None."""
-    from .flow import act_on
-
     d = c.deal
     choice = d.tribute_choice if d is not None else None
     if d is None or d.state is None or choice is None:
@@ -128,12 +113,12 @@ def choose(c: TableController, seat: str, giver: Any, *, how: str) -> str | None
     for g, to in ((giver, first), (other, second)):
         if not act_on(c, act.give(g, held[g], to), {"tribute_choice": how}):
             break
-    c.publish_hands()
-    c.publish_state()
+    publish_hands(c)
+    publish_state(c)
     return None
 
 
-def on_press(c: TableController, seat: str, button: str) -> bool:
+def on_press(c: TableState, seat: str, button: str) -> bool:
     """A seat button while 上游 chooses; True when it was 上游's answer."""
     d = c.deal
     choice = d.tribute_choice if d is not None else None
@@ -143,9 +128,9 @@ def on_press(c: TableController, seat: str, button: str) -> bool:
     return True
 
 
-def on_tick(c: TableController, d: TableDeal) -> None:
+def on_tick(c: TableState, d: TableDeal) -> None:
     """The turn timer of 上游's choice: a warning shortly before, then the default card."""
-    due = deadline(c, d)
+    due = choice_deadline(c, d)
     choice = d.tribute_choice
     if due is None or choice is None:
         return
@@ -155,14 +140,3 @@ def on_tick(c: TableController, d: TableDeal) -> None:
     if c.now >= due:
         c.emit("timeout", deal=d.number, seat=choice["seat"], action={"tribute_from": choice["default"]})
         choose(c, choice["seat"], choice["default"], how="timeout")
-
-
-def public(d: TableDeal, c: TableController) -> dict[str, Any] | None:
-    """The public ``tribute_choice`` field: who chooses between which laid cards, the buttons, the timer."""
-    choice = d.tribute_choice
-    if choice is None:
-        return None
-    due = deadline(c, d)
-    return {"seat": choice["seat"], "cards": dict(choice["cards"]), "default": choice["default"],
-            "other": choice["other"], "buttons": {"pass": choice["default"], "confirm": choice["other"]},
-            "text": CHOICE_TEXT, "deadline": round(due, 3) if due is not None else None}

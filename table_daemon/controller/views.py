@@ -1,11 +1,13 @@
-"""JSON views of the controller: the public table state (``state`` topic), the deal record
+"""JSON views of the controller (layer 2, over the state; read only, except ``publish_*`` that queue them): the public table state (``state`` topic), the deal record
 (``guandan-deal/1``, deal-record.md) and the match result. The public state never holds a card a seat still
+
+
 holds: only counts (mqtt-api.md).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from table_daemon.guandan import deal as engine
 from table_daemon.guandan import scoring
@@ -14,17 +16,17 @@ from table_daemon.guandan.levels import Settlement, format_team_level, parse_tea
 from table_daemon.guandan.record import build_record
 from table_daemon.guandan.timers import deadline
 
-from .tribute import public as tribute_choice
+from .model import Publish
+from .state import TableDeal, TableState
 
-if TYPE_CHECKING:
-    from .table import TableController
+CHOICE_TEXT = "上游选择进贡牌 / 上游 chooses a tribute card"
 
 
 def _levels(levels: dict[str, int]) -> dict[str, str]:
     return {t: format_team_level(v) for t, v in levels.items()}
 
 
-def public_state(c: TableController) -> dict[str, Any]:
+def public_state(c: TableState) -> dict[str, Any]:
     """The whole public state: seats (counts only), levels, phase, turn and timer, trick, tribute (with the
     cards laid face up and, under ``winner_chooses``, ``tribute_choice``: the table waits for 上游's pick),
     last result."""
@@ -42,8 +44,8 @@ def public_state(c: TableController) -> dict[str, Any]:
             seat["cards_left"] = d.dealt[s]
         seats[s] = seat
     out: dict[str, Any] = {
-        "phase": c.phase,
-        "paused_from": c.paused_from,
+        "phase": str(c.phase),
+        "paused_from": str(c.paused_from) if c.paused_from else None,
         "profile": c.profile.name,
         "match": c.match_no,
         "start": c.start_id,
@@ -85,7 +87,45 @@ def public_state(c: TableController) -> dict[str, Any]:
     return out
 
 
-def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
+def choice_deadline(c: TableState, d: TableDeal) -> float | None:
+    """When 上游's choice times out (the profile's turn timer), or None without one."""
+    seconds = c.profile.play_seconds
+    if d.tribute_choice is None or seconds is None:
+        return None
+    return float(d.tribute_choice["since"]) + seconds
+
+
+def tribute_choice(d: TableDeal, c: TableState) -> dict[str, Any] | None:
+    """The public ``tribute_choice`` field: who chooses between which laid cards, the buttons, the timer."""
+    choice = d.tribute_choice
+    if choice is None:
+        return None
+    due = choice_deadline(c, d)
+    return {"seat": choice["seat"], "cards": dict(choice["cards"]), "default": choice["default"],
+            "other": choice["other"], "buttons": {"pass": choice["default"], "confirm": choice["other"]},
+            "text": CHOICE_TEXT, "deadline": round(due, 3) if due is not None else None}
+
+
+def hands_payload(c: TableState) -> dict[str, Any]:
+    """The ``private/hands`` message (referees only): every seat's cards now (as dealt before play)."""
+    d = c.deal
+    hands: dict[str, list[str]] = {}
+    if d is not None:
+        hands = d.state.hands_json() if d.state else {s: [x.code for x in d.hands.get(s, [])] for s in SEATS}
+    return {"type": "hands", "deal": d.number if d else None, "hands": hands}
+
+
+def publish_state(c: TableState) -> None:
+    """Queue the whole public state on ``state``."""
+    c.emit("state", topic="state", **public_state(c))
+
+
+def publish_hands(c: TableState) -> None:
+    """Queue every seat's cards on ``private/hands`` (referees only)."""
+    c.effect(Publish("private/hands", hands_payload(c)))
+
+
+def deal_record(c: TableState, s: Settlement) -> dict[str, Any]:
     """The ``guandan-deal/1`` record of the finished deal (the rules engine's builder, plus the table's
     evidence: its own ``actions`` log with the referee's corrections as ``{"referee": ...}`` actions, fouls,
     faults and referee notes in ``events``, the commitment and salted deal line)."""
@@ -111,7 +151,7 @@ def deal_record(c: TableController, s: Settlement) -> dict[str, Any]:
     return record
 
 
-def match_result(c: TableController, winner: str | None, reason: str) -> dict[str, Any]:
+def match_result(c: TableState, winner: str | None, reason: str) -> dict[str, Any]:
     """One match's result: final levels, winner, 场分 and 级差分 (desk-compatible)."""
     levels = _levels(c.levels)
     finished = "A+" in levels.values()
@@ -122,22 +162,24 @@ def match_result(c: TableController, winner: str | None, reason: str) -> dict[st
     points = score(c, levels, winner, finished)
     if points is not None:
         out["match_points"], out["level_points"] = points
+    if c.profile.deal_points == "one_to_three":
+        out["deal_points"] = dict(c.match.deal_points)
     return out
 
 
-def score(c: TableController, levels: dict[str, str], winner: str | None,
+def score(c: TableState, levels: dict[str, str], winner: str | None,
           finished: bool) -> tuple[dict[str, float], dict[str, float]] | None:
     """场分 and 级差分 by the profile's scoring settings (the rules engine's §9 formulas).
 
-    Under ``one_to_three`` the deal totals stand in for 级差分; the table does not keep them (the desk
-    counts them from the deal records), so they are reported as zero here.
+    Under ``one_to_three`` the deal-point totals the engine's match counted (3/2/1 a deal) stand in for
+    级差分 (``match_result`` also gives them as ``deal_points``).
     """
     p = c.profile
     try:
         values = {team: parse_team_level(level) for team, level in levels.items()}
         match = scoring.match_points(p, winner, finished=finished or p.deal_points == "one_to_three")
         if p.deal_points == "one_to_three":
-            level: dict[str, float] = {"NS": 0.0, "EW": 0.0}
+            level: dict[str, float] = {team: float(c.match.deal_points[team]) for team in ("NS", "EW")}
         else:
             level = {team: float(v) for team, v in scoring.level_points(p, values, winner).items()}
     except (ValueError, KeyError):

@@ -35,6 +35,22 @@ from .deal_state import (
     evolve_kw,
     read_play,
 )
+from .effects import (
+    DealOver,
+    Foul,
+    Given,
+    Jiefeng,
+    Passed,
+    Played,
+    ReportDue,
+    Reported,
+    ReturnDue,
+    Returned,
+    TributePlanned,
+    TrickEnd,
+    Turn,
+    WentOut,
+)
 from .errors import GuandanError
 from .profiles import Profile
 from .readings import beats
@@ -71,14 +87,14 @@ def start_deal(
     if previous_finish is not None:
         plan = plan_tribute(profile, level, previous_finish, hands)
         state = evolve_kw(base, plan=plan, leader=plan.leader)
-        effects: list[Effect] = [{"kind": "tribute", **plan.to_json()}]
+        effects: list[Effect] = [TributePlanned(plan.resisted, tuple(p.to_json() for p in plan.payments), plan.leader)]
         if plan.resisted or not plan.payments:
             state = _begin_play(state, plan.leader, t)
-            effects.append({"kind": "turn", "seat": plan.leader, "lead": True})
+            effects.append(Turn(plan.leader, True))
         return state, effects
     if leader not in SEATS:
         raise _illegal("bad_deal", f"a deal without tribute needs a leader seat, got {leader!r}")
-    return _begin_play(evolve_kw(base, leader=leader), leader, t), [{"kind": "turn", "seat": leader, "lead": True}]
+    return _begin_play(evolve_kw(base, leader=leader), leader, t), [Turn(leader, True)]
 
 
 def _begin_play(state: DealState, leader: str, t: float) -> DealState:
@@ -122,18 +138,18 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
         raise _illegal("not_your_turn", f"it is {SEATS[state.turn]}'s turn, not {seat}'s")
     effects: list[Effect] = []
     if seat in state.report_due:
-        effects.append({"kind": "foul", "what": "missing_report", "seat": seat})
+        effects.append(Foul("missing_report", seat))
     hands = state.hands
     if action.kind == PASS:
         if state.trick_reading is None:
             raise _illegal("must_lead", f"{seat} leads and cannot pass")
         passes = state.passes + 1
-        effects.append({"kind": "pass", "seat": seat})
+        effects.append(Passed(seat))
         holding = (hands[0] != ()) + (hands[1] != ()) + (hands[2] != ()) + (hands[3] != ())
         holding -= hands[state.trick_seat] != ()
         if passes < holding:
             nxt = _next_holding(hands, idx)
-            effects.append({"kind": "turn", "seat": SEATS[nxt], "lead": False})
+            effects.append(Turn(SEATS[nxt], False))
             new = _copy(state)
             new.turn, new.passes, new.turn_since, new.warned = nxt, passes, t, False
             return new, effects
@@ -143,11 +159,11 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
             lead = last
         elif state.profile.jiefeng and hands[(last + 2) % 4]:
             lead = (last + 2) % 4
-            effects.append({"kind": "jiefeng", "seat": SEATS[lead]})
+            effects.append(Jiefeng(SEATS[lead]))
         else:
             lead = _next_holding(hands, last)
-        effects.append({"kind": "trick_end", "winner": SEATS[last], "leader": SEATS[lead]})
-        effects.append({"kind": "turn", "seat": SEATS[lead], "lead": True})
+        effects.append(TrickEnd(SEATS[last], SEATS[lead]))
+        effects.append(Turn(SEATS[lead], True))
         new = _copy(state)
         new.turn, new.passes, new.trick_seat, new.trick_reading, new.trick_cards = lead, 0, -1, None, ()
         new.turn_since, new.warned = t, False
@@ -162,22 +178,20 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
     if over is not None and not beats(reading, over, state.level):
         raise _illegal("does_not_beat", f"{reading} does not beat {over}")
     new_hands: Hands = hands[:idx] + (rest,) + hands[idx + 1 :]  # type: ignore[assignment]
-    effects.append(
-        {"kind": "play", "seat": seat, "cards": [c.code for c in cards], "reading": reading.to_json()}
-    )
+    effects.append(Played(seat, tuple(c.code for c in cards), reading.to_json()))
     reported, due = state.reported, state.report_due
     left = len(rest)
     if 0 < left <= REPORT_AT and seat not in reported and seat not in due:
         if state.profile.report == "auto":
             reported = reported | {seat}
-            effects.append({"kind": "report", "seat": seat, "count": left, "auto": True})
+            effects.append(Reported(seat, left, True))
         else:
             due = due | {seat}
-            effects.append({"kind": "report_due", "seat": seat, "count": left})
+            effects.append(ReportDue(seat, left))
     finished = state.finished
     if not rest:
         finished = finished + (seat,)
-        effects.append({"kind": "out", "seat": seat, "place": len(finished)})
+        effects.append(WentOut(seat, len(finished)))
         due = due - {seat}
     new = _copy(state)
     new.hands, new.trick_seat, new.trick_reading, new.trick_cards, new.passes = new_hands, idx, reading, cards, 0
@@ -186,10 +200,10 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
     if len(finished) >= 3 or (len(finished) == 2 and finished[1] == partner(finished[0])):
         new.phase, new.turn = OVER, -1
         order = list(finished) + ([s for s in SEATS if s not in finished] if len(finished) == 3 else [])
-        effects.append({"kind": "deal_over", "finish": order})
+        effects.append(DealOver(tuple(order)))
         return new, effects
     nxt = _next_holding(new_hands, idx)
-    effects.append({"kind": "turn", "seat": SEATS[nxt], "lead": False})
+    effects.append(Turn(SEATS[nxt], False))
     new.turn = nxt
     return new, effects
 
@@ -201,7 +215,7 @@ def _report(state: DealState, action: Action) -> tuple[DealState, list[Effect]]:
         raise _illegal("wrong_report", f"{seat} holds {count} cards: no report is due")
     if seat in state.reported and not state.profile.report_on_ask:
         raise _illegal("wrong_report", f"{seat} has already reported and may not report again")
-    effect = {"kind": "report", "seat": seat, "count": count, "auto": False}
+    effect = Reported(seat, count, False)
     return evolve_kw(state, reported=state.reported | {seat}, report_due=state.report_due - {seat}), [effect]
 
 
@@ -240,10 +254,10 @@ def _give(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
     if receiver == plan.winners[0]:
         leader = seat  # the payer of 上游 leads
     new = evolve_kw(state, hands=tuple(hands), given=given, leader=leader)  # type: ignore[arg-type]
-    effects: list[Effect] = [{"kind": "give", "seat": seat, "to": receiver, "card": card.code}]
+    effects: list[Effect] = [Given(seat, receiver, card.code)]
     if len(given) == len(plan.payments):
         new = evolve_kw(new, phase=RETURNING, turn_since=t, warned=False)
-        effects.append({"kind": "return_due", "seats": [r for r, _ in new.pending_returns()]})
+        effects.append(ReturnDue(tuple(r for r, _ in new.pending_returns())))
     return new, effects
 
 
@@ -267,10 +281,10 @@ def _return(state: DealState, action: Action, t: float) -> tuple[DealState, list
     hands[idx] = _remove(hands[idx], (card,)) or ()
     hands[ridx] = hands[ridx] + (card,)
     new = evolve_kw(state, hands=tuple(hands), returned=state.returned + ((seat, receiver, card),))  # type: ignore[arg-type]
-    effects: list[Effect] = [{"kind": "return", "seat": seat, "to": receiver, "card": card.code}]
+    effects: list[Effect] = [Returned(seat, receiver, card.code)]
     if not new.pending_returns():
         new = _begin_play(new, new.leader, t)
-        effects.append({"kind": "turn", "seat": new.leader, "lead": True})
+        effects.append(Turn(new.leader, True))
     return new, effects
 
 
@@ -284,8 +298,7 @@ def skip_turn(state: DealState, t: float) -> tuple[DealState, list[Effect]]:
     if not state.leading:
         return apply(state, Action(seat, PASS), t)
     nxt = _next_holding(state.hands, state.turn)
-    return evolve_kw(state, turn=nxt, turn_since=t, warned=False), [{"kind": "turn", "seat": SEATS[nxt],
-                                                                     "lead": True}]
+    return evolve_kw(state, turn=nxt, turn_since=t, warned=False), [Turn(SEATS[nxt], True)]
 
 
 def check_action(state: DealState, action: Action, t: float) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .actions import Action
 from .cards import ALL_CARDS, COPIES, SEATS, Card
+from .effects import EngineEffect
 from .errors import AmbiguousPlayError, IllegalPlayError, InvalidPlayError
 from .interpret import interpret
 from .profiles import Profile
@@ -26,7 +27,7 @@ OVER = "over"
 REPORT_AT = 10  # 10张报牌
 HAND_SIZE = 27
 
-Effect = dict[str, Any]
+Effect = EngineEffect
 _SEAT_INDEX: dict[str, int] = {s: i for i, s in enumerate(SEATS)}
 Hands = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .cards import SEATS, Card, parse_card
+from .effects import DealSettled, DropBack, EngineEffect, ExtraDeal, MatchOver, StopDeal, TimeUp
 from .levels import Settlement, format_team_level, next_deal, settle
 from .profiles import Profile
 from .scoring import one_to_three, score_match
@@ -90,13 +91,13 @@ def _leader_of(m: MatchState) -> str | None:
     return "NS" if score["NS"] > score["EW"] else "EW"
 
 
-def _decide(m: MatchState, reason: str) -> tuple[MatchState, list[dict[str, Any]]]:
+def _decide(m: MatchState, reason: str) -> tuple[MatchState, list[EngineEffect]]:
     """End the match on ``reason`` (deals / time): the leader wins; equal is a draw, or play on in knockout."""
     ahead = _leader_of(m)
     if ahead is None and m.profile.knockout:
-        return replace(m, play_on=True, end_reason=reason), [{"kind": "extra_deal", "reason": reason}]
+        return replace(m, play_on=True, end_reason=reason), [ExtraDeal(reason)]
     new = replace(m, over=True, winner=ahead, draw=ahead is None, end_reason=reason)
-    return new, [{"kind": "match_over", **new.result()}]
+    return new, [MatchOver(new.winner, new.end_reason, new.result())]
 
 
 def _limit_reached(m: MatchState, t: float) -> str | None:
@@ -110,7 +111,7 @@ def _limit_reached(m: MatchState, t: float) -> str | None:
     return None
 
 
-def deal_finished(m: MatchState, finish: Sequence[str], t: float) -> tuple[MatchState, list[dict[str, Any]]]:
+def deal_finished(m: MatchState, finish: Sequence[str], t: float) -> tuple[MatchState, list[EngineEffect]]:
     """Count a finished deal (its finishing order, at time ``t``) and end the match if it is over."""
     setup = next_setup(m)
     s = settle(m.profile, m.levels, setup.played, finish, m.failed_a)
@@ -122,21 +123,18 @@ def deal_finished(m: MatchState, finish: Sequence[str], t: float) -> tuple[Match
         m, levels=dict(s.levels), failed_a=dict(s.failed_a), deal_points=points, deals=m.deals + 1,
         last_winner=s.winner, last_finish=tuple(finish), settlements=m.settlements + (s,),
     )
-    effects: list[dict[str, Any]] = [{
-        "kind": "deal_settled", "deal": new.deals, "winner": s.winner, "up": s.up,
-        "levels": new.levels_json(), "failed_a": dict(s.failed_a),
-    }]
+    effects: list[EngineEffect] = [DealSettled(new.deals, s.winner, s.up, new.levels_json(), dict(s.failed_a))]
     if s.dropped_back:
-        effects.append({"kind": "drop_back", "team": s.dropped_back})
+        effects.append(DropBack(s.dropped_back))
     if s.match_winner is not None:
         new = replace(new, over=True, winner=s.match_winner, end_reason="pass_a")
-        effects.append({"kind": "match_over", **new.result()})
+        effects.append(MatchOver(new.winner, new.end_reason, new.result()))
         return new, effects
     if new.play_on:
         if _leader_of(new) is not None:
             new, more = _decide(new, new.end_reason or "extra_deal")  # always a winner here
             return new, effects + more
-        return new, effects + [{"kind": "extra_deal", "reason": "still equal"}]
+        return new, effects + [ExtraDeal("still equal")]
     reason = _limit_reached(new, t)
     if reason is not None:
         new, more = _decide(new, reason)
@@ -144,7 +142,7 @@ def deal_finished(m: MatchState, finish: Sequence[str], t: float) -> tuple[Match
     return new, effects
 
 
-def clock(m: MatchState, t: float, *, deal_in_play: bool) -> tuple[MatchState, list[dict[str, Any]]]:
+def clock(m: MatchState, t: float, *, deal_in_play: bool) -> tuple[MatchState, list[EngineEffect]]:
     """Advance the match clock to ``t``. When the time limit passes between deals the match is decided now;
     during a deal, the deal is played out (and the match decided after it) or stopped and not counted
     (effect ``stop_deal``), per ``time_up_deal``."""
@@ -154,11 +152,11 @@ def clock(m: MatchState, t: float, *, deal_in_play: bool) -> tuple[MatchState, l
     if t - m.t_start < p.match_minutes * 60.0:
         return m, []
     timed = replace(m, time_up=True)
-    effects: list[dict[str, Any]] = [{"kind": "time_up"}]
+    effects: list[EngineEffect] = [TimeUp()]
     if deal_in_play and p.time_up_deal == "play_out":
         return timed, effects
     if deal_in_play:
-        effects.append({"kind": "stop_deal"})
+        effects.append(StopDeal())
     timed, more = _decide(timed, "time")
     return timed, effects + more
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 from .actions import Action, pass_turn, play, return_card
 from .cards import SEATS, single_order
 from .deal import PLAYING, RETURNING, DealState, Effect, apply
+from .effects import SlowPlay, TimedOut
 from .tribute import lowest_allowed_return
 
 
@@ -65,11 +66,11 @@ def tick(state: DealState, t: float, *, auto_seats: Collection[str] = ()) -> tup
     if not auto:
         if state.warned:
             return state, []
-        effects: list[Effect] = [{"kind": "slow_play", "seat": s, "late_by": t - due} for s in seats]
+        effects: list[Effect] = [SlowPlay(s, t - due) for s in seats]
         return replace(state, warned=True), effects
     effects = []
     for action in default_action(state):
-        effects.append({"kind": "timeout", "seat": action.seat, "action": action.to_json()})
+        effects.append(TimedOut(action.seat, action.to_json()))
         state, more = apply(state, action, t)
         effects.extend(more)
     return state, effects

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import replace
 from typing import Any
 
 from table_daemon.controller import CardsSeen, Command, Light, Press, Reply, Tick, Timing
@@ -39,7 +40,7 @@ def _tribute_deal(timing: Timing | None = None) -> Harness:
     h = Harness(hands=[tie_hands(3)], seed=6, timing=timing)
     h.start_match(match_end={"method": "deals", "deals": 1}, profile=CHOOSE)
     assert h.c.profile.tie_tribute == "winner_chooses"
-    h.c.deals_done, h.c.last_finish = 1, ["S", "N", "E", "W"]  # as after a 双下 by S and N
+    h.c.match = replace(h.c.match, deals=1, last_finish=("S", "N", "E", "W"))  # as after a 双下 by S and N
     h.send(Command("start_deal", {}))
     h.flush()
     st = h.c.deal.state

@@ -32,7 +32,8 @@ def run(state, *steps):
 
 
 def kinds(effects, kind):
-    return [e for e in effects if e["kind"] == kind]
+    """The effects of one kind in their JSON form (:meth:`EngineEffect.to_json`)."""
+    return [e.to_json() for e in effects if e.kind == kind]
 
 
 def test_turns_go_s_e_n_w_and_a_passed_seat_may_play_again() -> None:
@@ -125,20 +126,20 @@ def test_ten_card_report_once_per_deal_auto_and_player() -> None:
     late, eff = run(st, ("E", None), ("N", None), ("W", None), ("S", "S5"))
     assert kinds(eff, "foul") == [{"kind": "foul", "what": "missing_report", "seat": "S"}]
     st, eff = apply(st, report("S"), 1.5)
-    assert eff == [{"kind": "report", "seat": "S", "count": 10, "auto": False}]
+    assert [e.to_json() for e in eff] == [{"kind": "report", "seat": "S", "count": 10, "auto": False}]
     with pytest.raises(IllegalPlayError):  # 000: no second report
         apply(st, report("S"), 1.6)
     js = PROFILES["jiangsu"]  # 随问随报: answers again
     st, _ = run(position(js, S=twelve, E="SA SK", N="H3", W="H4"), ("S", "S3 D3"))
     st, _ = apply(st, report("S"), 2.0)
-    assert apply(st, report("S"), 3.0)[1][0]["count"] == 10
+    assert apply(st, report("S"), 3.0)[1][0].count == 10
 
 
 def test_tribute_return_and_leader_through_the_machine() -> None:
     hands = {"S": parse_cards("SA S3 S4"), "E": parse_cards("SK ST"), "N": parse_cards("D4"),
              "W": parse_cards("SB H2 C9")}
     st, eff = start_deal(NAT, 2, hands, previous_finish=["N", "E", "S", "W"], full_pack=False)
-    assert eff[0]["payments"] == [{"from": "W", "to": "N", "candidates": ["SB"]}]
+    assert eff[0].to_json()["payments"] == [{"from": "W", "to": "N", "candidates": ["SB"]}]
     assert st.to_move is None
     with pytest.raises(IllegalPlayError) as info:
         apply(st, give("W", parse_card("H2")), 1.0)  # a heart level card is never the tribute
@@ -174,12 +175,12 @@ def test_winner_chooses_lets_upstream_take_either_equal_card() -> None:
     hands = {"S": parse_cards("S3 S4"), "E": parse_cards("SA C5"), "N": parse_cards("D6"),
              "W": parse_cards("DA C7")}
     st, eff = start_deal(choose, 2, hands, previous_finish=["S", "N"], full_pack=False)
-    assert eff[0]["leader"] == "E"  # by default 上游 takes its 下家's card
+    assert eff[0].leader == "E"  # by default 上游 takes its 下家's card
     st, eff = apply(st, give("W", parse_card("DA"), to="S"), 1.0)  # 上游 S takes W's card instead
-    assert eff[0] == {"kind": "give", "seat": "W", "to": "S", "card": "DA"}
+    assert eff[0].to_json() == {"kind": "give", "seat": "W", "to": "S", "card": "DA"}
     assert check_action(st, give("E", parse_card("SA"), to="S"), 1.5) == "wrong_tribute"
     st, eff = apply(st, give("E", parse_card("SA")), 2.0)
-    assert eff[0]["to"] == "N"
+    assert eff[0].to == "N"
     st, _ = apply(st, return_card("S", parse_card("S3")), 3.0)
     st, _ = apply(st, return_card("N", parse_card("D6")), 4.0)
     assert st.to_move == "W"  # the giver of the card 上游 took leads

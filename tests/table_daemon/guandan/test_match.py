@@ -22,7 +22,7 @@ def test_pass_a_match_levels_and_tribute_setup() -> None:
     assert (setup.level, setup.played, setup.previous_finish) == (14, "EW", ("E", "W"))
     m, eff = deal_finished(m, ["W", "N", "E", "S"], 20.0)
     assert m.over and m.winner == "EW" and m.end_reason == "pass_a"
-    assert eff[-1]["kind"] == "match_over" and eff[-1]["scores"]["EW"] == {"match_points": 2.0, "level_points": 26}
+    assert eff[-1].kind == "match_over" and eff[-1].result["scores"]["EW"] == {"match_points": 2.0, "level_points": 26}
     with pytest.raises(ValueError):
         next_setup(m)
 
@@ -32,12 +32,12 @@ def test_deals_limit_draw_and_knockout_play_on() -> None:
     m = new_match(p)
     m, _ = deal_finished(m, ["S", "E", "W", "N"], 1.0)  # NS 3
     m, eff = deal_finished(m, ["E", "S", "N", "W"], 2.0)  # EW 3 (played at NS's level)
-    assert m.over and m.draw and m.winner is None and eff[-1]["scores"]["NS"]["match_points"] == 1.0
+    assert m.over and m.draw and m.winner is None and eff[-1].result["scores"]["NS"]["match_points"] == 1.0
     k = profile_with(p, {"knockout": True})
     m = new_match(k)
     m, _ = deal_finished(m, ["S", "E", "W", "N"], 1.0)
     m, eff = deal_finished(m, ["E", "S", "N", "W"], 2.0)
-    assert not m.over and m.play_on and eff[-1]["kind"] == "extra_deal"
+    assert not m.over and m.play_on and eff[-1].kind == "extra_deal"
     m, eff = deal_finished(m, ["N", "E", "S", "W"], 3.0)
     assert m.over and m.winner == "NS" and m.levels_json() == {"NS": "5", "EW": "3"}
 
@@ -49,9 +49,9 @@ def test_time_limit_during_a_deal(rule: str, over_at_once: bool) -> None:
     m, _ = deal_finished(m, ["S", "E", "W", "N"], 600.0)
     assert clock(m, 2999.0, deal_in_play=True) == (m, [])
     m, eff = clock(m, 3000.0, deal_in_play=True)
-    assert m.over is over_at_once and eff[0] == {"kind": "time_up"}
+    assert m.over is over_at_once and eff[0].to_json() == {"kind": "time_up"}
     if rule == "stop":
-        assert eff[1] == {"kind": "stop_deal"} and m.winner == "NS"
+        assert eff[1].to_json() == {"kind": "stop_deal"} and m.winner == "NS"
     else:
         m, eff = deal_finished(m, ["E", "W"], 3100.0)  # played out and counted: EW 2 -> 5
         assert m.over and m.winner == "EW" and m.end_reason == "time"

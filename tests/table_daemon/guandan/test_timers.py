@@ -29,19 +29,19 @@ def test_competitive_default_leads_the_smallest_single_then_passes() -> None:
     st = position(COMP)
     assert tick(st, 139.9) == (st, [])
     st, eff = tick(st, 140.0)
-    assert eff[0] == {"kind": "timeout", "seat": "S", "action": {"seat": "S", "play": ["S3"]}}
+    assert eff[0].to_json() == {"kind": "timeout", "seat": "S", "action": {"seat": "S", "play": ["S3"]}}
     assert st.to_move == "E" and st.trick_cards == tuple(parse_cards("S3"))
     st, eff = tick(st, 140.0 + 25.0)
-    assert eff[0]["action"] == {"seat": "E", "pass": True} and st.to_move == "N"
+    assert eff[0].action == {"seat": "E", "pass": True} and st.to_move == "N"
 
 
 def test_alert_only_once_per_turn_where_the_time_out_is_a_warning() -> None:
     st = position(JS)
     st, eff = tick(st, 131.0)
-    assert eff == [{"kind": "slow_play", "seat": "S", "late_by": 1.0}] and st.to_move == "S"
+    assert [e.to_json() for e in eff] == [{"kind": "slow_play", "seat": "S", "late_by": 1.0}] and st.to_move == "S"
     assert tick(st, 150.0) == (st, [])
     st, eff = tick(position(JS), 131.0, auto_seats={"S"})  # a software seat takes the automatic action
-    assert eff[0]["kind"] == "timeout" and st.to_move == "E"
+    assert eff[0].kind == "timeout" and st.to_move == "E"
 
 
 def test_return_timer_of_forty_seconds() -> None:
@@ -50,7 +50,7 @@ def test_return_timer_of_forty_seconds() -> None:
     st, _ = apply(st, give("W", parse_card("SB")), 10.0)
     assert deadline(st) == 50.0
     st, eff = tick(st, 50.0)
-    assert eff == [{"kind": "slow_play", "seat": "S", "late_by": 0.0}]
+    assert [e.to_json() for e in eff] == [{"kind": "slow_play", "seat": "S", "late_by": 0.0}]
     st, eff = tick(st, 50.0, auto_seats={"S"})
-    assert eff[0] == {"kind": "timeout", "seat": "S", "action": {"seat": "S", "return": "S3"}}
+    assert eff[0].to_json() == {"kind": "timeout", "seat": "S", "action": {"seat": "S", "return": "S3"}}
     assert st.to_move == "W"

@@ -1,0 +1,237 @@
+"""Play at the table (layer 4): what the camera sees in the seats' zones, the buttons, declarations, the
+10-card report and the turn timers, turned into the engine's actions (:mod:`.steps`). The rules engine
+(:mod:`table_daemon.guandan.deal`) decides what is legal; this module turns what the table sees into the
+engine's actions, and the engine's refusals into alerts with their evidence."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from table_daemon.guandan import actions as act
+from table_daemon.guandan import deal as engine
+from table_daemon.guandan.cards import SEATS, Card, parse_card
+from table_daemon.guandan.classify import classify
+from table_daemon.guandan.effects import TimedOut
+from table_daemon.guandan.errors import AmbiguousPlayError, InvalidPlayError
+from table_daemon.guandan.interpret import interpret
+from table_daemon.guandan.readings import Reading, beats
+from table_daemon.guandan.timers import deadline
+from table_daemon.guandan.timers import tick as engine_tick
+
+from . import seen_choice, tribute
+from .model import CardsSeen, Press
+from .state import TableState
+from .steps import act_on, run_effects
+from .views import publish_state
+
+
+def on_cards_seen(c: TableState, e: CardsSeen) -> None:
+    d = c.deal
+    evidence: dict[str, Any] = {"frame": e.frame, "seen": list(e.cards), "confidence": e.confidence}
+    if e.seat not in SEATS:  # the reader found cards outside every play zone
+        if e.cards:
+            c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
+        return
+    if e.unreadable:
+        c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
+                {**evidence, "unreadable": e.unreadable})
+        return
+    cards = c.parse_seen(list(e.cards))
+    if cards is None:
+        c.alert("misread", e.seat, "unknown card code from the reader", evidence)
+        return
+    st = d.state if d is not None else None
+    on_turn_play = d is not None and st is not None and c.phase == "playing" and st.phase not in (
+        engine.TRIBUTE, engine.RETURNING) and d.pending_declare is None and e.seat == st.to_move
+    if e.confidence < c.timing.min_confidence and not on_turn_play:
+        c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
+                {**evidence, "unreadable": e.unreadable})
+        return
+    if d is None or d.state is None or c.phase not in ("tribute", "playing"):
+        if cards:
+            c.alert("exposed_card", e.seat, "cards shown outside play (暴露张)", evidence)
+        return
+    new = new_cards(d.zone[e.seat], cards)
+    if not new:
+        return
+    st = d.state
+    if st.phase in (engine.TRIBUTE, engine.RETURNING):
+        tribute.on_laid(c, e.seat, new, cards, evidence)
+        return
+    if d.pending_declare is not None:
+        c.alert("out_of_turn", e.seat, "cards laid while a declaration is awaited (等待声明)", evidence)
+        return
+    if e.seat != st.to_move:
+        code = "exposed_card" if d.zone[e.seat] else "out_of_turn"
+        text = "card shown that is not part of a play (暴露张)" if code == "exposed_card" \
+            else f"played out of turn (越序出牌): it is {st.to_move}'s turn"
+        c.alert(code, e.seat, text, {**evidence, "turn": st.to_move})
+        return
+    cards, new = choose_seen(c, e, cards, new, evidence)
+    if not new:
+        return
+    reading, candidates, why = choose_reading(new, st.level, c.profile.wild_reading, st.trick_reading)
+    if reading is None and candidates:
+        d.pending_declare = {"seat": e.seat, "cards": [x.code for x in new], "frame": e.frame,
+                             "candidates": [r.to_json() for r in candidates]}
+        d.zone[e.seat] = list(cards)
+        c.emit("declare_needed", deal=d.number, seat=e.seat, cards=[x.code for x in new],
+               candidates=[r.to_json() for r in candidates])
+        c.set_turn(e.seat, "declare")
+        publish_state(c)
+        return
+    if reading is None:
+        missing = engine._remove(st.hand(e.seat), new) is None
+        code = "not_held" if missing else "illegal_play"
+        c.alert(code, e.seat, f"{e.seat} does not hold these cards (非本家牌)" if missing else why,
+                {**evidence, "hand_size": len(st.hand(e.seat))})
+        return
+    if act_on(c, act.play(e.seat, new, reading), evidence):
+        d.zone[e.seat] = list(cards)
+
+
+def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
+                evidence: dict[str, Any]) -> tuple[list[Card], list[Card]]:
+    """What the seat on turn laid: the reader's first reading when it is sure enough and held and legal, else
+    the most probable held, legal set of its candidates (``seen_choice``); ``([], [])`` after raising
+    ``misread`` when neither will do (a foul is left to the caller only when the reader was sure)."""
+    d = c.deal
+    st = d.state
+    zone = d.zone[e.seat]
+    options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
+        [[(code, e.confidence)] for code in e.cards]
+
+    def fits(codes: tuple[str, ...]) -> bool:
+        laid = c.parse_seen(list(codes))
+        if laid is None:
+            return False
+        fresh = new_cards(zone, laid)
+        if not fresh or engine._remove(st.hand(e.seat), fresh) is None:
+            return False
+        reading, pool, _ = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
+        return reading is not None or bool(pool)
+
+    first = tuple(e.cards)
+    if e.confidence >= c.timing.min_confidence and fits(first):
+        return cards, new
+    chosen = seen_choice.choose(options, fits)
+    if chosen is not None and (chosen != first or e.confidence >= c.timing.min_confidence):
+        laid = c.parse_seen(list(chosen)) or cards
+        if chosen != first:
+            evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
+        return laid, new_cards(zone, laid)
+    if seen_choice.sure(options) and e.confidence >= c.timing.min_confidence:
+        return cards, new  # a sure reading: the caller calls the foul it is
+    c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
+            {**evidence, "candidates": [[list(x) for x in o] for o in options]})
+    return [], []
+
+
+def choose_reading(cards: list[Card], level: int, wild_reading: str,
+                   over: Reading | None) -> tuple[Reading | None, tuple[Reading, ...], str]:
+    """The reading a laid-out play counts as against ``over``: (reading, (), "") when decided;
+    (None, candidates, "ambiguous") when the seat must declare; (None, (), reason) when it is illegal."""
+    readings = classify(cards, level)
+    if not readings:
+        return None, (), "not a combination (不成牌型)"
+    try:
+        reading = interpret(cards, level, wild_reading=wild_reading)
+    except InvalidPlayError as exc:
+        return None, (), str(exc)
+    except AmbiguousPlayError as exc:
+        pool = tuple(r for r in exc.candidates if over is None or beats(r, over, level))
+        if len(pool) == 1:
+            return pool[0], (), ""
+        return (None, pool, "ambiguous") if pool else (None, (), f"no reading of these cards beats {over}")
+    if over is None or beats(reading, over, level):
+        return reading, (), ""
+    pool = tuple(r for r in readings if beats(r, over, level))
+    if len(pool) == 1 or (pool and wild_reading != "declare"):
+        return pool[0], (), ""
+    if pool:
+        return None, pool, "ambiguous"
+    return None, (), f"{reading} does not beat {over} (管不上)"
+
+
+def new_cards(before: list[Card], seen: list[Card]) -> list[Card]:
+    """Cards in ``seen`` beyond those already lying in the zone (order kept); all of ``seen`` when some of the
+    old ones were taken away."""
+    left = Counter(x.id for x in before)
+    if any(n > 0 for n in (left - Counter(x.id for x in seen)).values()):
+        return list(seen)
+    out = []
+    for x in seen:
+        if left[x.id] > 0:
+            left[x.id] -= 1
+        else:
+            out.append(x)
+    return out
+
+
+def declare(c: TableState, seat: str, reading: Reading) -> str | None:
+    d = c.deal
+    if d is None or d.state is None or d.pending_declare is None:
+        return "no declaration is awaited"
+    if d.pending_declare["seat"] != seat:
+        return f"the declaration is awaited from {d.pending_declare['seat']}"
+    cards = [parse_card(x) for x in d.pending_declare["cards"]]
+    if not any(reading.same_as(Reading.from_json(r)) for r in d.pending_declare["candidates"]):
+        return f"{reading} is not one of the readings asked for"
+    d.pending_declare = None
+    if not act_on(c, act.play(seat, cards, reading), {"declared": reading.to_json()}):
+        return "declared play refused"
+    c.emit("declared", deal=d.number, seat=seat, reading=reading.to_json())
+    return None
+
+
+def report(c: TableState, seat: str) -> str | None:
+    d = c.deal
+    if d is None or d.state is None or d.state.phase != engine.PLAYING:
+        return "no deal in play"
+    return None if act_on(c, act.report(seat), {"button": "confirm"}) else "report refused"
+
+
+def on_press(c: TableState, e: Press) -> None:
+    d = c.deal
+    if e.button == "referee":
+        c.alert("referee_call", e.seat, "a seat calls the referee (呼叫裁判)", {"button": "referee"})
+        return
+    if tribute.on_press(c, e.seat, e.button):
+        return
+    if d is None or d.state is None or d.state.phase != engine.PLAYING:
+        return
+    if e.button == "confirm":
+        pd = d.pending_declare
+        if pd is not None and pd["seat"] == e.seat:
+            declare(c, e.seat, Reading.from_json(pd["candidates"][0]))
+        elif e.seat in d.state.reported and e.seat not in d.state.report_due and not d.state.profile.report_on_ask:
+            return  # confirm pressed again after the report was taken (a second press, a seat asked twice
+            # after a restart): nothing to report, and no foul
+        else:
+            report(c, e.seat)
+        return
+    if e.button == "pass":
+        if d.pending_declare is not None:
+            c.alert("out_of_turn", e.seat, "pass while a declaration is awaited", {"button": "pass"})
+            return
+        act_on(c, act.pass_turn(e.seat), {"button": "pass", "turn": d.state.to_move})
+
+
+def on_tick(c: TableState) -> None:
+    d = c.deal
+    if d is None or d.state is None or c.phase not in ("playing", "tribute"):
+        return
+    if d.tribute_choice is not None:
+        tribute.on_tick(c, d)
+        return
+    due = deadline(d.state)
+    if due is not None and d.warned_at != d.state.turn_since and c.now >= due - c.timing.warn_before:
+        d.warned_at = d.state.turn_since
+        c.emit("timer_warning", deal=d.number, seat=d.state.to_move, seconds_left=round(max(0.0, due - c.now), 1))
+    new, effects = engine_tick(d.state, c.now, auto_seats=c.software_seats)
+    if new is not d.state:
+        before, d.state = d.state, new
+        if any(isinstance(ef, TimedOut) for ef in effects):
+            d.log_since(before, c.ref + 1)
+        run_effects(c, effects)

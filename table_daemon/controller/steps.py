@@ -1,0 +1,138 @@
+"""One step through the rules engine (layer 3, under every flow): apply an action, turn a refusal into an
+alert with its evidence, and publish the engine's effects as the table's events, lights and turn news. A deal
+the engine ends is only marked (``settle_due``): the dispatcher settles it, so no flow calls back up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from table_daemon.guandan import actions as act
+from table_daemon.guandan import deal as engine
+from table_daemon.guandan.cards import SEATS
+from table_daemon.guandan.effects import (
+    DealOver,
+    EngineEffect,
+    Foul,
+    Given,
+    Passed,
+    Played,
+    ReportDue,
+    Reported,
+    ReturnDue,
+    Returned,
+    SlowPlay,
+    TimedOut,
+    TributePlanned,
+    TrickEnd,
+    Turn,
+    WentOut,
+)
+from table_daemon.guandan.errors import GuandanError
+from table_daemon.guandan.levels import format_team_level
+
+from .model import Light
+from .state import Phase, TableState
+from .views import publish_hands, publish_state
+
+#: engine refusal reason -> foul code of rules §11
+FOUL_OF_REASON = {"not_your_turn": "out_of_turn", "not_held": "not_held", "does_not_beat": "illegal_play",
+                  "not_a_combination": "illegal_play", "must_lead": "illegal_play",
+                  "wrong_tribute": "wrong_tribute", "wrong_return": "wrong_return",
+                  "wrong_report": "wrong_report", "deal_over": "out_of_turn", "ambiguous": "illegal_play"}
+
+
+def act_on(c: TableState, action: act.Action, evidence: dict[str, Any]) -> bool:
+    """Apply one action through the rules engine; a refusal becomes an alert. Returns True when accepted."""
+    d = c.deal
+    assert d is not None and d.state is not None
+    try:
+        new, effects = engine.apply(d.state, action, c.now)
+    except GuandanError as exc:
+        code = FOUL_OF_REASON.get(exc.reason, "illegal_play")
+        c.alert(code, action.seat, str(exc), {**evidence, "reason": exc.reason})
+        return False
+    before, d.state = d.state, new
+    d.log_since(before, c.ref + 1)
+    run_effects(c, effects)
+    return True
+
+
+def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
+    """Publish the engine's effects (typed records) as table events, lights and alerts."""
+    d = c.deal
+    assert d is not None and d.state is not None
+    st = d.state
+    turn_moved = False
+    for ef in effects:
+        match ef:
+            case Played(seat=seat, cards=cards, reading=reading):
+                c.emit("play", deal=d.number, n=st.plays_made, seat=seat, cards=list(cards), reading=reading,
+                       cards_left=len(st.hand(seat)))
+            case Passed(seat=seat):
+                c.emit("pass", deal=d.number, seat=seat, after=st.plays_made)
+            case TrickEnd(winner=winner, leader=leader):
+                c.emit("trick_won", deal=d.number, seat=winner, leader=leader,
+                       jiefeng=leader != winner and not st.hand(winner))
+                d.skip_trick.clear()
+                d.zone = {s: [] for s in SEATS}
+            case WentOut(seat=seat, place=place):
+                c.emit("seat_out", deal=d.number, seat=seat, place=place)
+                c.effect(Light(seat, "report", False))
+            case Reported(seat=seat, count=count, auto=auto):
+                c.emit("report", deal=d.number, seat=seat, cards_left=count, auto=auto)
+                c.effect(Light(seat, "report", True))
+            case ReportDue(seat=seat, count=count):
+                c.emit("report_due", deal=d.number, seat=seat, cards_left=count)
+            case Foul(what=what, seat=seat):
+                c.alert(what, seat, "10-card report missing (未报牌)" if what == "missing_report" else what,
+                        {"cards_left": len(st.hand(seat))})
+            case TributePlanned(resisted=resisted, payments=payments, leader=leader):
+                # who pays whom, never which cards a payer could give: those are still in its hand
+                c.emit("tribute_plan", deal=d.number, resisted=resisted,
+                       payments=[{"from": p["from"], "to": p["to"]} for p in payments], leader=leader)
+            case Given(seat=seat, to=to, card=card):
+                c.emit("tribute", deal=d.number, seat=seat, to=to, card=card)
+                c.effect(Light(seat, "turn", False))
+            case ReturnDue(seats=seats):
+                c.set_turn(list(seats), "return")
+            case Returned(seat=seat, to=to, card=card):
+                c.emit("return", deal=d.number, seat=seat, to=to, card=card)
+                c.effect(Light(seat, "turn", False))
+            case SlowPlay(seat=seat, late_by=late_by):
+                c.alert("slow_play", seat, f"over the time limit by {late_by:.0f} s (超时)",
+                        {"late_by": round(late_by, 1)})
+            case TimedOut(seat=seat, action=action):
+                c.emit("timeout", deal=d.number, seat=seat, action=action)
+            case Turn():
+                turn_moved = True
+            case DealOver():
+                c.settle_due = True  # the dispatcher settles the deal (match flow) once this input's flow is done
+                return
+    if turn_moved or (st.phase == engine.PLAYING and c.phase != Phase.PLAYING):
+        if c.phase != Phase.PLAYING:
+            c.phase = Phase.PLAYING
+            c.emit("play_started", deal=d.number, leader=st.leader, level=format_team_level(d.level))
+        c.set_turn(st.to_move)
+        publish_hands(c)
+        publish_state(c)
+        seat = st.to_move
+        if seat in d.skip_trick and not st.leading:
+            act_on(c, act.pass_turn(seat), {"referee": "skip_trick"})
+
+
+def ask_current(c: TableState) -> None:
+    """Light and ask whoever must act now (after a correction changed the deal's course)."""
+    d = c.deal
+    if d is None or d.state is None:
+        c.set_turn(None, "wait")
+        return
+    st = d.state
+    if d.tribute_choice is not None:
+        c.set_turn(d.tribute_choice["seat"], "choose_tribute")
+    elif st.phase == engine.PLAYING:
+        c.set_turn(st.to_move, "declare" if d.pending_declare else "play")
+    elif st.phase == engine.TRIBUTE:
+        c.set_turn([s for s in st.pending_gives() if s not in d.tribute_held], "tribute")
+    elif st.phase == engine.RETURNING:
+        c.set_turn([s for s, _ in st.pending_returns()], "return")

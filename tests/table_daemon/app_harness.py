@@ -1,0 +1,121 @@
+"""The table app driven without devices, broker or threads: the controller harness's bots and dealer, with
+every input going through ``TableApp.handle`` (journal, publisher) at the time of a fake clock."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from table_daemon.app import TableApp
+from table_daemon.config import simulated_config
+from table_daemon.controller import (
+    CardsSeen,
+    Command,
+    DealerDo,
+    DealerDone,
+    Effect,
+    Input,
+    Press,
+    Publish,
+    TurnChanged,
+)
+from table_daemon.guandan.cards import full_pack
+
+from .controller.harness import Harness, hands_with
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class AppHarness(Harness):
+    """A :class:`Harness` whose inputs go through a real :class:`TableApp` (journal on disk, no link)."""
+
+    def __init__(self, journal: Path, *, clock: Clock | None = None, seed: int = 1, durable: bool = True,
+                 **table: Any) -> None:
+        super().__init__(seed=seed)
+        self.durable = durable
+        self.cfg = simulated_config(journal=str(journal))
+        for key, value in table.items():
+            setattr(self.cfg.table, key, value)
+        self.clock = clock or Clock()
+        self.sent: list[dict[str, Any]] = []  # every sequenced message as published (envelope included)
+        self.app = self.boot()
+
+    def boot(self) -> TableApp:
+        """A table app on the journal (a restart when one ran before: the journal is replayed)."""
+        app = TableApp(self.cfg, connect=False, clock=self.clock)
+        if not self.durable:  # speed only: no fsync per input (what a power cut would keep is not tested here)
+            app.journal._db.execute("PRAGMA synchronous=OFF")
+        app.on_published = lambda topic, payload: self.sent.append(payload)
+        self.app, self.c = app, app.controller
+        return app
+
+    def restart(self) -> TableApp:
+        self.app.journal.close()
+        return self.boot()
+
+    def send(self, event: Input, dt: float = 0.5) -> list[Effect]:
+        self.clock.t += dt
+        self.now = self.clock.t
+        effects = self.app.handle(event)
+        self.effects.extend(effects)
+        for ef in effects:
+            if isinstance(ef, Publish):
+                self.published.append(ef)
+            elif isinstance(ef, DealerDo):
+                hands = self.hands.pop(0) if self.hands else hands_with(self.seed + len(self.published))
+                self.pending.append(DealerDone(True, None, hands, "c0ffee"))
+            elif isinstance(ef, TurnChanged) and ef.seat:
+                self.turns.append(ef)
+        while not self.app.inbox.empty():  # "no dealer configured": this harness is the dealer
+            self.app.inbox.get_nowait()
+        return effects
+
+
+def quick_hands() -> dict[str, list[str]]:
+    """A deal NS win in a few moves (:func:`quick_deal`): S holds the eight A, K, Q and three J; N the four
+    jokers, the eight T and 9 and seven 8; E and W the rest."""
+    pack = [c.code for c in full_pack()]
+    s = [x for x in pack if x[1] in "AKQ"] + [x for x in pack if x[1] == "J"][:3]
+    n = ["SB", "SB", "HR", "HR"] + [x for x in pack if x[1] in "T9"] + [x for x in pack if x[1] == "8"][:7]
+    rest = list(pack)
+    for x in s + n:
+        rest.remove(x)
+    return {"S": s, "N": n, "E": rest[:27], "W": rest[27:]}
+
+
+def quick_deal(h: Harness) -> None:
+    """Play the dealt :func:`quick_hands` board (leader S, level 2) through card readings and buttons: S
+    leads its bombs and the three J, N (借风) its four jokers and bombs; E and W pass; 双下 for NS."""
+    hands = h.c.deal.state.hands_json()
+    groups = {"S": ["A", "K", "Q", "J"], "N": ["B", "T", "9", "8"]}
+    for seat in ("S", "N"):
+        for rank in groups[seat]:
+            cards = [x for x in hands[seat] if x[1] == rank or (rank == "B" and x in ("SB", "HR"))]
+            if seat in h.c.deal.state.report_due:
+                h.send(Press(seat, "confirm"))
+            h.send(CardsSeen(seat, cards))  # the zone empties itself when the trick ends
+            while h.c.deal is not None and not h.c.deal.state.over and h.c.deal.state.to_move != seat \
+                    and not h.c.deal.state.leading:
+                h.send(Press(h.c.deal.state.to_move, "pass"))
+            if h.c.deal is None or h.c.deal.state.over:
+                return
+    raise AssertionError("the quick deal did not end")
+
+
+def play_quick_deals(h: Harness, deals: int) -> None:
+    """Play ``deals`` quick board deals (:func:`quick_hands`), match after match (a match ends when NS pass A)."""
+    for _ in range(deals):
+        if not h.c.match_active:
+            h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000}, "boards": [1]}))
+        h.send(Command("start_deal", {}))
+        h.pending.clear()
+        h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))
+        assert h.c.phase == "playing", (h.c.phase, h.alerts())
+        quick_deal(h)
+        assert h.c.phase in ("deal_over", "match_over"), h.c.phase

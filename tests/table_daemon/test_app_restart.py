@@ -1,0 +1,85 @@
+"""A table restarted from its journal goes on as if nothing happened: a referee correction after the restart
+names (``replaces``) the event it corrects even when that went out before the restart; reconnects in between
+(the retained state published again) change nothing the replay would miss."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from table_daemon.controller import CardsSeen, Command, DealerDone, Press
+from table_daemon.controller.views import public_state
+
+from .app_harness import AppHarness, play_quick_deals, quick_hands
+
+
+def test_correction_after_a_restart_replaces_a_step_published_before_it(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", seed=2, auto_deal=False)
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    for _ in range(3):
+        h.bot_step()
+    h.app._publish_current()  # a reconnect: the retained state and hands again
+    plays = [m for m in h.sent if m.get("type") == "play"]
+    last = plays[-1]
+    epoch = h.app.epoch
+    refs_before = h.c.ref
+    h.restart()
+    assert h.app.epoch != epoch and h.app.recovered > 0
+    assert h.c.ref == refs_before  # the replay rebuilt the same controller, refs included
+    h.send(Command("correct", {"action": "undo_last", "role": "referee", "reason": "wrong card"}))
+    (correction,) = [m for m in h.sent if m.get("type") == "correction"]
+    assert correction["epoch"] == h.app.epoch
+    assert correction["replaces"] == last["seq"] and correction["replaces_epoch"] == epoch
+    assert h.c.deal.state.plays_made == last["n"] - 1
+
+
+def test_correction_in_the_same_run_names_only_the_seq(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", seed=2, auto_deal=False)
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.bot_step()
+    (play,) = [m for m in h.sent if m.get("type") == "play"]
+    h.send(Command("correct", {"action": "take_back", "role": "referee"}))
+    (correction,) = [m for m in h.sent if m.get("type") == "correction"]
+    assert correction["replaces"] == play["seq"] and "replaces_epoch" not in correction
+
+
+def test_restart_after_200_journaled_deals_replays_only_the_deal_in_play(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False, durable=False)
+    h.app.on_published = None
+    play_quick_deals(h, 200)
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000}, "boards": [1]}))
+    h.send(Command("start_deal", {}))
+    h.pending.clear()
+    h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))
+    h.send(CardsSeen("S", [x for x in h.c.deal.state.hands_json()["S"] if x[1] == "A"]))
+    h.send(Press("E", "pass"))
+    deals = sum(1 for p in h.published if p.topic == "results" and p.payload["type"] == "deal_result")
+    assert deals == 200
+    before = public_state(h.c)
+    hands, ref, matches = h.c.deal.state.hands_json(), h.c.ref, dict(h.c.matches_started)
+    assert h.app.journal.input_count() < 20  # the snapshot of the last deal's end stands for the rest
+    started = time.perf_counter()
+    h.restart()
+    took = time.perf_counter() - started
+    assert h.app.recovered == 5 and took < 2.0, took
+    assert public_state(h.c) == before and h.c.deal.state.hands_json() == hands
+    assert h.c.ref == ref and h.c.matches_started == matches
+    h.send(Press("N", "pass"))
+    h.send(Press("W", "pass"))
+    assert h.c.deal.state.to_move == "S" and h.c.deal.state.leading  # the deal goes on where it was
+
+
+def test_a_snapshot_this_version_cannot_read_stops_the_table_loudly(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    play_quick_deals(h, 1)
+    assert h.app.journal.snapshot() is not None
+    h.app.journal.save_snapshot(h.app.snapshot_input, h.clock.t, "controller-pickle/9.9", b"not a pickle")
+    with pytest.raises(RuntimeError, match="cannot be read by this version") as failed:
+        h.restart()
+    assert "日志快照无法读取" in str(failed.value) and "9.9" in str(failed.value)
