@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,15 +131,19 @@ def check_hands(hands: Mapping[str, list[Card] | tuple[Card, ...]]) -> str | Non
     return None
 
 
-def new_deal(board: int = 1, *, level: str | None = None, leader: str | None = None) -> DealPlan:
-    """A fresh deal drawn from the operating system's CSPRNG (``secrets``), with a fresh 32-byte salt."""
+def new_deal(board: int = 1, *, level: str | None = None, leader: str | None = None,
+             rng: random.Random | None = None) -> DealPlan:
+    """A fresh deal with a fresh 32-byte salt, both drawn from the operating system's CSPRNG (``secrets``), or
+    from ``rng`` (a seeded one: a reproducible simulation; never for real play, where the salt must not be
+    guessable)."""
+    source = rng if rng is not None else secrets.SystemRandom()
     pack = full_pack()
-    secrets.SystemRandom().shuffle(pack)
+    source.shuffle(pack)
     hands = {
         seat: tuple(sorted(pack[i * HAND_SIZE : (i + 1) * HAND_SIZE], key=lambda c: c.id))
         for i, seat in enumerate(SEATS)
     }
-    return DealPlan(board, hands, secrets.token_hex(32), level, leader)
+    return DealPlan(board, hands, f"{source.getrandbits(256):064x}", level, leader)
 
 
 def plan_from_line(line: Mapping[str, Any], *, where: str = "deal line") -> DealPlan:

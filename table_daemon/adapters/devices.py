@@ -26,10 +26,12 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from firmware_bridge.client import DealerError
+from firmware_bridge.deal import load_deal_file, new_deal
 from firmware_bridge.runner import LinkError
+from hardware.dealers import open_dealer
 from table_daemon.controller import CardsSeen, DealerCard, DealerDone, DealerFault, DealerStarted, Input
 from table_daemon.controller.model import DealerFaultKind, ZoneCleared
-from table_daemon.guandan.cards import SEATS, full_pack
+from table_daemon.guandan.cards import SEATS
 
 log = logging.getLogger(__name__)
 Feed = Callable[[Input], None]
@@ -107,17 +109,6 @@ class _DealerBase:
         pass
 
 
-def draw_plan(rng: random.Random, board: int) -> Any:
-    """A deal plan drawn from ``rng`` (the CSPRNG for real play, a seeded RNG for a reproducible simulation),
-    with a salt from the same source, so the commitment is checkable (deal-record.md)."""
-    from firmware_bridge.deal import DealPlan
-
-    pack = full_pack()
-    rng.shuffle(pack)
-    hands = {s: tuple(sorted(pack[i * 27:(i + 1) * 27], key=lambda c: c.id)) for i, s in enumerate(SEATS)}
-    return DealPlan(board, hands, f"{rng.getrandbits(256):064x}")
-
-
 def _line_text(line: Any) -> str | None:
     if isinstance(line, dict):
         return json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -134,7 +125,7 @@ class PlannedDealer(_DealerBase):
         self.delay = delay
 
     def lines(self, board: int | None, deal_no: int) -> Iterator[dict[str, Any]]:
-        plan = draw_plan(self.rng, board or deal_no)
+        plan = new_deal(board or deal_no, rng=self.rng)
         yield {"commitment_only": True, "commitment": plan.commitment}
         order = [(c, s) for s in SEATS for c in plan.hands[s]]
         dealt = [order[(i % 4) * 27 + i // 4] for i in range(108)]  # one at a time, S E N W
@@ -160,9 +151,6 @@ class SerialDealer(_DealerBase):
         self.client: Any = None
 
     def _run(self, board: int | None, deal_no: int) -> None:
-        from firmware_bridge.deal import load_deal_file
-        from hardware.dealers import open_dealer
-
         self.state = "dealing"
         try:
             if self.client is None:
@@ -170,7 +158,7 @@ class SerialDealer(_DealerBase):
             if self.deal_file:
                 plan = load_deal_file(self.deal_file, board or deal_no)
             else:
-                plan = draw_plan(self.rng, board or deal_no)
+                plan = new_deal(board or deal_no, rng=self.rng)
             self.feed(DealerStarted(plan.commitment, board))
 
             def on_card(rec: Any) -> None:
