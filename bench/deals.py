@@ -16,11 +16,7 @@ import json
 import random
 import time
 
-from table_daemon.guandan.bot import Bot, deal_hands, play_out
-from table_daemon.guandan.cards import SEATS
-from table_daemon.guandan.profiles import PROFILES
-from table_daemon.guandan.record import build_record
-from table_daemon.guandan.replay import replay
+from guandan import PROFILES, SEATS, Bot, build_record, deal_hands, play_out, replay
 
 FINISHES = [None, ["S", "E", "N", "W"], ["E", "W"], ["N", "W", "E", "S"], ["S", "N"]]
 

@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from guandan import clear_caches as clear_engine_caches  # noqa: E402
 from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 from table_daemon.config import simulated_config  # noqa: E402
-from table_daemon.guandan.deal_state import _reading_of  # noqa: E402
 from table_daemon.simulate import SimTable  # noqa: E402
 
 DEALS_A_DAY = 80
@@ -38,7 +38,7 @@ def journal_bytes(path: Path) -> int:
 
 def traced(clear_caches: bool = False) -> int:
     if clear_caches:  # the rules engine's bounded reading cache (lru_cache, 65536 entries) fills over many deals
-        _reading_of.cache_clear()
+        clear_engine_caches()
     gc.collect()
     return tracemalloc.get_traced_memory()[0]
 

@@ -19,8 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_daemon.guandan.cards import Card, full_pack, wild_card  # noqa: E402
-from table_daemon.guandan.combinations import classify, legal_plays  # noqa: E402
+from guandan import Card, classify, full_pack, legal_plays, wild_card  # noqa: E402
 
 
 def deal_hand(rng: random.Random, level: int, wilds: int) -> list[Card]:

@@ -26,9 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from guandan import full_pack, legal_plays  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
-from table_daemon.guandan.cards import full_pack  # noqa: E402
-from table_daemon.guandan.legal import legal_plays  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.types import UNREADABLE  # noqa: E402
 

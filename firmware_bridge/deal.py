@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from guandan import ALL_CARDS, COPIES, SEATS, Card, InvalidCardError, full_pack, parse_card, parse_level
 from table_daemon import safe_json
-from table_daemon.guandan.cards import ALL_CARDS, COPIES, SEATS, Card, full_pack, parse_card, parse_level
-from table_daemon.guandan.errors import InvalidCardError
 
 #: a deal file of a whole event (a board is ~700 bytes: 20,000 boards)
 MAX_DEAL_FILE_BYTES = 16 << 20

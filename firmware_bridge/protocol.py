@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from table_daemon.guandan.cards import SEATS
+from guandan import SEATS
 
 FIRMWARE_PROTOCOL = 1
 

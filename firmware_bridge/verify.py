@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_daemon.guandan.cards import ALL_CARDS, COPIES, SEATS
+from guandan import ALL_CARDS, COPIES, SEATS
 
 from .deal import HAND_SIZE, DealPlan
 from .messages import CardMsg, DealDone, FaultMsg

@@ -9,10 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from guandan import GuandanError, classify, parse_cards, parse_level
 from table_daemon.cli import UsageError
-from table_daemon.guandan.cards import parse_cards, parse_level
-from table_daemon.guandan.combinations import classify
-from table_daemon.guandan.errors import GuandanError
 from table_daemon.rules_ops import PLAY_OPS, Op
 from table_daemon.safe_json import JsonLimitError, loads
 

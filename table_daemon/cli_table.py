@@ -59,9 +59,9 @@ def register(subparsers: Any) -> None:
 
 
 def _load(path: str) -> Any:
+    from guandan import ProfileError
     from table_daemon.config import ConfigError
     from table_daemon.config_check import load_checked
-    from table_daemon.guandan.profiles import ProfileError
     from table_daemon.rules_ops_deal import resolve_profile
 
     try:
@@ -84,7 +84,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from table_daemon.guandan.profiles import ProfileError
+    from guandan import ProfileError
     from table_daemon.rules_ops_deal import resolve_profile
     from table_daemon.simulate import run_simulation
 

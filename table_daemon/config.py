@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 from urllib.parse import urlparse
 
-from table_daemon.guandan.cards import SEATS
+from guandan import SEATS
 
 
 class ConfigError(ValueError):

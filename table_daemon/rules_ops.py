@@ -9,9 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from table_daemon.guandan.cards import Card, parse_cards, parse_level
-from table_daemon.guandan.combinations import Reading, beats, classify, legal_plays
-from table_daemon.guandan.errors import InvalidPlayError
+from guandan import Card, InvalidPlayError, Reading, beats, classify, legal_plays, parse_cards, parse_level
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 

@@ -16,13 +16,29 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from guandan import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    SEATS,
+    TEAMS,
+    Card,
+    GuandanError,
+    Profile,
+    ProfileError,
+    format_team_level,
+    parse_card,
+    parse_cards,
+    parse_level,
+    parse_seat,
+    parse_team,
+    parse_team_level,
+    plan_tribute,
+    profile_from_toml,
+    replay,
+    return_allowed,
+    settle,
+)
 from table_daemon import safe_json
-from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards, parse_level, parse_seat
-from table_daemon.guandan.errors import GuandanError
-from table_daemon.guandan.levels import TEAMS, format_team_level, parse_team, parse_team_level, settle
-from table_daemon.guandan.profiles import DEFAULT_PROFILE, PROFILES, Profile, ProfileError, profile_from_toml
-from table_daemon.guandan.replay import replay
-from table_daemon.guandan.tribute import plan_tribute, return_allowed
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 

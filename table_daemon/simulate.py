@@ -5,7 +5,7 @@ Each table is the real daemon (:class:`~table_daemon.app.TableApp`: controller, 
 simulated devices: the dealer (the simulated dealer over a pty when ``firmware_bridge``'s client is
 installed, else a seeded dealer in process), the play zones (the simulated camera through the real card reader
 when ``vision`` provides them, else read directly), seat panels on gpiozero's ``MockFactory`` pins, and four
-bots (:class:`~table_daemon.guandan.bot.Bot`) that act through those devices: they lay cards in their zone and
+bots (:class:`~guandan.bot.Bot`) that act through those devices: they lay cards in their zone and
 press their panel's buttons, like players.
 """
 
@@ -21,11 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from guandan import Bot, format_team_level
+from guandan import actions as act
+from guandan import deal as engine
 from hardware.panels import PanelPins, TablePanels, make_pin_factory
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.bot import Bot
-from table_daemon.guandan.levels import format_team_level
 
 from .adapters.devices import DirectZones, SerialDealer
 from .app import TableApp

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from table_daemon.guandan.cards import ALL_CARDS, COPIES
+from guandan import ALL_CARDS, COPIES
 
 from .config import SimConfig
 

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from guandan import SEATS
 from table_daemon.controller import CameraNotice, CardsSeen, Input, TurnChanged, ZoneCleared
-from table_daemon.guandan.cards import SEATS
 from vision.types import UNREADABLE
 
 log = logging.getLogger(__name__)

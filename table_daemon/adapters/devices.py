@@ -28,10 +28,10 @@ from typing import Any
 from firmware_bridge.client import DealerError
 from firmware_bridge.deal import load_deal_file, new_deal
 from firmware_bridge.runner import LinkError
+from guandan import SEATS
 from hardware.dealers import open_dealer
 from table_daemon.controller import CardsSeen, DealerCard, DealerDone, DealerFault, DealerStarted, Input
 from table_daemon.controller.model import DealerFaultKind, ZoneCleared
-from table_daemon.guandan.cards import SEATS
 
 log = logging.getLogger(__name__)
 Feed = Callable[[Input], None]

@@ -10,11 +10,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS
-from table_daemon.guandan.errors import GuandanError
-from table_daemon.guandan.readings import Reading
+from guandan import SEATS, GuandanError, Reading
+from guandan import actions as act
+from guandan import deal as engine
 
 from . import dealing, match, play, referee, tribute
 from .auth import check_signature

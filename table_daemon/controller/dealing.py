@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS, parse_card, parse_level
-from table_daemon.guandan.errors import GuandanError
-from table_daemon.guandan.levels import format_team_level
-from table_daemon.guandan.match import first_leader as engine_first_leader
-from table_daemon.guandan.match import next_setup
+from guandan import SEATS, GuandanError, format_team_level, next_setup, parse_card, parse_level
+from guandan import deal as engine
+from guandan import first_leader as engine_first_leader
 
 from .model import DealerCard, DealerDo, DealerDone, DealerFault, DealerFaultKind, DealerStarted
 from .state import Phase, TableDeal, TableState

@@ -8,11 +8,22 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from table_daemon.guandan.cards import SEATS
-from table_daemon.guandan.effects import EngineEffect, MatchOver, StopDeal, TimeUp
-from table_daemon.guandan.levels import PASSED, format_team_level
-from table_daemon.guandan.match import clock, deal_finished, new_match
-from table_daemon.guandan.profiles import PROFILES, Profile, ProfileError, profile_with
+from guandan import (
+    PASSED,
+    PROFILES,
+    SEATS,
+    EngineEffect,
+    MatchOver,
+    Profile,
+    ProfileError,
+    StopDeal,
+    TimeUp,
+    clock,
+    deal_finished,
+    format_team_level,
+    new_match,
+    profile_with,
+)
 
 from .dealing import start_deal, void_deal
 from .model import Light

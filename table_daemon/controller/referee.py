@@ -1,13 +1,13 @@
 """Referee corrections (``correct``) and penalties (``penalty``) at the table, written into the deal record.
 
 deal-record.md: "Referee actions are actions too". Every correction the table obeys becomes an entry of the
-record's ``actions``, at the place it happened, with ``t``, in the form :mod:`table_daemon.guandan.replay`
+record's ``actions``, at the place it happened, with ``t``, in the form :mod:`guandan.replay`
 replays, so that a tool replaying the published record reaches the same end as the table did:
 
 - ``{"referee": "take_back" | "undo_last", "seat": S, "undone": [<the step undone, as recorded, without t>],
   "t": ...}``: the step before it is undone (a play taken back, 收回重出, stays in the record before this entry);
 - ``{"referee": "skip", "seat": S, "t": ...}``: the seat on turn loses its turn (a pass when it follows; on the
-  lead, the lead moves on): :func:`table_daemon.guandan.deal.skip_turn`;
+  lead, the lead moves on): :func:`guandan.deal.skip_turn`;
 - ``{"referee": "skip_trick", "seat": S, "t": ...}``: S passes for the rest of the trick (its passes follow);
 - ``{"referee": "redo_tribute", "t": ...}``: the tribute starts over (the record's ``tribute`` and ``returns``
   are the final ones);
@@ -23,12 +23,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS, team_of
-from table_daemon.guandan.errors import GuandanError
-from table_daemon.guandan.levels import ACE
-from table_daemon.guandan.record import PENALTY_KINDS
+from guandan import ACE, PENALTY_KINDS, SEATS, GuandanError, team_of
+from guandan import actions as act
+from guandan import deal as engine
 
 from .dealing import void_deal
 from .match import forfeit

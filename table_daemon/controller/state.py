@@ -11,12 +11,20 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from table_daemon.guandan.actions import PASS, PLAY, REPORT
-from table_daemon.guandan.cards import SEATS, Card, parse_card, parse_cards
-from table_daemon.guandan.deal import DealState
-from table_daemon.guandan.match import MatchState, new_match
-from table_daemon.guandan.profiles import Profile
-from table_daemon.guandan.readings import Reading
+from guandan import (
+    PASS,
+    PLAY,
+    REPORT,
+    SEATS,
+    Card,
+    DealState,
+    MatchState,
+    Profile,
+    Reading,
+    new_match,
+    parse_card,
+    parse_cards,
+)
 
 from .model import Beep, Effect, Light, Publish, TurnChanged
 
@@ -55,7 +63,7 @@ Undo = tuple[DealState, int, list[dict[str, Any]]]
 @dataclass
 class TableDeal:
     """The table's side of the deal in progress: dealing, evidence, zones, timers; ``state`` is the rules
-    engine's immutable deal (:mod:`table_daemon.guandan.deal`), ``undo`` the states before each step.
+    engine's immutable deal (:mod:`guandan.deal`), ``undo`` the states before each step.
 
     ``actions`` is the deal record's ``actions`` list as it happened: every play, pass and report the engine
     accepted and every referee correction, in order, with ``t`` (seconds since the deal started). The engine's

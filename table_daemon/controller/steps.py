@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS
-from table_daemon.guandan.effects import (
+from guandan import (
+    SEATS,
     DealOver,
     EngineEffect,
     Foul,
     Given,
+    GuandanError,
     Passed,
     Played,
     ReportDue,
@@ -27,9 +26,10 @@ from table_daemon.guandan.effects import (
     TrickEnd,
     Turn,
     WentOut,
+    format_team_level,
 )
-from table_daemon.guandan.errors import GuandanError
-from table_daemon.guandan.levels import format_team_level
+from guandan import actions as act
+from guandan import deal as engine
 
 from .model import Light
 from .state import Phase, TableState

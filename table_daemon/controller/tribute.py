@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import Card
-from table_daemon.guandan.errors import GuandanError
+from guandan import Card, GuandanError
+from guandan import actions as act
+from guandan import deal as engine
 
 from .model import Light
 from .state import TableDeal, TableState

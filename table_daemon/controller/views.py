@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan import scoring
-from table_daemon.guandan.cards import SEATS, rank_name, team_of
-from table_daemon.guandan.levels import Settlement, format_team_level, parse_team_level
-from table_daemon.guandan.record import build_record
-from table_daemon.guandan.timers import deadline
+from guandan import (
+    SEATS,
+    Settlement,
+    build_record,
+    deadline,
+    format_team_level,
+    parse_team_level,
+    rank_name,
+    scoring,
+    team_of,
+)
+from guandan import deal as engine
 
 from .model import Publish
 from .state import TableDeal, TableState

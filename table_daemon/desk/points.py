@@ -1,6 +1,6 @@
 """Scoring of one match and of one duplicate board (rules spec §9, §12) for the desk: pure functions, no I/O.
 
-The §9 formulas live in the rules engine (``table_daemon.guandan.scoring``); this module maps the desk's
+The §9 formulas live in the rules engine (``guandan.scoring``); this module maps the desk's
 scoring variant names onto them and adds what only a desk needs (byes, walk-overs, duplicate boards). The
 desk always recomputes 场分 and 级差分 from a match's final levels and winner rather than trusting the figures
 a table sends.
@@ -18,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from table_daemon.guandan import scoring
-from table_daemon.guandan.levels import PASSED, LevelError, parse_team_level
-from table_daemon.guandan.profiles import PROFILES, Profile, profile_with
+from guandan import PASSED, PROFILES, LevelError, Profile, parse_team_level, profile_with, scoring
 
 LEVEL_ORDER: tuple[str, ...] = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "A+")
 VARIANTS: tuple[str, ...] = ("standard", "three_point", "level_value", "one_to_three")

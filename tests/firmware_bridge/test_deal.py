@@ -18,7 +18,7 @@ from firmware_bridge.deal import (
     plan_from_line,
     unpack_bins,
 )
-from table_daemon.guandan.cards import SEATS, full_pack
+from guandan import SEATS, full_pack
 
 
 def test_new_deal_is_a_full_pack_27_a_seat_with_a_fresh_salt() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from guandan import full_pack
 from table_daemon.app import TableApp
 from table_daemon.config import simulated_config
 from table_daemon.controller import (
@@ -19,7 +20,6 @@ from table_daemon.controller import (
     Publish,
     TurnChanged,
 )
-from table_daemon.guandan.cards import full_pack
 
 from .controller.harness import Harness, hands_with
 

@@ -15,9 +15,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from guandan import replay
 from table_daemon.app import TableApp
 from table_daemon.config import simulated_config
-from table_daemon.guandan.replay import replay
 from table_daemon.simulate import SimTable
 
 SEQUENCED = ("/state", "/events", "/results", "/alerts")

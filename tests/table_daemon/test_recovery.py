@@ -16,7 +16,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from table_daemon.guandan.replay import replay
+from guandan import replay
 
 from .test_app import check_sequence, make_sim
 

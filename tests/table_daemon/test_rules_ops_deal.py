@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from table_daemon.guandan.bot import Bot, deal_hands, play_out
-from table_daemon.guandan.profiles import PROFILES
-from table_daemon.guandan.record import build_record
+from guandan import PROFILES, Bot, build_record, deal_hands, play_out
 from table_daemon.rules_ops_deal import DEAL_OPS, replay_file, resolve_profile
 
 

@@ -9,9 +9,9 @@ import threading
 import time
 from typing import Any
 
+from guandan import replay
 from table_daemon.adapters.camera import CameraZones
 from table_daemon.controller import CardsSeen, Input, TurnChanged, ZoneCleared
-from table_daemon.guandan.replay import replay
 
 from .test_app import check_sequence
 

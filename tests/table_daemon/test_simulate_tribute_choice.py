@@ -11,10 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from guandan import SEATS, full_pack, next_seat, partner, previous_seat, replay
 from table_daemon.adapters.devices import PlannedDealer
 from table_daemon.config import simulated_config
-from table_daemon.guandan.cards import SEATS, full_pack, next_seat, partner, previous_seat
-from table_daemon.guandan.replay import replay
 from table_daemon.simulate import SimTable
 
 CHOOSE = {"name": "open-choice", "tie_tribute": "winner_chooses"}

@@ -6,6 +6,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from guandan import SEATS, Bot, full_pack, get_profile, parse_cards
+from guandan import actions as act
+from guandan import deal as engine
 from table_daemon.controller import (
     CardsSeen,
     Command,
@@ -20,11 +23,6 @@ from table_daemon.controller import (
     TurnChanged,
     ZoneCleared,
 )
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.bot import Bot
-from table_daemon.guandan.cards import SEATS, full_pack, parse_cards
-from table_daemon.guandan.profiles import get_profile
 
 
 def hands_with(seed: int, fixed: dict[str, str] | None = None) -> dict[str, list[str]]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from guandan import get_profile
 from table_daemon.controller import Command, Reply, TableController
 from table_daemon.controller.auth import check_signature, reply_topic_error, sign_command
-from table_daemon.guandan.profiles import get_profile
 
 KEY = b"k" * 16
 

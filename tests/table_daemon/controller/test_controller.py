@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from guandan import SEATS, next_seat, replay
+from guandan import actions as act
+from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command, DealerDone, Press, Reply, Tick, Timing, ZoneCleared
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS, next_seat
-from table_daemon.guandan.replay import replay
 
 from .harness import Harness, hands_with
 
@@ -75,7 +74,7 @@ def test_fouls_become_alerts_with_evidence_and_change_nothing() -> None:
 
 def test_illegal_plays_and_exposed_cards() -> None:
     h = _leader_game(fixed={"S": "H3 D9", "W": "S4"}, )
-    h.c.deal.state = engine._begin_play(h.c.deal.state, "S", h.now)  # S leads
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)  # S leads
     h.send(CardsSeen("S", ["H3", "D9"]))  # not a combination
     assert h.alerts("illegal_play")
     h.send(CardsSeen("S", ["D9"]))
@@ -108,7 +107,7 @@ def test_ambiguous_wild_play_waits_for_a_declaration() -> None:
 
 def test_order_decides_under_strongest_unless_declared_and_confirm_button_takes_first() -> None:
     h = _leader_game("national", fixed={"S": "SK DK H6 C6 H2"})
-    h.c.deal.state = engine._begin_play(h.c.deal.state, "S", h.now)
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
     h.send(CardsSeen("S", ["SK", "DK", "H6", "C6", "H2"]))
     assert h.of("events", "play")[0]["reading"]["rank"] == "K"
     h2 = _leader_game("competitive-2017", fixed={"S": "H3 SK DK H6 C6 H2"})

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from guandan import get_profile
 from table_daemon.app import TableApp
 from table_daemon.config import simulated_config
 from table_daemon.controller import Command, Reply, TableController
-from table_daemon.guandan.profiles import get_profile
 
 from .harness import Harness
 

@@ -5,8 +5,8 @@ never a guess. Pure controller tests: the time comes with every input."""
 
 from __future__ import annotations
 
+from guandan import SEATS, partner, team_of
 from table_daemon.controller import Command, DealerCard, DealerDone, Tick
-from table_daemon.guandan.cards import SEATS, partner, team_of
 
 from .harness import Harness, hands_with
 

@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from guandan import ALL_CARDS, SEATS
+from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Input, Publish, ZoneCleared
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import ALL_CARDS, SEATS
 
 from .harness import Harness, hands_with
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from guandan import deal as engine
+from guandan import replay
 from table_daemon.controller import CardsSeen, Command, Reply
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.replay import replay
 from table_daemon.rules_ops_deal import replay_file
 
 from .harness import Harness, hands_with

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command
 from table_daemon.controller import seen_choice as sc
-from table_daemon.guandan import deal as engine
 
 from .harness import Harness, hands_with
 
@@ -25,7 +25,7 @@ def _game() -> Harness:
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine._begin_play(h.c.deal.state, "S", h.now)  # S leads
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)  # S leads
     return h
 
 

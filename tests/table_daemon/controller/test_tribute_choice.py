@@ -10,10 +10,9 @@ import random
 from dataclasses import replace
 from typing import Any
 
+from guandan import SEATS, full_pack, replay
+from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command, Light, Press, Reply, Tick, Timing
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS, full_pack
-from table_daemon.guandan.replay import replay
 
 from .harness import Harness
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from table_daemon.guandan.cards import parse_cards, parse_level
-from table_daemon.guandan.combinations import Reading, beats, classify
+from guandan.cards import parse_cards, parse_level
+from guandan.combinations import Reading, beats, classify
 
 CORPUS = Path(__file__).parent / "corpus"
 

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.cards import parse_cards
-from table_daemon.guandan.combinations import DECLARE, Reading, candidates, interpret
-from table_daemon.guandan.errors import AmbiguousPlayError, InvalidPlayError
+from guandan.cards import parse_cards
+from guandan.combinations import DECLARE, Reading, candidates, interpret
+from guandan.errors import AmbiguousPlayError, InvalidPlayError
 
 
 def _read(cards: str, level: int = 2, **kw) -> str:

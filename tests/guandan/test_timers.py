@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from table_daemon.guandan.actions import give, play
-from table_daemon.guandan.cards import parse_card, parse_cards
-from table_daemon.guandan.deal import apply, start_deal
-from table_daemon.guandan.profiles import PROFILES
-from table_daemon.guandan.timers import deadline, tick
+from guandan.actions import give, play
+from guandan.cards import parse_card, parse_cards
+from guandan.deal import apply, start_deal
+from guandan.profiles import PROFILES
+from guandan.timers import deadline, tick
 
 NAT, COMP, JS = PROFILES["national"], PROFILES["competitive-2017"], PROFILES["jiangsu"]
 HANDS = {"S": "S9 S3 D7", "E": "S4 SK", "N": "S5 SQ", "W": "S6 SJ"}

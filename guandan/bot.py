@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from .actions import Action, give, pass_turn, play, report, return_card
 from .cards import SEATS, Card, full_pack, single_order
 from .classify import classify
-from .deal import PLAYING, RETURNING, TRIBUTE, DealState, _reading_of, apply, start_deal
+from .deal import PLAYING, RETURNING, TRIBUTE, DealState, apply, start_deal
+from .deal_state import _reading_of
 from .legal import HandIndex, legal_plays
 from .profiles import Profile
 from .readings import FULL_HOUSE, PAIR, PLATE, SINGLE, STRAIGHT, TRIPLE, TUBE, Reading, beats

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.levels import parse_team_level
-from table_daemon.guandan.profiles import PROFILES, profile_with
-from table_daemon.guandan.scoring import level_points, match_points, one_to_three, score_match, walkover
+from guandan.levels import parse_team_level
+from guandan.profiles import PROFILES, profile_with
+from guandan.scoring import level_points, match_points, one_to_three, score_match, walkover
 
 NAT = PROFILES["national"]
 THREE = profile_with(NAT, {"match_points": "three_point", "level_points": "level_value"})

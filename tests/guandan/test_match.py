@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.cards import parse_card, parse_cards
-from table_daemon.guandan.match import clock, deal_finished, first_leader, new_match, next_setup, round_winner
-from table_daemon.guandan.profiles import PROFILES, profile_with
+from guandan.cards import parse_card, parse_cards
+from guandan.match import clock, deal_finished, first_leader, new_match, next_setup, round_winner
+from guandan.profiles import PROFILES, profile_with
 
 NAT = PROFILES["national"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.profiles import PROFILES, ProfileError, get_profile, profile_from_toml
+from guandan.profiles import PROFILES, ProfileError, get_profile, profile_from_toml
 
 
 def test_the_four_profiles_of_the_spec_table() -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.cards import (
+from guandan.cards import (
     ALL_CARDS,
     full_pack,
     next_seat,
@@ -15,7 +15,7 @@ from table_daemon.guandan.cards import (
     single_order,
     team_of,
 )
-from table_daemon.guandan.errors import InvalidCardError
+from guandan.errors import InvalidCardError
 
 
 def test_pack_has_108_cards_each_face_twice() -> None:

@@ -9,15 +9,15 @@ from collections import Counter
 
 import pytest
 
-from table_daemon.guandan.actions import PLAY
-from table_daemon.guandan.bot import Bot, deal_hands, play_out
-from table_daemon.guandan.cards import ALL_CARDS, SEATS
-from table_daemon.guandan.combinations import legal_plays
-from table_daemon.guandan.deal import apply, read_play, start_deal
-from table_daemon.guandan.levels import parse_team_level
-from table_daemon.guandan.profiles import PROFILES, profile_with
-from table_daemon.guandan.record import build_record
-from table_daemon.guandan.replay import replay
+from guandan.actions import PLAY
+from guandan.bot import Bot, deal_hands, play_out
+from guandan.cards import ALL_CARDS, SEATS
+from guandan.combinations import legal_plays
+from guandan.deal import apply, read_play, start_deal
+from guandan.levels import parse_team_level
+from guandan.profiles import PROFILES, profile_with
+from guandan.record import build_record
+from guandan.replay import replay
 
 DEALS_PER_PROFILE = 60
 CUSTOM = profile_with(PROFILES["national"], {"name": "custom", "tie_tribute": "winner_chooses",

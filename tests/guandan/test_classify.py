@@ -3,10 +3,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from table_daemon.guandan.cards import parse_cards
-from table_daemon.guandan.classify import classify
-from table_daemon.guandan.errors import InvalidCardError, InvalidPlayError
-from table_daemon.guandan.readings import BOMB_TYPES
+from guandan.cards import parse_cards
+from guandan.classify import classify
+from guandan.errors import InvalidCardError, InvalidPlayError
+from guandan.readings import BOMB_TYPES
 
 from .strategies import rich_hands
 

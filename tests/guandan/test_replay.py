@@ -10,12 +10,12 @@ from collections import Counter
 
 import pytest
 
-from table_daemon.guandan.bot import Bot, deal_hands, play_out
-from table_daemon.guandan.cards import SEATS, partner
-from table_daemon.guandan.levels import parse_team_level
-from table_daemon.guandan.profiles import PROFILES
-from table_daemon.guandan.record import build_record
-from table_daemon.guandan.replay import replay
+from guandan.bot import Bot, deal_hands, play_out
+from guandan.cards import SEATS, partner
+from guandan.levels import parse_team_level
+from guandan.profiles import PROFILES
+from guandan.record import build_record
+from guandan.replay import replay
 
 NAT = PROFILES["national"]
 

@@ -1,7 +1,7 @@
 """The play-level API of the rules engine in one import: readings, classification, comparison, legal plays.
 
-    >>> from table_daemon.guandan.combinations import classify
-    >>> from table_daemon.guandan.cards import parse_cards
+    >>> from guandan.combinations import classify
+    >>> from guandan.cards import parse_cards
     >>> [str(r) for r in classify(parse_cards("C8 H2"), 2)]
     ['pair 8 x2']
 """

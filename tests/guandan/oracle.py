@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from table_daemon.guandan.cards import ALL_CARDS, Card
+from guandan.cards import ALL_CARDS, Card
 
 NON_JOKERS = [c for c in ALL_CARDS if not c.is_joker]
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.actions import give, pass_turn, play, report, return_card
-from table_daemon.guandan.cards import parse_card, parse_cards
-from table_daemon.guandan.combinations import Reading
-from table_daemon.guandan.deal import OVER, PLAYING, RETURNING, apply, check_action, start_deal
-from table_daemon.guandan.errors import AmbiguousPlayError, GuandanError, IllegalPlayError, InvalidPlayError
-from table_daemon.guandan.profiles import PROFILES, profile_with
+from guandan.actions import give, pass_turn, play, report, return_card
+from guandan.cards import parse_card, parse_cards
+from guandan.combinations import Reading
+from guandan.deal import OVER, PLAYING, RETURNING, apply, check_action, start_deal
+from guandan.errors import AmbiguousPlayError, GuandanError, IllegalPlayError, InvalidPlayError
+from guandan.profiles import PROFILES, profile_with
 
 NAT = PROFILES["national"]
 COMP = PROFILES["competitive-2017"]

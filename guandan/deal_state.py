@@ -180,8 +180,8 @@ def _next_holding(hands: Hands, idx: int) -> int:
     return idx
 
 
-def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] | None:
-    """``hand`` without ``cards`` (by copies), or None if the hand lacks one of them."""
+def hand_without(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] | None:
+    """``hand`` without ``cards`` (by copies), or None if the hand lacks one of them (a card not held)."""
     rest = list(hand)
     ids = [c.id for c in rest]  # compare small ints, not Card objects (whose __eq__ is Python code)
     for c in cards:
@@ -191,6 +191,12 @@ def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...] |
             return None
         del ids[i], rest[i]
     return tuple(rest)
+
+
+def clear_caches() -> None:
+    """Empty the engine's memo of readings (bounded, 65,536 entries): for a memory measurement that must not count
+    what the cache holds."""
+    _reading_of.cache_clear()
 
 
 @lru_cache(maxsize=65536)

@@ -28,11 +28,11 @@ from .deal_state import (
     _copy,
     _illegal,
     _next_holding,
-    _reading_of,
-    _remove,
     check_hands,
+    clear_caches,
     evolve,
     evolve_kw,
+    hand_without,
     read_play,
 )
 from .effects import (
@@ -58,8 +58,8 @@ from .tribute import plan_tribute, return_allowed
 
 __all__ = [
     "HAND_SIZE", "OVER", "PLAYING", "REPORT_AT", "RETURNING", "TRIBUTE", "DealState", "Effect", "Hands",
-    "apply", "check_action", "check_hands", "evolve", "evolve_kw", "read_play", "skip_turn", "start_deal",
-    "_reading_of",
+    "apply", "begin_play", "check_action", "check_hands", "clear_caches", "evolve", "evolve_kw", "hand_without",
+    "read_play", "skip_turn", "start_deal",
 ]
 
 
@@ -89,15 +89,17 @@ def start_deal(
         state = evolve_kw(base, plan=plan, leader=plan.leader)
         effects: list[Effect] = [TributePlanned(plan.resisted, tuple(p.to_json() for p in plan.payments), plan.leader)]
         if plan.resisted or not plan.payments:
-            state = _begin_play(state, plan.leader, t)
+            state = begin_play(state, plan.leader, t)
             effects.append(Turn(plan.leader, True))
         return state, effects
     if leader not in SEATS:
         raise _illegal("bad_deal", f"a deal without tribute needs a leader seat, got {leader!r}")
-    return _begin_play(evolve_kw(base, leader=leader), leader, t), [Turn(leader, True)]
+    return begin_play(evolve_kw(base, leader=leader), leader, t), [Turn(leader, True)]
 
 
-def _begin_play(state: DealState, leader: str, t: float) -> DealState:
+def begin_play(state: DealState, leader: str, t: float) -> DealState:
+    """Play starts with ``leader`` to lead at ``t`` (after tribute, or a position set up by hand: a test, or a
+    referee's reconstruction); a leader without cards passes the lead to the next seat that holds some."""
     idx = SEATS.index(leader)
     if not state.hands[idx]:  # a position set up by hand may give the leader no cards
         idx = _next_holding(state.hands, idx)
@@ -169,7 +171,7 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
         new.turn_since, new.warned = t, False
         return new, effects
     cards = action.cards
-    rest = _remove(hands[idx], cards)
+    rest = hand_without(hands[idx], cards)
     if rest is None:
         missing = sorted({c.code for c in cards if cards.count(c) > hands[idx].count(c)})
         raise _illegal("not_held", f"{seat} does not hold {' '.join(missing)}")
@@ -247,7 +249,7 @@ def _give(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
         raise _illegal("wrong_tribute", f"{seat}'s tribute goes to {receiver}, not {action.to}")
     hands = list(state.hands)
     ridx = SEATS.index(receiver)
-    hands[idx] = _remove(hands[idx], (card,)) or ()
+    hands[idx] = hand_without(hands[idx], (card,)) or ()
     hands[ridx] = hands[ridx] + (card,)
     given = state.given + ((seat, receiver, card),)
     leader = state.leader
@@ -278,12 +280,12 @@ def _return(state: DealState, action: Action, t: float) -> tuple[DealState, list
                        f"to {receiver} ({why}, return limit {state.profile.return_limit})")
     hands = list(state.hands)
     ridx = SEATS.index(receiver)
-    hands[idx] = _remove(hands[idx], (card,)) or ()
+    hands[idx] = hand_without(hands[idx], (card,)) or ()
     hands[ridx] = hands[ridx] + (card,)
     new = evolve_kw(state, hands=tuple(hands), returned=state.returned + ((seat, receiver, card),))  # type: ignore[arg-type]
     effects: list[Effect] = [Returned(seat, receiver, card.code)]
     if not new.pending_returns():
-        new = _begin_play(new, new.leader, t)
+        new = begin_play(new, new.leader, t)
         effects.append(Turn(new.leader, True))
     return new, effects
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from table_daemon.guandan.cards import BIG_JOKER, SMALL_JOKER, SUITS, Card, card_of
+from guandan.cards import BIG_JOKER, SMALL_JOKER, SUITS, Card, card_of
 
 levels = st.integers(min_value=2, max_value=14)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.cards import parse_card, parse_cards
-from table_daemon.guandan.profiles import PROFILES, profile_with
-from table_daemon.guandan.tribute import (
+from guandan.cards import parse_card, parse_cards
+from guandan.profiles import PROFILES, profile_with
+from guandan.tribute import (
     lowest_allowed_return,
     plan_tribute,
     return_allowed,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from table_daemon.guandan.classify import classify
+from guandan.classify import classify
 
 from .oracle import oracle_readings
 from .strategies import rich_hands

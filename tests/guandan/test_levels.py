@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from table_daemon.guandan.levels import (
+from guandan.levels import (
     LevelError,
     check_finish,
     format_team_level,
@@ -13,7 +13,7 @@ from table_daemon.guandan.levels import (
     settle,
     up_for,
 )
-from table_daemon.guandan.profiles import PROFILES, profile_with
+from guandan.profiles import PROFILES, profile_with
 
 NAT = PROFILES["national"]
 COMP = PROFILES["competitive-2017"]

@@ -6,9 +6,9 @@ import itertools
 
 from hypothesis import given, settings
 
-from table_daemon.guandan.cards import parse_cards
-from table_daemon.guandan.classify import classify
-from table_daemon.guandan.combinations import Reading, beats, interpret, legal_plays
+from guandan.cards import parse_cards
+from guandan.classify import classify
+from guandan.combinations import Reading, beats, interpret, legal_plays
 
 from .strategies import rich_hands
 

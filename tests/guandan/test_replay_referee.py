@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from table_daemon.guandan.bot import deal_hands
-from table_daemon.guandan.deal import skip_turn, start_deal
-from table_daemon.guandan.errors import IllegalPlayError
-from table_daemon.guandan.profiles import PROFILES
-from table_daemon.guandan.replay import replay
+from guandan.bot import deal_hands
+from guandan.deal import skip_turn, start_deal
+from guandan.errors import IllegalPlayError
+from guandan.profiles import PROFILES
+from guandan.replay import replay
 
 from .test_replay import make_record
 
