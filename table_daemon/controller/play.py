@@ -1,6 +1,6 @@
 """Play at the table (layer 4): what the camera sees in the seats' zones, the buttons, declarations, the
 10-card report and the turn timers, turned into the engine's actions (:mod:`.steps`). The rules engine
-(:mod:`table_daemon.guandan.deal`) decides what is legal; this module turns what the table sees into the
+(:mod:`guandan.deal`) decides what is legal; this module turns what the table sees into the
 engine's actions, and the engine's refusals into alerts with their evidence."""
 
 from __future__ import annotations
@@ -8,22 +8,31 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from table_daemon.guandan import actions as act
-from table_daemon.guandan import deal as engine
-from table_daemon.guandan.cards import SEATS, Card, parse_card
-from table_daemon.guandan.classify import classify
-from table_daemon.guandan.effects import TimedOut
-from table_daemon.guandan.errors import AmbiguousPlayError, InvalidPlayError
-from table_daemon.guandan.interpret import interpret
-from table_daemon.guandan.readings import Reading, beats
-from table_daemon.guandan.timers import deadline
-from table_daemon.guandan.timers import tick as engine_tick
+from guandan import (
+    SEATS,
+    AmbiguousPlayError,
+    Card,
+    InvalidPlayError,
+    Reading,
+    TimedOut,
+    beats,
+    classify,
+    deadline,
+    interpret,
+    parse_card,
+)
+from guandan import actions as act
+from guandan import deal as engine
+from guandan import tick as engine_tick
 
 from . import seen_choice, tribute
 from .model import CardsSeen, Press
 from .state import TableState
 from .steps import act_on, run_effects
 from .views import publish_state
+
+#: what a laid set counts as: (reading, (), "") decided; (None, candidates, "ambiguous"); (None, (), why illegal)
+Decided = tuple[Reading | None, tuple[Reading, ...], str]
 
 
 def on_cards_seen(c: TableState, e: CardsSeen) -> None:
@@ -68,10 +77,10 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             else f"played out of turn (越序出牌): it is {st.to_move}'s turn"
         c.alert(code, e.seat, text, {**evidence, "turn": st.to_move})
         return
-    cards, new = choose_seen(c, e, cards, new, evidence)
+    cards, new, decided = choose_seen(c, e, cards, new, evidence)
     if not new:
         return
-    reading, candidates, why = choose_reading(new, st.level, c.profile.wild_reading, st.trick_reading)
+    reading, candidates, why = decided or choose_reading(new, st.level, c.profile.wild_reading, st.trick_reading)
     if reading is None and candidates:
         d.pending_declare = {"seat": e.seat, "cards": [x.code for x in new], "frame": e.frame,
                              "candidates": [r.to_json() for r in candidates]}
@@ -82,7 +91,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         publish_state(c)
         return
     if reading is None:
-        missing = engine._remove(st.hand(e.seat), new) is None
+        missing = engine.hand_without(st.hand(e.seat), new) is None
         code = "not_held" if missing else "illegal_play"
         c.alert(code, e.seat, f"{e.seat} does not hold these cards (非本家牌)" if missing else why,
                 {**evidence, "hand_size": len(st.hand(e.seat))})
@@ -92,44 +101,51 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
 
 
 def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
-                evidence: dict[str, Any]) -> tuple[list[Card], list[Card]]:
+                evidence: dict[str, Any]) -> tuple[list[Card], list[Card], Decided | None]:
     """What the seat on turn laid: the reader's first reading when it is sure enough and held and legal, else
-    the most probable held, legal set of its candidates (``seen_choice``); ``([], [])`` after raising
-    ``misread`` when neither will do (a foul is left to the caller only when the reader was sure)."""
+    the most probable held, legal set of its candidates (``seen_choice``); ``([], [], None)`` after raising
+    ``misread`` when neither will do (a foul is left to the caller only when the reader was sure). With the
+    cards comes what :func:`choose_reading` made of the new ones when that was already worked out on the way
+    (so a sure, legal first reading is classified once), else None."""
     d = c.deal
     st = d.state
     zone = d.zone[e.seat]
     options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
         [[(code, e.confidence)] for code in e.cards]
+    worked_out: dict[tuple[str, ...], Decided] = {}  # the new cards' codes -> choose_reading's answer
 
     def fits(codes: tuple[str, ...]) -> bool:
         laid = c.parse_seen(list(codes))
         if laid is None:
             return False
         fresh = new_cards(zone, laid)
-        if not fresh or engine._remove(st.hand(e.seat), fresh) is None:
+        if not fresh or engine.hand_without(st.hand(e.seat), fresh) is None:
             return False
-        reading, pool, _ = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
-        return reading is not None or bool(pool)
+        decided = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
+        worked_out[tuple(x.code for x in fresh)] = decided
+        return decided[0] is not None or bool(decided[1])
+
+    def answer(laid: list[Card], fresh: list[Card]) -> tuple[list[Card], list[Card], Decided | None]:
+        return laid, fresh, worked_out.get(tuple(x.code for x in fresh))
 
     first = tuple(e.cards)
     if e.confidence >= c.timing.min_confidence and fits(first):
-        return cards, new
+        return answer(cards, new)
     chosen = seen_choice.choose(options, fits)
     if chosen is not None and (chosen != first or e.confidence >= c.timing.min_confidence):
         laid = c.parse_seen(list(chosen)) or cards
         if chosen != first:
             evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
-        return laid, new_cards(zone, laid)
+        return answer(laid, new_cards(zone, laid))
     if seen_choice.sure(options) and e.confidence >= c.timing.min_confidence:
-        return cards, new  # a sure reading: the caller calls the foul it is
+        return cards, new, None  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})
-    return [], []
+    return [], [], None
 
 
 def choose_reading(cards: list[Card], level: int, wild_reading: str,
-                   over: Reading | None) -> tuple[Reading | None, tuple[Reading, ...], str]:
+                   over: Reading | None) -> Decided:
     """The reading a laid-out play counts as against ``over``: (reading, (), "") when decided;
     (None, candidates, "ambiguous") when the seat must declare; (None, (), reason) when it is illegal."""
     readings = classify(cards, level)
