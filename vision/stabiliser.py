@@ -52,11 +52,16 @@ class _ZoneState:
 class Stabiliser:
     """Feed one table reading per frame to ``update``; it returns the observations that frame settles."""
 
-    def __init__(self, frames: int = 3, patience: int = 0) -> None:
+    def __init__(self, frames: int = 3, patience: int = 0, min_confidence: float = LOW_CONFIDENCE) -> None:
+        """``min_confidence``: below it a card is unsure (held back up to ``patience`` frames, then reported
+        unsure); the table's ``camera.min_confidence``, the same threshold the table judges a play by."""
         if frames < 1 or patience < 0:
             raise ValueError("frames must be at least 1 and patience at least 0")
+        if not 0 <= min_confidence <= 1:
+            raise ValueError("min_confidence must be between 0 and 1")
         self.frames = frames
         self.patience = patience
+        self.min_confidence = min_confidence
         self._zones: dict[str, _ZoneState] = {}
 
     def update(self, readings: Mapping[str, Sequence[CardReading]], on_turn: str | None) -> list[Observation]:
@@ -83,7 +88,7 @@ class Stabiliser:
             # the lowest confidence of each card over the last settling frames
             recent = state.confidences[-self.frames:]
             confidences = tuple(min(c[i] for c in recent) for i in range(len(codes)))
-            unsure = UNREADABLE in codes or any(c < LOW_CONFIDENCE for c in confidences)
+            unsure = UNREADABLE in codes or any(c < self.min_confidence for c in confidences)
             if unsure and state.waited < self.patience:
                 state.waited += 1  # held back: a sure reading may follow
                 continue
@@ -96,7 +101,8 @@ class Stabiliser:
             if not keep:
                 continue
             out.append(Observation(kind, zone, tuple(codes[i] for i in keep), tuple(confidences[i] for i in keep),
-                                   any(confidences[i] < LOW_CONFIDENCE or codes[i] == UNREADABLE for i in keep),
+                                   any(confidences[i] < self.min_confidence or codes[i] == UNREADABLE
+                                       for i in keep),
                                    tuple(cards[i].candidates or ((codes[i], confidences[i]),) for i in keep)))
         return sorted(out, key=lambda o: o.zone)
 

@@ -47,10 +47,12 @@ class CameraZones:
     def __init__(self, camera: Any, reader: Any, *, fps: float = 15.0, stable_frames: int = 2,
                  simulated: bool = False, outside: bool = False, tracker: Any = None,
                  make_reader: Callable[[Any], Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic, unsure_wait_frames: int = 8) -> None:
+                 clock: Callable[[], float] = time.monotonic, unsure_wait_frames: int = 8,
+                 min_confidence: float = 0.6) -> None:
         """``reader`` may be None when the table is not calibrated yet: ``make_reader(calibration)`` makes one
         once ``tracker`` (a :class:`vision.tracking.CalibrationTracker`) has seen the markers. An unsure set
-        waits up to ``unsure_wait_frames`` frames for a sure reading before it goes to the referee."""
+        (a card under ``min_confidence``, the table's ``camera.min_confidence``) waits up to
+        ``unsure_wait_frames`` frames for a sure reading before it goes to the referee."""
         from vision.stabiliser import Stabiliser
 
         self.camera = camera
@@ -62,7 +64,7 @@ class CameraZones:
         self.lost = False
         self._last_good = clock()
         self._last_reopen = 0.0
-        self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames)
+        self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames, min_confidence=min_confidence)
         self.stable_frames = stable_frames
         self.period = 1.0 / fps if fps > 0 else 0.0
         self.simulated = simulated
@@ -88,7 +90,7 @@ class CameraZones:
 
     @classmethod
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2,
-                        unsure_wait_frames: int = 8) -> CameraZones:
+                        unsure_wait_frames: int = 8, min_confidence: float = 0.6) -> CameraZones:
         from hardware.cameras.simulated import SimulatedTableCamera
         from vision.calibration import TableCalibration
         from vision.table import TableReader
@@ -101,7 +103,7 @@ class CameraZones:
 
         return cls(camera, make_reader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
                    tracker=CalibrationTracker(camera.calibration), make_reader=make_reader,
-                   unsure_wait_frames=unsure_wait_frames)
+                   unsure_wait_frames=unsure_wait_frames, min_confidence=min_confidence)
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
@@ -110,7 +112,7 @@ class CameraZones:
         (``/dev/video0``, ``0``) for OpenCV."""
         if cam.source.startswith("sim://"):
             return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames,
-                                       unsure_wait_frames=cam.unsure_wait_frames)
+                                       unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence)
         from hardware.cameras import open_camera_or_wait
         from vision.calibration import TableCalibration
         from vision.table import TableReader
@@ -132,7 +134,7 @@ class CameraZones:
         return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
                    stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,
                    tracker=CalibrationTracker(calibration, move_px=cam.move_px),
-                   unsure_wait_frames=cam.unsure_wait_frames)
+                   unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence)
 
     # -- life cycle ----------------------------------------------------------------------------------------
     def start(self, feed: Callable[[Input], None]) -> None:

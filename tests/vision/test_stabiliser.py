@@ -53,6 +53,14 @@ def test_low_confidence_is_flagged_with_lowest_value() -> None:
     assert out[0].to_json()["flagged"] is True
 
 
+def test_the_table_s_threshold_decides_what_is_unsure() -> None:
+    strict, lenient = Stabiliser(frames=2, min_confidence=0.9), Stabiliser(frames=2, min_confidence=0.5)
+    for _ in range(2):
+        got_strict = strict.update({"W": cards("D7", confidence=0.8)}, "W")
+        got_lenient = lenient.update({"W": cards("D7", confidence=0.8)}, "W")
+    assert got_strict[0].flagged and not got_lenient[0].flagged
+
+
 def test_an_unsure_set_waits_for_a_sure_reading_then_gives_up_flagged() -> None:
     st = Stabiliser(frames=2, patience=3)
     unsure = {"S": cards("H3", "H4", confidence=0.4)}
