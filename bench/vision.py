@@ -135,20 +135,35 @@ def bench_runtimes(model: Path = MODEL_PATH) -> dict[str, object]:
     return out
 
 
+#: the net reader's figures are also given for readings at least this sure (the accept threshold of the models
+#: before calibration on real photos), read in the same pass: the reader runs with its threshold lowered to it
+#: and the readings below the model's own threshold are then set aside (the turn a region is read in is chosen
+#: on the lowered threshold's readings, so this is close to, not exactly, a run at the model's threshold)
+FLOOR = 0.85
+
+
 def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str, object]]:
     """Every real set, read by reader ``name``; wrong readings counted above its accept threshold."""
     cv2.setNumThreads(1)
     if name == "net":
-        net_reader = NetCardReader(IndexNet(model, threads=1))
-        read, threshold = net_reader.read_image, net_reader.net.accept
+        net = IndexNet(model, threads=1)
+        threshold = net.accept
+        net.accept = min(net.accept, FLOOR)
+        net.spot_accept = min(net.spot_accept, max(FLOOR, 0.9))
+        read = NetCardReader(net).read_image
     else:
-        glyph_reader = CardReader()
-        read, threshold = glyph_reader.read_image, LOW_CONFIDENCE
+        read, threshold = CardReader().read_image, LOW_CONFIDENCE
     out = []
     for set_name, photos in real_sets("test").items():
         result = score(lambda path: read(load_image(path)), photos[:limit])
-        out.append({"figure": set_name, "reader": name, "threshold": threshold}
-                   | result.figures(threshold) | {"trained_on": TRAINED_ON[set_name]})
+        figure: dict[str, object] = {"figure": set_name, "reader": name, "threshold": threshold}
+        figure |= result.figures(threshold, at=threshold)
+        if name == "net" and threshold > FLOOR:
+            floor = result.figures(threshold, at=FLOOR)
+            figure[f"at_{FLOOR}"] = {k: floor[k] for k in ("reported", "precision", "recall", "f1", "single_accuracy")
+                                     if k in floor}
+        figure["trained_on"] = TRAINED_ON[set_name] if name == "net" else "glyph reader (vision/README.md)"
+        out.append(figure)
     return out
 
 

@@ -105,9 +105,8 @@ class Score:
     """Counts over the photos of one set."""
 
     photos: int = 0
-    singles: int = 0
-    singles_right: int = 0
-    singles_one: int = 0
+    #: each single-card photo's readings, surest first: (confidence, right)
+    singles_read: list[list[tuple[float, bool]]] = field(default_factory=list)
     wanted: int = 0
     #: every reading: (confidence, right)
     readings: list[tuple[float, bool]] = field(default_factory=list)
@@ -117,18 +116,27 @@ class Score:
         owed = Counter(photo.wanted)
         self.photos += 1
         self.wanted += sum(photo.wanted.values())
+        seen = []
         for r in ordered:
             k = photo.key(r.card)
             right = owed[k] > 0
             owed[k] -= right
-            self.readings.append((r.confidence, right))
+            seen.append((r.confidence, right))
+        self.readings += seen
         if photo.single:
-            self.singles += 1
-            self.singles_right += bool(ordered) and photo.wanted[photo.key(ordered[0].card)] > 0
-            self.singles_one += len(ordered) == 1
+            self.singles_read.append(seen)
+
+    @property
+    def singles(self) -> int:
+        return len(self.singles_read)
+
+    def singles_right(self, at: float = 0.0) -> int:
+        """Single-card photos whose surest reading at least ``at`` sure is their card."""
+        return sum(bool(s) and s[0][0] >= at and s[0][1] for s in self.singles_read)
 
     def figures(self, threshold: float, at: float = 0.0) -> dict[str, object]:
-        """Precision, recall and F1 of the readings at least ``at`` sure; wrong readings above ``threshold``."""
+        """Precision, recall and F1 of the readings at least ``at`` sure; wrong readings above ``threshold``;
+        single-card accuracy of the surest reading at least ``at`` sure."""
         kept = [right for c, right in self.readings if c >= at]
         right = sum(kept)
         p = right / max(len(kept), 1)
@@ -139,8 +147,10 @@ class Score:
                                   "f1": round(2 * p * r / max(p + r, 1e-9), 4),
                                   "above_threshold": len(sure), "wrong_above_threshold": len(sure) - sum(sure)}
         if self.singles:
-            out |= {"single_photos": self.singles, "single_accuracy": round(self.singles_right / self.singles, 4),
-                    "single_exactly_one": round(self.singles_one / self.singles, 4)}
+            one = sum(sum(c >= at for c, _ in s) == 1 for s in self.singles_read)
+            out |= {"single_photos": self.singles,
+                    "single_accuracy": round(self.singles_right(at) / self.singles, 4),
+                    "single_exactly_one": round(one / self.singles, 4)}
         return out
 
 

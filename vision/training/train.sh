@@ -15,23 +15,26 @@ RUN="nice -n 5 $PY -m"
 mkdir -p "$WORK"
 STAGE1=vision/data/index_net_rendered.onnx
 [ -d "$WORK/decks" ] || $RUN vision.training.render_decks "$WORK/decks" --four-colour
-[ -f "$WORK/train.npz" ] || $RUN vision.training.index_data "$WORK/train.npz" --decks "$WORK/decks" \
-    --scenes-per-deck 16 --seed 1 --workers "$THREADS"
+# held-out designs (reported on, never trained on) and a small rendered set that keeps stage 2 reading them
 [ -f "$WORK/held.npz" ] || $RUN vision.training.index_data "$WORK/held.npz" --decks "$WORK/decks" --held-out \
-    --scenes-per-deck 12 --seed 99 --workers 1
+    --scenes-per-deck 4 --seed 99 --workers "$THREADS"
+[ -f "$WORK/rendered.npz" ] || $RUN vision.training.index_data "$WORK/rendered.npz" --decks "$WORK/decks" \
+    --scenes-per-deck 5 --seed 1 --workers "$THREADS"
 if [ "${1:-}" = "--scratch" ]; then
-    # stage 1: rendered designs only (no real photo)
-    [ -f "$WORK/train2.npz" ] || $RUN vision.training.index_data "$WORK/train2.npz" --decks "$WORK/decks" \
-        --scenes-per-deck 16 --seed 2 --workers "$THREADS"
-    $RUN vision.training.train_net "$WORK/train.npz" "$WORK/train2.npz" --held "$WORK/held.npz" --epochs 5 \
+    # stage 1: rendered designs only (no real photo), as the committed index_net_rendered.onnx was made
+    for seed in 1 2; do
+        [ -f "$WORK/train$seed.npz" ] || $RUN vision.training.index_data "$WORK/train$seed.npz" \
+            --decks "$WORK/decks" --scenes-per-deck 16 --seed $seed --workers "$THREADS"
+    done
+    $RUN vision.training.train_net "$WORK/train1.npz" "$WORK/train2.npz" --held "$WORK/held.npz" --epochs 5 \
         --threads "$THREADS" --out "$STAGE1"
 fi
 # stage 2: windows cut from the split's train part of the real photos (the rendered-only model says which way is
 # up where a card's second corner is out of sight) and its calibration part; fine-tune on rendered + real
 $RUN vision.training.real_data "$WORK/real_train.npz" --part train --teacher "$STAGE1"
 $RUN vision.training.real_data "$WORK/real_cal.npz" --part calibration --teacher "$STAGE1"
-$RUN vision.training.train_net "$WORK/train.npz" --real "$WORK/real_train.npz" --real-repeat 4 \
-    --calibration "$WORK/real_cal.npz" --held "$WORK/held.npz" --init "$STAGE1" --epochs 4 --lr 1e-3 \
+$RUN vision.training.train_net "$WORK/rendered.npz" --real "$WORK/real_train.npz" --real-repeat 4 \
+    --calibration "$WORK/real_cal.npz" --held "$WORK/held.npz" --init "$STAGE1" --epochs 4 --lr 2e-3 \
     --threads "$THREADS" --seed 4
 # the accept threshold, on the calibration photos read by the whole reader
 $RUN vision.training.choose_threshold
