@@ -13,6 +13,8 @@ which surround each visible corner index (rank and suit) but say nothing of its 
   taken as upright; windows of that box facing another way are ``NONE`` (an index lying sideways or upside
   down is not read as a card, as in the rendered data), and the rest of the box (the suit below, the "0" of a
   "10") is left out, neither positive nor negative.
+Every negative that the teacher reads as a card (``HARD``) is kept, since those are the reader's false indices
+(pips, court pictures, card backs); of the other negatives a random share.
 
 Writes ``OUT.npz`` like ``index_data.py`` (``crops``, ``labels``, ``design`` = the photo's number, ``designs`` =
 the photo names, ``classes``). Deterministic.
@@ -39,6 +41,8 @@ from vision.training.index_data import CLASSES
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 
 N_NONE = CLASSES.index(NONE)
+#: a negative window the teacher reads as some card at least this sure is always kept (a hard negative)
+HARD = 0.3
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,8 @@ def _other_corner(w: Window, box: np.ndarray) -> bool:
 
 
 def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int], teacher: IndexNet,
-                  rng: np.random.Generator, negatives_per_positive: float = 4.0) -> tuple[list[np.ndarray], list[int]]:
+                  rng: np.random.Generator, negatives_per_positive: float = 4.0,
+                  hard_above: float = HARD) -> tuple[list[np.ndarray], list[int]]:
     """Labels for the windows of one photo (see the module's docstring); negatives sampled."""
     h, w = size
     pixel_boxes = [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
@@ -147,10 +152,18 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
         first = min(lefts.values())
         positives += [(i, want) for i in upright if lefts[i] <= first + 0.35]
         negatives += [i for i in members if float(windows[i].up @ up) < 0.3]
+    # every negative the teacher takes for a card (the pips, pictures and backs that fooled it: hard negatives),
+    # and a random share of the others
+    hard: list[int] = []
+    if negatives:
+        probs = teacher.predict(np.stack([windows[i].image for i in negatives]))
+        cards = np.delete(probs, N_NONE, axis=1).max(axis=1)
+        hard = [i for i, p in zip(negatives, cards, strict=True) if p >= hard_above]
+        negatives = [i for i, p in zip(negatives, cards, strict=True) if p < hard_above]
     keep = min(len(negatives), max(6, int(negatives_per_positive * max(len(positives), 1))))
-    chosen = rng.choice(len(negatives), keep, replace=False) if negatives else []
-    x = [windows[i].image for i, _ in positives] + [windows[negatives[j]].image for j in chosen]
-    y = [lab for _, lab in positives] + [N_NONE] * len(chosen)
+    chosen = [negatives[j] for j in rng.choice(len(negatives), keep, replace=False)] if negatives else []
+    x = [windows[i].image for i, _ in positives] + [windows[i].image for i in hard + chosen]
+    y = [lab for _, lab in positives] + [N_NONE] * (len(hard) + len(chosen))
     return x, y
 
 
@@ -161,6 +174,8 @@ def main(argv: list[str]) -> int:
                         help="which part of the fixed split (vision/data/real_split.json); never the test part")
     parser.add_argument("--teacher", type=Path, required=True, help="the network trained on rendered designs only")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--hard-above", type=float, default=HARD,
+                        help="keep every negative the teacher reads as a card this sure (above 1: none)")
     args = parser.parse_args(argv)
     start = time.monotonic()
     teacher = IndexNet(args.teacher, threads=1)
@@ -173,7 +188,7 @@ def main(argv: list[str]) -> int:
     for n, name in enumerate(names):
         image = load_image(CARDS / "cardcounter" / "images" / name)
         windows = flat_windows(image) + spotted_windows(image)
-        x, y = label_windows(windows, all_boxes[name], image.shape[:2], teacher, rng)
+        x, y = label_windows(windows, all_boxes[name], image.shape[:2], teacher, rng, hard_above=args.hard_above)
         xs += x
         ys += y
         ds += [n] * len(y)

@@ -2,7 +2,7 @@
 # Reproduce the committed card index network (vision/data/index_net.onnx + .json) on this machine's CPU:
 #   vision/training/train.sh            fine-tune the rendered-only model (vision/data/index_net_rendered.onnx)
 #                                       on real photos (about 40 minutes on 2 busy cores)
-#   vision/training/train.sh --scratch  first train that rendered-only model again (about 25 minutes more)
+#   vision/training/train.sh --scratch  first train that rendered-only model again (about an hour more)
 # Needs the train extra (pip install -e '.[train]'), the Debian card-art and font packages listed in
 # vision/README.md, and the shared real photos (../shared/data/cards). Which real photos are trained on, used for
 # calibration, and kept for figures is fixed by vision/data/real_split.json (vision/training/real_split.py).
@@ -30,11 +30,18 @@ if [ "${1:-}" = "--scratch" ]; then
         --threads "$THREADS" --out "$STAGE1"
 fi
 # stage 2: windows cut from the split's train part of the real photos (the rendered-only model says which way is
-# up where a card's second corner is out of sight) and its calibration part; fine-tune on rendered + real
-$RUN vision.training.real_data "$WORK/real_train.npz" --part train --teacher "$STAGE1"
-$RUN vision.training.real_data "$WORK/real_cal.npz" --part calibration --teacher "$STAGE1"
+# up where a card's second corner is out of sight), with random "no index" windows; fine-tune on rendered + real
+$RUN vision.training.real_data "$WORK/real_train.npz" --part train --teacher "$STAGE1" --hard-above 2
+$RUN vision.training.real_data "$WORK/real_cal.npz" --part calibration --teacher "$STAGE1" --hard-above 2
 $RUN vision.training.train_net "$WORK/rendered.npz" --real "$WORK/real_train.npz" --real-repeat 4 \
     --calibration "$WORK/real_cal.npz" --held "$WORK/held.npz" --init "$STAGE1" --epochs 4 --lr 2e-3 \
-    --threads "$THREADS" --seed 4
+    --threads "$THREADS" --seed 4 --out "$WORK/stage2.onnx"
+# stage 3: the same photos' windows with every "no index" window the rendered-only model took for a card (hard
+# negatives: pips, court pictures, backs); fine-tune stage 2 on them, temperature on the calibration windows
+$RUN vision.training.real_data "$WORK/real_train_hard.npz" --part train --teacher "$STAGE1"
+$RUN vision.training.real_data "$WORK/real_cal_hard.npz" --part calibration --teacher "$STAGE1"
+$RUN vision.training.train_net "$WORK/rendered.npz" --real "$WORK/real_train_hard.npz" --real-repeat 1 \
+    --calibration "$WORK/real_cal_hard.npz" --held "$WORK/held.npz" --init "$WORK/stage2.onnx" --epochs 2 \
+    --lr 1e-3 --threads "$THREADS" --seed 5
 # the accept threshold, on the calibration photos read by the whole reader
 $RUN vision.training.choose_threshold

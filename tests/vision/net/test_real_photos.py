@@ -16,10 +16,10 @@ from vision.net.reader import CardReader
 from vision.training.real_eval import Photo, Score, real_sets
 from vision.training.real_split import load_split
 
-SINGLES = 12
-SPREADS = 3
-EDJE = 6
-BIDLY = 8
+SINGLES = 8
+SPREADS = 2
+EDJE = 4
+BIDLY = 6
 
 
 @pytest.fixture(scope="module")
