@@ -10,7 +10,7 @@ card's index starts there, if any.
 
 This is the learned reader under development (``vision classify --reader net``): the table daemon still reads
 with ``vision.reader`` until this one reads the held-out designs and the real photos at least as well
-(``bench/vision_net.py`` against ``bench/vision.py``, ``bench/table_reading.py``).
+(``bench/vision.py`` scores both on the real photos, ``bench/table_reading.py --reader net`` at the table).
 """
 
 from __future__ import annotations
