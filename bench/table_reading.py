@@ -12,7 +12,7 @@ one JSON object:
 - ``false_alarms``: frames read right but flagged with an unreadable card;
 - ``wrong_unflagged``: frames with a wrong card code and no flag (the case only a person can catch).
 
-    python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1]
+    python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1] [--deck held-out] [--reader net]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from guandan import full_pack, legal_plays  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
+from vision.net.reader import CardReader as NetCardReader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.types import UNREADABLE  # noqa: E402
 
@@ -40,14 +41,17 @@ def main() -> int:
     ap.add_argument("--deck", default=None,
                     help="deck design: 'held-out' (one the reader never trained on, by seed), a name of "
                          "hardware/cameras/decks/, or 'builtin' (default: the camera's default)")
+    ap.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
+                    help="the glyph reader (the table's) or the learned one (vision.net, at its accept threshold)")
     args = ap.parse_args()
+    net_reader = NetCardReader() if args.reader == "net" else None
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = wrong_unflagged = flagged_wrong = 0
     camera = reader = None
     for n in range(args.plays):
         if n % 50 == 0:
             camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck)
-            reader = TableReader(camera.calibration)
+            reader = TableReader(camera.calibration, card_reader=net_reader)
         assert camera is not None and reader is not None
         pack = full_pack()
         rng.shuffle(pack)
@@ -75,7 +79,7 @@ def main() -> int:
         always += right_every_frame
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
-    print(json.dumps({"figure": "table_reading", "plays": args.plays, "frames": frames,
+    print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays": args.plays, "frames": frames,
                       "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
                       "wrong_unflagged": wrong_unflagged, "wrong_flagged": flagged_wrong}))

@@ -14,7 +14,9 @@ independent evidence for the stabiliser while a play settles.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -35,6 +37,13 @@ REFRESH_FRAMES = 15
 STILL_CHANGE = 10.0
 
 
+class RegionReader(Protocol):
+    """What the table reader needs of a card reader: the glyph reader (``vision.reader``) or the learned one
+    (``vision.net.reader``)."""
+
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ...) -> RegionRead: ...
+
+
 @dataclass
 class _ZoneMemory:
     signature: np.ndarray
@@ -44,11 +53,15 @@ class _ZoneMemory:
 
 
 class TableReader:
-    """``TableReader(calibration, deck_profile=None).read(frame) -> {seat: [CardReading, ...]}``."""
+    """``TableReader(calibration, deck_profile=None).read(frame) -> {seat: [CardReading, ...]}``.
+
+    ``card_reader`` replaces the glyph reader (and its ``deck_profile`` and ``model``) by another one, such as
+    the learned reader ``vision.net.reader.CardReader``."""
 
     def __init__(self, calibration: TableCalibration, deck_profile: DeckProfile | None = None,
-                 model: GlyphModel | None = None, *, skip_still: bool = False) -> None:
-        self.reader = CardReader(model=model, deck=deck_profile)
+                 model: GlyphModel | None = None, *, skip_still: bool = False,
+                 card_reader: RegionReader | None = None) -> None:
+        self.reader: RegionReader = card_reader or CardReader(model=model, deck=deck_profile)
         self.skip_still = skip_still
         self.zones_read = 0
         self.zones_skipped = 0

@@ -21,3 +21,11 @@ def bidly() -> Path:
 @pytest.fixture(scope="session")
 def reader() -> CardReader:
     return CardReader()
+
+
+@pytest.fixture(scope="session")
+def cardcounter() -> Path:
+    folder = SHARED.parent / "cardcounter"
+    if not (folder / "labels").is_dir():
+        pytest.skip(f"real card photos not found at {folder.resolve()} (shared/data/cards is not checked out)")
+    return folder

@@ -3,7 +3,7 @@
 ``IndexNet.predict(crops)`` gives, for each window of ``vision.proposals``, the probability of each card code
 starting an index there and of none (``NONE``). The weights, ``vision/data/index_net.onnx``, are made by
 ``python -m vision.training.train_net`` (see ``vision/README.md``); the class order and the temperature are
-stored beside it (``index_net.json``), so a model and the code reading it cannot disagree about which output is
+stored beside it (``index_net.json``) with the accept thresholds chosen on held-out real photos, so a model and the code reading it cannot disagree about which output is
 which card.
 
 Two runtimes can run the model: OpenCV's ``cv2.dnn`` (the default: no extra package on the table) and
@@ -27,6 +27,9 @@ from .proposals import normalise
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "index_net.onnx"
 NONE = "--"
+#: accept thresholds for a model whose ``index_net.json`` names none
+DEFAULT_ACCEPT = 0.85
+DEFAULT_SPOT_ACCEPT = 0.9
 
 
 class ModelMissingError(RuntimeError):
@@ -71,6 +74,10 @@ class IndexNet:
             self.classes: tuple[str, ...] = tuple(meta["classes"])
             #: temperature fitted on held-out photos so that probabilities mean what they say
             self.temperature = float(meta.get("temperature", "1.0"))
+            #: the calibrated probability at which a window is taken as an index (chosen on held-out photos so
+            #: that wrong readings above it are rare), and the stricter one for spotted indices (no card outline)
+            self.accept = float(meta.get("accept", DEFAULT_ACCEPT))
+            self.spot_accept = float(meta.get("spot_accept", max(self.accept, DEFAULT_SPOT_ACCEPT)))
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelMissingError(f"the card index network {path} carries no class list: {exc}") from exc
 

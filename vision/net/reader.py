@@ -10,7 +10,7 @@ card's index starts there, if any.
 
 This is the learned reader under development (``vision classify --reader net``): the table daemon still reads
 with ``vision.reader`` until this one reads the held-out designs and the real photos at least as well
-(``bench/vision_net.py`` against ``bench/vision.py``, ``bench/table_reading.py``).
+(``bench/vision.py`` scores both on the real photos, ``bench/table_reading.py --reader net`` at the table).
 """
 
 from __future__ import annotations
@@ -31,11 +31,10 @@ from .spotting import spot
 
 #: A region no wider than this (in card heights) holds one card, not a fan.
 SINGLE_CARD_WIDTH = 0.85
-#: a proposal is taken as an index start only this sure (below it, on held-out designs and real photos, most
-#: readings were of pips and pictures: bench/vision.py); a card whose index is dropped so is counted as unread
-ACCEPT = 0.85
-#: a spotted index (no card outline around it to say where its corner is) must be at least this sure
-SPOT_MIN = 0.9
+#: a proposal is taken as an index start only as sure as the model's accept threshold (``IndexNet.accept``,
+#: chosen on held-out real photos: below it most readings were of pips and pictures); a card whose index is
+#: dropped so is counted as unread. A spotted index (no card outline around it to say where its corner is) must
+#: be as sure as ``IndexNet.spot_accept``.
 #: candidates kept with each reading (the table chooses among them with the seat's hand)
 CANDIDATES = 3
 
@@ -64,8 +63,11 @@ class IndexSeen:
     glyph: Glyph
 
 
-def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph]) -> list[IndexSeen]:
-    """The proposals of ``image`` (upright) that the network reads as an index start, one per index place."""
+def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept: float | None = None
+                   ) -> list[IndexSeen]:
+    """The proposals of ``image`` (upright) that the network reads as an index start (at least ``accept`` sure,
+    default the model's threshold), one per index place."""
+    accept = net.accept if accept is None else accept
     if not glyphs:
         return []
     probs = net.predict(crops(image, glyphs))
@@ -76,7 +78,7 @@ def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph]) -> lis
         cards[none] = -1.0
         order = np.argsort(-cards)[:CANDIDATES]
         best = int(order[0])
-        if p[best] <= p[none] or p[best] < ACCEPT:
+        if p[best] <= p[none] or p[best] < accept:
             continue
         seen.append(IndexSeen(net.classes[best], float(p[best]),
                               tuple((net.classes[int(i)], round(float(p[i]), 4)) for i in order), glyph))
@@ -224,7 +226,7 @@ class CardReader:
                          (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
                           round(s.box[3] / scale)),
                          (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates)
-                for s in spot(crop, self.net) if s.confidence >= SPOT_MIN]
+                for s in spot(crop, self.net) if s.confidence >= self.net.spot_accept]
 
     @staticmethod
     def _regions(image: np.ndarray) -> list[Region]:

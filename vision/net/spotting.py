@@ -24,39 +24,15 @@ TARGET_H = 0.1 * CARD_H
 CANDIDATES = 3
 
 
+#: where a spotted window's first glyph stands in the image: (centre, glyph height, unit "up" vector)
+Frame = tuple[tuple[float, float], float, tuple[float, float]]
+
+
 def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 1500) -> list[Sighting]:
     """Every index spotted in ``image`` (BGR), with its place and direction."""
-    h, w = image.shape[:2]
-    k = max(9, (max(h, w) // 45) | 1)
-    mask, _ = ink_mask_k(image, k)
-    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    max_glyph = max(min_glyph + 1, max(h, w) // 12)
-    sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
-    ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
-    ok[0] = False
-    idx = np.flatnonzero(ok)
-    if len(idx) < 2:
-        return []
-    pts = centroids[idx]
-    tries: list[tuple[int, float]] = []  # (component, angle that stands it upright)
-    for a_pos, a in enumerate(idx):
-        d = np.linalg.norm(pts - pts[a_pos], axis=1)
-        for b_pos in np.flatnonzero((d > 0.55 * sizes[a]) & (d < 1.7 * sizes[a])):
-            b = idx[b_pos]
-            if not 0.4 * sizes[a] <= sizes[b] <= 1.6 * sizes[a]:
-                continue
-            v = centroids[b] - centroids[a]
-            down = float(np.degrees(np.arctan2(v[1], v[0]))) - 90.0  # b below a
-            tries.append((int(a), down))
-            tries.append((int(a), down + 90.0))  # b beside a, to its right
-    tries = tries[:max_tries]
+    tries, windows, frames, stats = spot_windows(image, min_glyph, max_tries)
     if not tries:
         return []
-    windows = np.empty((len(tries), CROP, CROP, 3), np.uint8)
-    frames: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
-    for i, (a, angle) in enumerate(tries):
-        windows[i], frame = _window(image, mask, centroids[a], float(stats[a, 3]), float(sizes[a]), angle)
-        frames.append(frame)
     probs = net.predict(windows)
     none = net.classes.index(NONE)
     best: dict[int, Sighting] = {}
@@ -80,8 +56,47 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
     return kept
 
 
+def spot_windows(image: np.ndarray, min_glyph: int = 8, max_tries: int = 1500
+                 ) -> tuple[list[tuple[int, float]], np.ndarray, list[Frame], np.ndarray]:
+    """The windows ``spot`` reads: the (component, angle) tries, their windows, frames and the component stats
+    (also what training labels on real photos, so that it learns from exactly what the reader will read)."""
+    empty = np.empty((0, CROP, CROP, 3), np.uint8)
+    h, w = image.shape[:2]
+    k = max(9, (max(h, w) // 45) | 1)
+    mask, _ = ink_mask_k(image, k)
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    max_glyph = max(min_glyph + 1, max(h, w) // 12)
+    sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
+    ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
+    ok[0] = False
+    idx = np.flatnonzero(ok)
+    if len(idx) < 2:
+        return [], empty, [], stats
+    pts = centroids[idx]
+    tries: list[tuple[int, float]] = []  # (component, angle that stands it upright)
+    for a_pos, a in enumerate(idx):
+        d = np.linalg.norm(pts - pts[a_pos], axis=1)
+        for b_pos in np.flatnonzero((d > 0.55 * sizes[a]) & (d < 1.7 * sizes[a])):
+            b = idx[b_pos]
+            if not 0.4 * sizes[a] <= sizes[b] <= 1.6 * sizes[a]:
+                continue
+            v = centroids[b] - centroids[a]
+            down = float(np.degrees(np.arctan2(v[1], v[0]))) - 90.0  # b below a
+            tries.append((int(a), down))
+            tries.append((int(a), down + 90.0))  # b beside a, to its right
+    tries = tries[:max_tries]
+    if not tries:
+        return [], empty, [], stats
+    windows = np.empty((len(tries), CROP, CROP, 3), np.uint8)
+    frames: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
+    for i, (a, angle) in enumerate(tries):
+        windows[i], frame = _window(image, mask, centroids[a], float(stats[a, 3]), float(sizes[a]), angle)
+        frames.append(frame)
+    return tries, windows, frames, stats
+
+
 def _window(image: np.ndarray, mask: np.ndarray, centre: np.ndarray, a_h: float, a_size: float,
-            angle: float) -> tuple[np.ndarray, tuple[tuple[float, float], float, tuple[float, float]]]:
+            angle: float) -> tuple[np.ndarray, Frame]:
     """The network's window for a component stood upright by turning the image ``angle`` degrees about it."""
     glyph_h = max(a_h if abs(((angle + 180) % 360) - 180) < 30 else a_size, 4.0)
     scale = TARGET_H / glyph_h

@@ -129,16 +129,70 @@ def export(net: nn.Sequential, classes: list[str], temperature: float, out: Path
                                                     "training": info}, indent=1) + "\n", "utf-8")
 
 
+def load_init(net: nn.Sequential, path: Path) -> None:
+    """Start ``net`` from trained weights: a ``--save-state`` file, or an exported model (``.onnx``, where batch
+    norm is folded into the convolutions: the norms become identities and are kept frozen while fine-tuning)."""
+    if path.suffix != ".onnx":
+        net.load_state_dict(torch.load(path, weights_only=True))
+        return
+    model = onnx.load(str(path))
+    weights = {i.name: torch.from_numpy(onnx.numpy_helper.to_array(i).copy()) for i in model.graph.initializer}
+    layers = [n for n in model.graph.node if n.op_type in ("Conv", "Gemm")]
+    convs = [m for m in net if isinstance(m, nn.Conv2d)]
+    norms = [m for m in net if isinstance(m, nn.BatchNorm2d)]
+    dense = [m for m in net if isinstance(m, nn.Linear)]
+    assert len(layers) == len(convs) + len(dense), f"{path} is not this network"
+    with torch.no_grad():
+        for node, conv, norm in zip(layers, convs, norms, strict=False):
+            conv.weight.copy_(weights[node.input[1]])
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(weights[node.input[2]])
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for node, linear in zip(layers[len(convs):], dense, strict=True):
+            linear.weight.copy_(weights[node.input[1]])
+            linear.bias.copy_(weights[node.input[2]])
+
+
+def _freeze_norms(net: nn.Module) -> None:
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
+def _cap_none(x: torch.Tensor, y: torch.Tensor, none: int, ratio: float,
+              gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """At most ``ratio`` "no index" windows per index window (a random share of them)."""
+    is_none = torch.nonzero(y == none).flatten()
+    cap = int(ratio * int((y != none).sum()))
+    if len(is_none) <= cap:
+        return x, y
+    drop = is_none[torch.randperm(len(is_none), generator=gen)[: len(is_none) - cap]]
+    keep = torch.ones(len(y), dtype=torch.bool)
+    keep[drop] = False
+    return x[keep], y[keep]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("train", type=Path, nargs="+", help="training windows (one or more index_data outputs)")
     parser.add_argument("--held", type=Path, required=True, help="held-out designs' windows (temperature, report)")
+    parser.add_argument("--real", type=Path, action="append", default=[],
+                        help="windows cut from real photos (real_data.py, the split's train part)")
+    parser.add_argument("--real-repeat", type=int, default=4, help="each real window is seen this often an epoch")
+    parser.add_argument("--calibration", type=Path,
+                        help="real photos' windows for the temperature (the split's calibration part); "
+                             "default: the held-out designs")
+    parser.add_argument("--init", type=Path, help="start from these weights (a --save-state file or an exported "
+                                                  ".onnx model): fine-tuning, with batch norm statistics frozen")
+    parser.add_argument("--save-state", type=Path, help="also save the trained weights here (for --init)")
     parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--none-per-card", type=float, default=1.3,
-                        help="at most this many 'no index' windows per index window")
+                        help="at most this many 'no index' windows per index window (rendered windows)")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
@@ -147,28 +201,35 @@ def main(argv: list[str]) -> int:
     parts = [load(path) for path in args.train]
     classes = parts[0][2]
     assert all(p[2] == classes for p in parts), "the training sets name their classes differently"
-    x = torch.cat([p[0] for p in parts])
-    y = torch.cat([p[1] for p in parts])
     none = classes.index(classes[-1])
-    is_none = torch.nonzero(y == none).flatten()
-    cap = int(args.none_per_card * int((y != none).sum()))
-    if len(is_none) > cap:  # keep the training time in bounds: a random share of the "no index" windows
-        drop = is_none[torch.randperm(len(is_none), generator=gen)[: len(is_none) - cap]]
-        keep = torch.ones(len(y), dtype=torch.bool)
-        keep[drop] = False
-        x, y = x[keep], y[keep]
+    x, y = _cap_none(torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts]), none,
+                     args.none_per_card, gen)
+    rendered = len(y)
+    real_photos: list[str] = []
+    if args.real:
+        real = [load(path) for path in args.real]
+        assert all(p[2] == classes for p in real), "the real windows name their classes differently"
+        rx, ry = torch.cat([p[0] for p in real]), torch.cat([p[1] for p in real])
+        real_photos = sorted({name for p in real for name in p[4]})
+        x = torch.cat([x] + [rx] * args.real_repeat)
+        y = torch.cat([y] + [ry] * args.real_repeat)
     hx, hy, held_classes, _, held_designs = load(args.held)
     assert classes == held_classes, "the two sets name their classes differently"
     counts = torch.bincount(y, minlength=len(classes)).float()
     weight = (counts.sum() / (len(classes) * counts.clamp(min=1))).clamp(max=4.0)
-    print(f"{len(y)} training windows, {len(hy)} held-out windows ({len(held_designs)} designs)", file=sys.stderr)
+    print(f"{rendered} rendered and {len(y) - rendered} real training windows ({len(real_photos)} photos), "
+          f"{len(hy)} held-out windows ({len(held_designs)} designs)", file=sys.stderr)
     net = make_net(len(classes))
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    if args.init:
+        load_init(net, args.init)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * ((len(y) + args.batch - 1) // args.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     start = time.monotonic()
     for epoch in range(args.epochs):
         net.train()
+        if args.init:
+            _freeze_norms(net)
         order = torch.randperm(len(y), generator=gen)
         total = 0.0
         for i in range(0, len(y), args.batch):
@@ -184,12 +245,27 @@ def main(argv: list[str]) -> int:
         print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(y):.4f}, held-out designs accuracy {acc:.4f}, "
               f"{time.monotonic() - start:.0f} s", file=sys.stderr)
     acc, held_logits = evaluate(net, hx, hy)
-    temperature = fit_temperature(held_logits, hy)
-    info = {"train_windows": len(y), "held_out_windows": len(hy), "held_out_designs": held_designs,
-            "held_out_accuracy": round(acc, 4), "epochs": args.epochs, "seed": args.seed}
+    info: dict[str, object] = {"train_windows": len(y), "rendered_windows": rendered,
+                               "held_out_windows": len(hy), "held_out_designs": held_designs,
+                               "held_out_accuracy": round(acc, 4), "epochs": args.epochs, "seed": args.seed,
+                               "fine_tuned_from": str(args.init.name) if args.init else None,
+                               "real_photos_trained_on": real_photos}
+    if args.calibration:
+        cx, cy, cal_classes, _, cal_photos = load(args.calibration)
+        assert cal_classes == classes, "the calibration windows name their classes differently"
+        cal_acc, cal_logits = evaluate(net, cx, cy)
+        temperature = fit_temperature(cal_logits, cy)
+        info |= {"calibrated_on": f"{len(set(cal_photos))} real photos (cardcounter calibration part)",
+                 "calibration_windows": len(cy), "calibration_accuracy": round(cal_acc, 4)}
+    else:
+        temperature = fit_temperature(held_logits, hy)
+        info["calibrated_on"] = "held-out designs' windows"
     export(net, classes, temperature, args.out, info)
+    if args.save_state:
+        torch.save(net.state_dict(), args.save_state)
     print(f"saved {args.out} ({args.out.stat().st_size} bytes), temperature {temperature:.3f}, "
-          f"held-out accuracy {acc:.4f}, {time.monotonic() - start:.0f} s", file=sys.stderr)
+          f"held-out accuracy {acc:.4f}, {info.get('calibration_accuracy', '-')} on calibration photos, "
+          f"{time.monotonic() - start:.0f} s", file=sys.stderr)
     return 0
 
 

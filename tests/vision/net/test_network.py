@@ -27,7 +27,8 @@ def windows_of(face: np.ndarray) -> np.ndarray:
 def test_model_names_every_card_and_none() -> None:
     net = IndexNet()
     assert set(net.classes) == set(CARD_CODES) | {NONE}
-    assert 0.3 < net.temperature < 5
+    assert 0.1 < net.temperature < 5  # below 1: trained with label smoothing, the raw net is underconfident
+    assert 0.5 <= net.accept <= 1.0 and net.spot_accept >= net.accept
 
 
 def test_both_runtimes_give_the_same_probabilities() -> None:

@@ -1,0 +1,208 @@
+"""Labelled windows for the index network cut from real photos (cardcounter's train or calibration part).
+
+The reader's own steps run on each photo, as in ``index_data.py``: card regions by edges (and the whole image),
+each rectified in its four quarter turns, proposals over the whole card (so that pips, court pictures and card
+backs are read too), and the spotting windows of ``vision.net.spotting`` (any direction, for fans). Each window's
+first glyph is then placed in the photo (centre, height, which way is up) and labelled from cardcounter's boxes,
+which surround each visible corner index (rank and suit) but say nothing of its direction:
+- outside every box, or in a box of a card face down: ``NONE`` (the hard negatives: pips, pictures, backs,
+  the desk);
+- in a box, near its top and leftmost in the glyph's own frame: a candidate start of that card's index. An
+  axis-aligned box cannot tell an upright index from one upside down, so of the candidate directions of a box
+  the one the *teacher* (the network trained on rendered designs only) finds likeliest for the labelled card is
+  taken as upright; windows of that box facing another way are ``NONE`` (an index lying sideways or upside
+  down is not read as a card, as in the rendered data), and the rest of the box (the suit below, the "0" of a
+  "10") is left out, neither positive nor negative.
+Every negative that the teacher reads as a card (``HARD``) is kept, since those are the reader's false indices
+(pips, court pictures, card backs); of the other negatives a random share.
+
+Writes ``OUT.npz`` like ``index_data.py`` (``crops``, ``labels``, ``design`` = the photo's number, ``designs`` =
+the photo names, ``classes``). Deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.files import load_image
+from vision.geometry import find_regions, rectify, whole_image_region
+from vision.index import ink_mask
+from vision.net.network import NONE, IndexNet
+from vision.net.proposals import crops, propose
+from vision.net.spotting import spot_windows
+from vision.training.index_data import CLASSES
+from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
+
+N_NONE = CLASSES.index(NONE)
+#: a negative window the teacher reads as some card at least this sure is always kept (a hard negative)
+HARD = 0.3
+
+
+@dataclass(frozen=True)
+class Window:
+    """One window the reader would read, with where its first glyph stands in the photo."""
+
+    image: np.ndarray
+    centre: np.ndarray  # (x, y) image pixels
+    up: np.ndarray  # unit vector
+    glyph_h: float
+
+
+def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
+    """Proposal windows of the photo's largest regions and of the whole photo, in their four turns."""
+    out: list[Window] = []
+    regions = find_regions(image)[:max_regions] + [whole_image_region(image)]
+    for region in regions:
+        for turn in range(4):
+            flat, inverse = rectify(image, region, turn)
+            mask, _ = ink_mask(flat)
+            glyphs = propose(mask, max_top=1.0)
+            if not glyphs:
+                continue
+            pts = np.array([[[g.cx, g.y + g.h / 2], [g.cx, g.y], [g.cx, g.y + g.h]] for g in glyphs], np.float32)
+            back = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inverse).reshape(-1, 3, 2)
+            for window_image, (centre, top, bottom) in zip(crops(flat, glyphs), back, strict=True):
+                up = top - bottom
+                length = float(np.linalg.norm(up))
+                if length > 1:
+                    out.append(Window(window_image, centre, up / length, length))
+    return out
+
+
+def spotted_windows(image: np.ndarray) -> list[Window]:
+    _, windows, frames, _ = spot_windows(image)
+    return [Window(w, np.array(c), np.array(u), h) for w, (c, h, u) in zip(windows, frames, strict=True)]
+
+
+def _in_box(w: Window, box: np.ndarray, pad: float = 0.1) -> bool:
+    x0, y0, x1, y1 = box
+    px, py = pad * (x1 - x0), pad * (y1 - y0)
+    return x0 - px <= w.centre[0] <= x1 + px and y0 - py <= w.centre[1] <= y1 + py
+
+
+def _box_frame(w: Window, box: np.ndarray) -> tuple[float, float, float, float]:
+    """The box's extent along the window's up and right directions, relative to the glyph centre, in glyph
+    heights: (top, bottom, left, right)."""
+    x0, y0, x1, y1 = box
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]) - w.centre
+    right = np.array([-w.up[1], w.up[0]])
+    along_up = corners @ w.up / w.glyph_h
+    along_right = corners @ right / w.glyph_h
+    return float(along_up.max()), float(-along_up.min()), float(-along_right.min()), float(along_right.max())
+
+
+def _other_corner(w: Window, box: np.ndarray) -> bool:
+    """``box`` stands where a card's opposite corner index stands from an upright index at ``w``: below it and
+    to its right, about a card's height over its width (loosely: the photos were stretched to a square)."""
+    d = (box[:2] + box[2:]) / 2 - w.centre
+    right = np.array([-w.up[1], w.up[0]])
+    down, across = float(-(d @ w.up)), float(d @ right)
+    return down > 2 * w.glyph_h and across > 0 and 0.3 <= across / down <= 1.4
+
+
+def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int], teacher: IndexNet,
+                  rng: np.random.Generator, negatives_per_positive: float = 4.0,
+                  hard_above: float = HARD) -> tuple[list[np.ndarray], list[int]]:
+    """Labels for the windows of one photo (see the module's docstring); negatives sampled."""
+    h, w = size
+    pixel_boxes = [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
+                   for b in boxes]
+    negatives: list[int] = []
+    by_box: dict[int, list[int]] = {}
+    for i, win in enumerate(windows):
+        inside = [k for k, pb in enumerate(pixel_boxes) if _in_box(win, pb)]
+        if not inside:
+            negatives.append(i)
+        elif all(boxes[k].code is None for k in inside):
+            negatives.append(i)  # the back of a card
+        elif len(inside) == 1:
+            by_box.setdefault(inside[0], []).append(i)
+        # in two boxes at once (overlapping indices): left out
+    positives: list[tuple[int, int]] = []
+    for k, members in by_box.items():
+        code = boxes[k].code
+        assert code is not None
+        want = CLASSES.index(code)
+        # a candidate start: a glyph in the top of the box (in the glyph's own frame)
+        candidates = [i for i in members if _box_frame(windows[i], pixel_boxes[k])[0] < 1.0
+                      and _box_frame(windows[i], pixel_boxes[k])[1] > 0.7]
+        if not candidates:
+            continue
+        partners = [pixel_boxes[j] for j, b in enumerate(boxes) if j != k and b.code == code]
+        upright = [i for i in candidates if any(_other_corner(windows[i], pb) for pb in partners)]
+        if not upright:
+            # no second corner of the card in sight (a fan): the teacher, trained on rendered designs only,
+            # says which way is up, when it is clearly sure of the labelled card in one direction
+            probs = teacher.predict(np.stack([windows[i].image for i in candidates]))
+            best = int(np.argmax(probs[:, want]))
+            if probs[best, want] < 0.3:
+                continue  # left out
+            upright = [candidates[best]]
+        up = windows[upright[0]].up
+        upright = [i for i in candidates if float(windows[i].up @ up) > 0.8]
+        # leftmost in the glyph's frame: the "1" of a "10", not its "0"
+        lefts = {i: _box_frame(windows[i], pixel_boxes[k])[2] for i in upright}
+        first = min(lefts.values())
+        positives += [(i, want) for i in upright if lefts[i] <= first + 0.35]
+        negatives += [i for i in members if float(windows[i].up @ up) < 0.3]
+    # every negative the teacher takes for a card (the pips, pictures and backs that fooled it: hard negatives),
+    # and a random share of the others
+    hard: list[int] = []
+    if negatives:
+        probs = teacher.predict(np.stack([windows[i].image for i in negatives]))
+        cards = np.delete(probs, N_NONE, axis=1).max(axis=1)
+        hard = [i for i, p in zip(negatives, cards, strict=True) if p >= hard_above]
+        negatives = [i for i, p in zip(negatives, cards, strict=True) if p < hard_above]
+    keep = min(len(negatives), max(6, int(negatives_per_positive * max(len(positives), 1))))
+    chosen = [negatives[j] for j in rng.choice(len(negatives), keep, replace=False)] if negatives else []
+    x = [windows[i].image for i, _ in positives] + [windows[i].image for i in hard + chosen]
+    y = [lab for _, lab in positives] + [N_NONE] * (len(hard) + len(chosen))
+    return x, y
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--part", choices=("train", "calibration"), default="train",
+                        help="which part of the fixed split (vision/data/real_split.json); never the test part")
+    parser.add_argument("--teacher", type=Path, required=True, help="the network trained on rendered designs only")
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--hard-above", type=float, default=HARD,
+                        help="keep every negative the teacher reads as a card this sure (above 1: none)")
+    args = parser.parse_args(argv)
+    start = time.monotonic()
+    teacher = IndexNet(args.teacher, threads=1)
+    names = load_split()[args.part]
+    all_boxes = cardcounter_boxes()
+    rng = np.random.default_rng(args.seed)
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    ds: list[int] = []
+    for n, name in enumerate(names):
+        image = load_image(CARDS / "cardcounter" / "images" / name)
+        windows = flat_windows(image) + spotted_windows(image)
+        x, y = label_windows(windows, all_boxes[name], image.shape[:2], teacher, rng, hard_above=args.hard_above)
+        xs += x
+        ys += y
+        ds += [n] * len(y)
+        if (n + 1) % 50 == 0:
+            print(f"{n + 1}/{len(names)} photos, {len(ys)} windows, {time.monotonic() - start:.0f} s", file=sys.stderr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, crops=np.stack(xs), labels=np.array(ys, np.int16), design=np.array(ds, np.int16),
+                        designs=np.array(names), classes=np.array(CLASSES))
+    counts = np.bincount(np.array(ys), minlength=len(CLASSES))
+    print(f"saved {args.out}: {len(ys)} windows from {len(names)} photos ({args.part}), positives "
+          f"{int(counts[:-1].sum())}, cards with none {int((counts[:-1] == 0).sum())}, "
+          f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,161 @@
+"""Scoring a reader on the shared real photos, part by part of the fixed split (``real_split.py``).
+
+The sets, as ``bench/vision.py`` reports them:
+- ``bidly_single``: 52 cropped photos of single cards (never trained on);
+- ``bidly_deals``: 7 phone photos of four fanned hands (never trained on; deals 1, 2, 3 and 7 miss a few labels,
+  so a card read right there may count as wrong);
+- ``cardcounter_single`` / ``cardcounter_multi``: the split's photos of one card (two corners of one code) and
+  of several cards (only the part asked for: ``test`` for figures, ``calibration`` for choosing thresholds);
+- ``edje``: the photos of ``edje/images/test`` (never trained on), labelled by rank only (9 to A; a reading of
+  any other rank, or a joker, is wrong).
+
+A photo's labels are a multiset of cards (one deck: each code at most once, whatever the number of its corners
+in sight). A reading is right while its card is still owed by the labels (surest readings first): a card
+reported twice is once right and once wrong. Pure Python and OpenCV: no torch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vision.files import labelled_images
+from vision.types import CardReading, normalise_label
+
+from .real_split import CARDS, cardcounter_boxes, load_split
+
+EDJE_RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+
+@dataclass(frozen=True)
+class Photo:
+    """One labelled real photo."""
+
+    path: Path
+    wanted: Counter[str]
+    single: bool  # one card in sight
+    by_rank: bool = False  # labels name ranks only (edje)
+
+    def key(self, code: str) -> str:
+        return code[1:] if self.by_rank and code not in ("SB", "HR") else code
+
+
+def bidly_single() -> list[Photo]:
+    return [Photo(path, Counter([code]), True) for path, code in labelled_images(CARDS / "bidly" / "cards")]
+
+
+def bidly_deals() -> list[Photo]:
+    out = []
+    for path in sorted((CARDS / "bidly" / "deals").glob("*.jpg")):
+        labels = json.loads(path.with_name(path.stem + "-labels.json").read_text())
+        codes = {normalise_label(item["name"]) for item in labels} - {None}
+        out.append(Photo(path, Counter({c: 1 for c in codes if c}), False))
+    return out
+
+
+def cardcounter(part: str) -> tuple[list[Photo], list[Photo]]:
+    """The split part's single-card photos and its photos of several cards (photos of backs only left out)."""
+    boxes = cardcounter_boxes()
+    singles: list[Photo] = []
+    multi: list[Photo] = []
+    for name in load_split()[part]:
+        known = [b.code for b in boxes[name] if b.code is not None]
+        if not known:
+            continue
+        photo = Photo(CARDS / "cardcounter" / "images" / name, Counter({c: 1 for c in set(known)}),
+                      len(set(known)) == 1 and len(boxes[name]) <= 2)
+        (singles if photo.single else multi).append(photo)
+    return singles, multi
+
+
+def edje() -> list[Photo]:
+    folder = CARDS / "edje" / "images" / "test"
+    wanted: dict[str, Counter[str]] = {}
+    for line in (CARDS / "edje" / "images" / "test_labels.csv").read_text().splitlines()[1:]:
+        parts = line.split(",")
+        wanted.setdefault(parts[0], Counter())[EDJE_RANKS[parts[3]]] += 1
+    return [Photo(folder / name, w, sum(w.values()) == 1, by_rank=True) for name, w in wanted.items()
+            if (folder / name).exists()]
+
+
+def real_sets(part: str = "test") -> dict[str, list[Photo]]:
+    """Every set scored on ``part`` of the split (bidly and edje are never trained on, so always included when
+    ``part`` is ``test``; the calibration part is cardcounter's only)."""
+    singles, multi = cardcounter(part)
+    if part != "test":
+        return {"cardcounter_single": singles, "cardcounter_multi": multi}
+    return {"bidly_single": bidly_single(), "bidly_deals": bidly_deals(), "cardcounter_single": singles,
+            "cardcounter_multi": multi, "edje": edje()}
+
+
+TRAINED_ON = {
+    "bidly_single": "never trained or calibrated on (no bidly photo was)",
+    "bidly_deals": "never trained or calibrated on (no bidly photo was)",
+    "cardcounter_single": "the split's test part: other cardcounter photos (train part) were trained on",
+    "cardcounter_multi": "the split's test part: other cardcounter photos (train part) were trained on",
+    "edje": "never trained or calibrated on (no edje photo was)",
+}
+
+
+@dataclass
+class Score:
+    """Counts over the photos of one set."""
+
+    photos: int = 0
+    #: each single-card photo's readings, surest first: (confidence, right)
+    singles_read: list[list[tuple[float, bool]]] = field(default_factory=list)
+    wanted: int = 0
+    #: every reading: (confidence, right)
+    readings: list[tuple[float, bool]] = field(default_factory=list)
+
+    def add(self, photo: Photo, readings: Iterable[CardReading]) -> None:
+        ordered = sorted(readings, key=lambda r: -r.confidence)
+        owed = Counter(photo.wanted)
+        self.photos += 1
+        self.wanted += sum(photo.wanted.values())
+        seen = []
+        for r in ordered:
+            k = photo.key(r.card)
+            right = owed[k] > 0
+            owed[k] -= right
+            seen.append((r.confidence, right))
+        self.readings += seen
+        if photo.single:
+            self.singles_read.append(seen)
+
+    @property
+    def singles(self) -> int:
+        return len(self.singles_read)
+
+    def singles_right(self, at: float = 0.0) -> int:
+        """Single-card photos whose surest reading at least ``at`` sure is their card."""
+        return sum(bool(s) and s[0][0] >= at and s[0][1] for s in self.singles_read)
+
+    def figures(self, threshold: float, at: float = 0.0) -> dict[str, object]:
+        """Precision, recall and F1 of the readings at least ``at`` sure; wrong readings above ``threshold``;
+        single-card accuracy of the surest reading at least ``at`` sure."""
+        kept = [right for c, right in self.readings if c >= at]
+        right = sum(kept)
+        p = right / max(len(kept), 1)
+        r = right / max(self.wanted, 1)
+        sure = [ok for c, ok in self.readings if c >= threshold]
+        out: dict[str, object] = {"photos": self.photos, "cards": self.wanted, "reported": len(kept),
+                                  "precision": round(p, 4), "recall": round(r, 4),
+                                  "f1": round(2 * p * r / max(p + r, 1e-9), 4),
+                                  "above_threshold": len(sure), "wrong_above_threshold": len(sure) - sum(sure)}
+        if self.singles:
+            one = sum(sum(c >= at for c, _ in s) == 1 for s in self.singles_read)
+            out |= {"single_photos": self.singles,
+                    "single_accuracy": round(self.singles_right(at) / self.singles, 4),
+                    "single_exactly_one": round(one / self.singles, 4)}
+        return out
+
+
+def score(read: Callable[[Path], list[CardReading]], photos: list[Photo]) -> Score:
+    out = Score()
+    for photo in photos:
+        out.add(photo, read(photo.path))
+    return out
