@@ -12,16 +12,13 @@ from table_daemon.config import simulated_config
 from table_daemon.controller import (
     CardsSeen,
     Command,
-    DealerDo,
     DealerDone,
     Effect,
     Input,
     Press,
-    Publish,
-    TurnChanged,
 )
 
-from .controller.harness import Harness, hands_with
+from .controller.harness import Harness
 
 
 class Clock:
@@ -62,16 +59,7 @@ class AppHarness(Harness):
     def send(self, event: Input, dt: float = 0.5) -> list[Effect]:
         self.clock.t += dt
         self.now = self.clock.t
-        effects = self.app.handle(event)
-        self.effects.extend(effects)
-        for ef in effects:
-            if isinstance(ef, Publish):
-                self.published.append(ef)
-            elif isinstance(ef, DealerDo):
-                hands = self.hands.pop(0) if self.hands else hands_with(self.seed + len(self.published))
-                self.pending.append(DealerDone(True, None, hands, "c0ffee"))
-            elif isinstance(ef, TurnChanged) and ef.seat:
-                self.turns.append(ef)
+        effects = self.record(self.app.handle(event))
         while not self.app.inbox.empty():  # "no dealer configured": this harness is the dealer
             self.app.inbox.get_nowait()
         return effects

@@ -57,7 +57,10 @@ class Harness:
 
     def send(self, event: Input, dt: float = 0.5) -> list[Effect]:
         self.now += dt
-        effects = self.c.handle(event, self.now)
+        return self.record(self.c.handle(event, self.now))
+
+    def record(self, effects: list[Effect]) -> list[Effect]:
+        """Keep what an input caused, and be the dealer: a deal asked for is reported dealt (chosen hands)."""
         self.effects.extend(effects)
         for ef in effects:
             if isinstance(ef, Publish):
