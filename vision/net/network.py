@@ -23,10 +23,13 @@ try:  # optional: a faster runtime where it is installed
 except ImportError:  # pragma: no cover - the table runs the model with OpenCV alone
     ort = None
 
+from ..types import CARD_CODES
 from .proposals import normalise
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "index_net.onnx"
 NONE = "--"
+#: what the network's outputs stand for, in order: the 54 cards' indices, then "not an index"
+CLASSES: tuple[str, ...] = CARD_CODES + (NONE,)
 #: accept thresholds for a model whose ``index_net.json`` names none
 DEFAULT_ACCEPT = 0.85
 DEFAULT_SPOT_ACCEPT = 0.9

@@ -29,13 +29,12 @@ import numpy as np
 
 from vision.geometry import CARD_H, find_regions, rectify, whole_image_region
 from vision.index import BAND, Glyph, ink_mask
-from vision.net.network import NONE
+from vision.net.network import CLASSES, NONE
 from vision.net.proposals import crops, propose
 from vision.render import CARD_RATIO, light_scene, render_face, table_cloth
 from vision.training import font_faces
 from vision.types import CARD_CODES
 
-CLASSES: tuple[str, ...] = CARD_CODES + (NONE,)
 #: Debian decks never trained on (reported on as unseen designs)
 HELD_OUT_DECKS = frozenset({"paris", "tango_nuevo", "svg-oxygen-white", "anglo_bitmap"})
 HERSHEY_STYLES = 12

@@ -34,10 +34,9 @@ import numpy as np
 from vision.files import load_image
 from vision.geometry import find_regions, rectify, whole_image_region
 from vision.index import ink_mask
-from vision.net.network import NONE, IndexNet
+from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.spotting import spot_windows
-from vision.training.index_data import CLASSES
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 
 N_NONE = CLASSES.index(NONE)

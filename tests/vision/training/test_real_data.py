@@ -7,8 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.files import load_image
-from vision.net.network import IndexNet
-from vision.training.index_data import CLASSES
+from vision.net.network import CLASSES, IndexNet
 from vision.training.real_data import N_NONE, Window, flat_windows, label_windows, spotted_windows
 from vision.training.real_split import Box, cardcounter_boxes, load_split
 
