@@ -69,8 +69,9 @@ class _Imports(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod, *names = _target(node, self.module, self.is_pkg)
         subs = [t for t in names if t in self.modules]
-        # ``from pkg import sub``: the submodule; ``from pkg import name``: the package (its __init__)
-        for t in subs + ([mod] if len(subs) < len(names) else []):
+        # ``from pkg import name``: the package (its __init__); ``from pkg import sub``: the submodule, and the
+        # package too, whose __init__ runs first (an __init__ that imports the importer closes a cycle)
+        for t in subs + ([mod] if mod in self.modules or len(subs) < len(names) else []):
             self.found.append((t, self._where(), node.lineno))
 
 

@@ -14,11 +14,15 @@ from guandan import SEATS, GuandanError, Reading
 from guandan import actions as act
 from guandan import deal as engine
 
-from . import dealing, match, play, referee, tribute
 from .auth import check_signature
+from .dealing import start_deal
+from .match import start_match
 from .model import Command, Reply
+from .play import declare, report
+from .referee import correct, penalty
 from .state import Phase, TableState
 from .steps import act_on
+from .tribute import choose as choose_tribute
 from .views import publish_state
 
 REFEREE_COMMANDS = frozenset({"correct", "penalty"})
@@ -57,7 +61,7 @@ def _start_deal(c: TableState, p: dict[str, Any]) -> str | None:
     board = p.get("board")
     if board is not None and not isinstance(board, int):
         return "board must be an integer"
-    return dealing.start_deal(c, board)
+    return start_deal(c, board)
 
 
 def _pause(c: TableState, p: dict[str, Any]) -> str | None:
@@ -87,8 +91,8 @@ def _declare(c: TableState, p: dict[str, Any]) -> str | None:
     """``declare``: the reading of an ambiguous play, or (``"tribute_from": SEAT``) 上游's pick of a tribute
     card under ``winner_chooses``: the card laid by that seat."""
     if "tribute_from" in p:
-        return tribute.choose(c, _seat(p), p["tribute_from"], how="command")
-    return play.declare(c, _seat(p), Reading.from_json(p.get("reading")))
+        return choose_tribute(c, _seat(p), p["tribute_from"], how="command")
+    return declare(c, _seat(p), Reading.from_json(p.get("reading")))
 
 
 def _pass(c: TableState, p: dict[str, Any]) -> str | None:
@@ -100,7 +104,7 @@ def _pass(c: TableState, p: dict[str, Any]) -> str | None:
 
 
 def _report(c: TableState, p: dict[str, Any]) -> str | None:
-    return play.report(c, _seat(p))
+    return report(c, _seat(p))
 
 
 def _resync(c: TableState, p: dict[str, Any]) -> str | None:
@@ -109,11 +113,11 @@ def _resync(c: TableState, p: dict[str, Any]) -> str | None:
 
 
 def _start_match(c: TableState, p: dict[str, Any]) -> str | None:
-    return match.start_match(c, p)
+    return start_match(c, p)
 
 
 HANDLERS: dict[str, Callable[[TableState, dict[str, Any]], str | None]] = {
     "start_match": _start_match, "start_deal": _start_deal, "pause": _pause, "resume": _resume,
-    "declare": _declare, "pass": _pass, "report": _report, "correct": referee.correct, "penalty": referee.penalty,
+    "declare": _declare, "pass": _pass, "report": _report, "correct": correct, "penalty": penalty,
     "resync": _resync,
 }

@@ -25,10 +25,14 @@ from guandan import actions as act
 from guandan import deal as engine
 from guandan import tick as engine_tick
 
-from . import seen_choice, tribute
 from .model import CardsSeen, Press
+from .seen_choice import choose as choose_candidates
+from .seen_choice import sure as reading_is_sure
 from .state import TableState
 from .steps import act_on, run_effects
+from .tribute import on_laid as tribute_laid
+from .tribute import on_press as tribute_press
+from .tribute import on_tick as tribute_tick
 from .views import publish_state
 
 #: what a laid set counts as: (reading, (), "") decided; (None, candidates, "ambiguous"); (None, (), why illegal)
@@ -66,7 +70,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         return
     st = d.state
     if st.phase in (engine.TRIBUTE, engine.RETURNING):
-        tribute.on_laid(c, e.seat, new, cards, evidence)
+        tribute_laid(c, e.seat, new, cards, evidence)
         return
     if d.pending_declare is not None:
         c.alert("out_of_turn", e.seat, "cards laid while a declaration is awaited (等待声明)", evidence)
@@ -131,13 +135,13 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
     first = tuple(e.cards)
     if e.confidence >= c.timing.min_confidence and fits(first):
         return answer(cards, new)
-    chosen = seen_choice.choose(options, fits)
+    chosen = choose_candidates(options, fits)
     if chosen is not None and (chosen != first or e.confidence >= c.timing.min_confidence):
         laid = c.parse_seen(list(chosen)) or cards
         if chosen != first:
             evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
         return answer(laid, new_cards(zone, laid))
-    if seen_choice.sure(options) and e.confidence >= c.timing.min_confidence:
+    if reading_is_sure(options) and e.confidence >= c.timing.min_confidence:
         return cards, new, None  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})
@@ -213,7 +217,7 @@ def on_press(c: TableState, e: Press) -> None:
     if e.button == "referee":
         c.alert("referee_call", e.seat, "a seat calls the referee (呼叫裁判)", {"button": "referee"})
         return
-    if tribute.on_press(c, e.seat, e.button):
+    if tribute_press(c, e.seat, e.button):
         return
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
         return
@@ -239,7 +243,7 @@ def on_tick(c: TableState) -> None:
     if d is None or d.state is None or c.phase not in ("playing", "tribute"):
         return
     if d.tribute_choice is not None:
-        tribute.on_tick(c, d)
+        tribute_tick(c, d)
         return
     due = deadline(d.state)
     if due is not None and d.warned_at != d.state.turn_since and c.now >= due - c.timing.warn_before:

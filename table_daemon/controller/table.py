@@ -17,7 +17,11 @@ The top layer: :class:`TableController` is the table's state (:class:`~.state.Ta
 
 from __future__ import annotations
 
-from . import camera, commands, dealing, health, match, play
+from .camera import on_camera_notice
+from .commands import handle_command
+from .dealing import on_dealer_card, on_dealer_done, on_dealer_fault, on_dealer_started
+from .health import on_health_notice
+from .match import end_deal, on_clock
 from .model import (
     CameraNotice,
     CardsSeen,
@@ -33,6 +37,7 @@ from .model import (
     Tick,
     ZoneCleared,
 )
+from .play import on_cards_seen, on_press, on_tick
 from .state import FOULS, Phase, TableDeal, TableState, Timing
 
 __all__ = ["FOULS", "Phase", "TableController", "TableDeal", "Timing"]
@@ -45,39 +50,39 @@ class TableController(TableState):
         """Apply one input at time ``now`` (seconds, wall clock) and return its effects."""
         self.now = now
         self._effects = []
-        match.on_clock(self)
+        on_clock(self)
         self._dispatch(event)
         if self.settle_due:
             self.settle_due = False
-            match.end_deal(self)
+            end_deal(self)
         effects, self._effects = self._effects, []
         return effects
 
     def _dispatch(self, event: Input) -> None:
         if isinstance(event, Command):
-            commands.handle_command(self, event)
+            handle_command(self, event)
         elif isinstance(event, CameraNotice):  # the referee hears of the camera even while paused
-            camera.on_camera_notice(self, event)
+            on_camera_notice(self, event)
         elif isinstance(event, HealthNotice):  # and of the table's hardware
-            health.on_health_notice(self, event)
+            on_health_notice(self, event)
         elif self.phase == Phase.PAUSED and not isinstance(event, Tick):
             if isinstance(event, CardsSeen) and event.cards:
                 self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
                            {"frame": event.frame, "seen": event.cards})
         elif isinstance(event, DealerStarted):
-            dealing.on_dealer_started(self, event)
+            on_dealer_started(self, event)
         elif isinstance(event, DealerCard):
-            dealing.on_dealer_card(self, event)
+            on_dealer_card(self, event)
         elif isinstance(event, DealerDone):
-            dealing.on_dealer_done(self, event)
+            on_dealer_done(self, event)
         elif isinstance(event, DealerFault):
-            dealing.on_dealer_fault(self, event)
+            on_dealer_fault(self, event)
         elif isinstance(event, CardsSeen):
-            play.on_cards_seen(self, event)
+            on_cards_seen(self, event)
         elif isinstance(event, ZoneCleared):
             if self.deal is not None:
                 self.deal.zone[event.seat] = []
         elif isinstance(event, Press):
-            play.on_press(self, event)
+            on_press(self, event)
         elif isinstance(event, Tick):
-            play.on_tick(self)
+            on_tick(self)

@@ -37,3 +37,16 @@ def test_the_script_finds_a_cycle(tmp_path: Path) -> None:
     _, edges = ig.graph(pkg)
     assert ig.cycles(edges) == [["pkg.a", "pkg.b"]]
     assert edges["pkg.b"] == {"pkg.a": {"function"}}
+
+
+def test_from_the_package_import_a_module_counts_the_package_s_init(tmp_path: Path) -> None:
+    """``from . import b`` runs the package's __init__ first: an __init__ that imports the importer is a cycle."""
+    ig = _import_graph()
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .top import Top\n")
+    (pkg / "top.py").write_text("from .a import f\n")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("x = 1\n")
+    _, edges = ig.graph(pkg)
+    assert ig.cycles(edges) == [["pkg", "pkg.a", "pkg.top"]]
