@@ -8,19 +8,17 @@ only put inputs on the queue, so the controller never sees two inputs at once an
 Restart: the latest snapshot of the controller (taken at each deal's end) is loaded and the journal's inputs
 after it are replayed (effects dropped: they were carried out by the run that journaled them), so a ``kill -9``
 or a power cut comes back in the same deal at the same turn, and a restart after a day of play replays one
-deal, not the day; messages the broker never acknowledged are sent again as they were, and results stay until
-the desk's ack.
+deal, not the day (``snapshots.py``); messages the broker never acknowledged are sent again as they were, and
+results stay until the desk's ack. What the table says of its devices and the pictures of its alerts are
+``device_health.py``.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import os
-import pickle
 import queue
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,7 +29,7 @@ from table_daemon.rules_ops_deal import resolve_profile
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
-from .adapters.publisher import MAX_REFS, Publisher, iso_now
+from .adapters.publisher import Publisher, iso_now
 from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
 from .controller import (
@@ -50,41 +48,14 @@ from .controller import (
     Tick,
     Timing,
     TurnChanged,
-    input_from_dict,
 )
 from .controller.model import DealerFaultKind
 from .controller.views import hands_payload, public_state
-
-#: alerts about what the camera saw: they carry the frame as a picture
-PICTURE_ALERTS = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn", "wrong_tribute",
-                            "wrong_return"})
+from .device_health import device_figures, device_states, rss_mb, with_picture
+from .snapshots import SNAPSHOT_EVERY, prune, recover, refused_entry, save_snapshot
+from .version import VERSION
 
 log = logging.getLogger(__name__)
-VERSION = "0.1.0"
-
-
-#: acknowledged outbox messages kept in the journal (a few deals' worth, for looking back after a fault)
-OUTBOX_KEEP = 2000
-#: a snapshot of the controller at each deal's end, and at least every this many journaled inputs
-SNAPSHOT_EVERY = 1000
-#: the snapshot format: a pickle of the controller, written and read by this table's own daemon only
-SNAPSHOT_VERSION = f"controller-pickle/{VERSION}"
-#: the journal's kind for a command that was refused and changed nothing: a short entry, never replayed
-REFUSED = "refused"
-
-
-def refused_entry(event: Input, effects: list[Effect]) -> tuple[str, dict[str, Any]] | None:
-    """A command whose only effect is its refusal is journaled short (name, why, size), not in full: a
-    flood of large bad commands must not fill the Pi's SD card, and replaying it would change nothing."""
-    if not isinstance(event, Command) or len(effects) != 1:
-        return None
-    reply = effects[0]
-    if not isinstance(reply, Reply) or reply.ok:
-        return None
-    size = len(json.dumps(event.payload, ensure_ascii=False, default=str))
-    return REFUSED, {"name": event.name[:80], "error": (reply.error or "")[:300], "bytes": size}
-
-
 class Device(Protocol):
     def start(self, feed: Callable[[Input], None]) -> None: ...
     def close(self) -> None: ...
@@ -156,55 +127,11 @@ class TableApp:
         )
 
     # -- recovery -------------------------------------------------------------------------------------------
-    def _snapshot(self, input_id: int, now: float) -> None:
-        """Keep the controller's state after input ``input_id``; the journal drops the inputs before it and
-        the messages the broker took."""
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20000))  # a deal's history is a linked list, one level per action
-        try:
-            data = pickle.dumps(self.controller, protocol=pickle.HIGHEST_PROTOCOL)
-        finally:
-            sys.setrecursionlimit(limit)
-        self.journal.save_snapshot(input_id, now, SNAPSHOT_VERSION, data)
-        self.journal.prune_sent(keep=OUTBOX_KEEP)
-        self.journal.prune_refs(keep=MAX_REFS)
-        self.snapshot_input = input_id
-
     def _recover(self) -> int:
-        """Load the latest snapshot and replay the journal's inputs after it into the controller; returns the
-        number of inputs replayed. A snapshot this version cannot read stops the table loudly: the inputs
-        before it are gone, and a guess would be a wrong table."""
-        n, after = 0, 0
-        snap = self.journal.snapshot()
-        if snap is not None:
-            after, version, data = snap
-            try:
-                controller = pickle.loads(data)  # noqa: S301 -- the table's own journal, written by this daemon
-            except Exception as exc:
-                raise RuntimeError(
-                    f"journal {self.cfg.journal.path}: its snapshot ({version}) cannot be read by this version "
-                    f"({SNAPSHOT_VERSION}): {exc}. Finish the match with the version that wrote it, or move the "
-                    f"journal away to start afresh (日志快照无法读取)") from exc
-            if not isinstance(controller, TableController):
-                raise RuntimeError(f"journal {self.cfg.journal.path}: its snapshot is not a table controller")
-            if version != SNAPSHOT_VERSION:
-                log.warning("journal snapshot written by %s, read by %s", version, SNAPSHOT_VERSION)
-            fresh = self.controller  # what the config says now applies to the restored table too
-            for name in ("auto_deal", "software_seats", "referee_role", "referee_key", "timing",
-                         "configured_deal_file"):
-                setattr(controller, name, getattr(fresh, name))
-            self.controller = controller
-            self.snapshot_input = after
-        for row in self.journal.inputs(after=after):
-            if row.kind == REFUSED:  # changed nothing: kept as evidence only
-                continue
-            self.controller.handle(input_from_dict(row.kind, row.data), row.ts)
-            n += 1
-        if n:
-            c = self.controller
-            log.info("recovered %d journaled inputs: match %s deal %s phase %s", n, c.match_no,
-                     c.deal.number if c.deal else None, c.phase)
-        return n
+        """The controller as the journal left it (:func:`snapshots.recover`); returns the inputs replayed."""
+        got = recover(self.journal, self.controller, self.cfg.journal.path)
+        self.controller, self.snapshot_input = got.controller, got.snapshot_input
+        return got.replayed
 
     # -- life cycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -279,7 +206,7 @@ class TableApp:
         refs: list[tuple[int, str, int]] = []
         for ef in effects:
             if isinstance(ef, Publish):
-                payload = self._with_picture(ef.payload) if ef.topic == "alerts" else ef.payload
+                payload = with_picture(ef.payload, self.camera) if ef.topic == "alerts" else ef.payload
                 m = self.publisher.prepare(ef.topic, payload, now, ref=ef.ref, replaces_ref=ef.replaces_ref)
                 if isinstance(m, OutboxMessage):
                     outbox.append(m)
@@ -292,7 +219,8 @@ class TableApp:
         kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
         rowid = self.journal.record(now, kind, data, outbox, results, refs)
         if results or rowid - self.snapshot_input >= SNAPSHOT_EVERY:
-            self._snapshot(rowid, now)
+            save_snapshot(self.journal, self.controller, rowid, now)
+            self.snapshot_input = rowid
         # journaled: from here on a failure of one effect must not stop the others
         for m in outbox:
             self._guard(self.publisher.send, m)
@@ -307,24 +235,6 @@ class TableApp:
         for ef in effects:
             self._guard(self._effect, ef)
         return effects
-
-    def _with_picture(self, alert: dict[str, Any]) -> dict[str, Any]:
-        """An alert about what the camera saw carries that frame as a small JPEG (``evidence.image``, a data
-        URL) for the referee, when the camera still has it."""
-        evidence = alert.get("evidence")
-        frame = evidence.get("frame") if isinstance(evidence, dict) else None
-        grab = getattr(self.camera, "evidence_jpeg", None)
-        if alert.get("code") not in PICTURE_ALERTS or not isinstance(frame, int) or grab is None:
-            return alert
-        try:
-            jpeg = grab(frame)
-        except Exception:  # a picture is a help, never a reason to lose the alert
-            log.exception("evidence picture failed")
-            return alert
-        if not jpeg:
-            return alert
-        image = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
-        return {**alert, "evidence": {**evidence, "image": image}}
 
     @staticmethod
     def _guard(fn: Callable[..., Any], *args: Any) -> None:
@@ -436,8 +346,7 @@ class TableApp:
             self._health_news(figures)
             # messages the broker took are not needed again (results stay in their own table until acked):
             # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
-            self.journal.prune_sent(keep=OUTBOX_KEEP)
-            self.journal.prune_refs(keep=MAX_REFS)
+            prune(self.journal)
 
     def _health_news(self, figures: dict[str, Any]) -> None:
         """An alert for each problem that appeared since the last health, a note for each that cleared, and the
@@ -459,20 +368,13 @@ class TableApp:
                                "journal_backlog": self.journal.backlog(),
                                "pending_results": len(self.journal.pending_results()),
                                "inputs": self.inputs_handled, "recovered_inputs": self.recovered}
-        for name in ("dealer", "camera"):
-            device = getattr(self, name)
-            if device is not None and hasattr(device, "health"):
-                try:
-                    out[name] = device.health()
-                except Exception as exc:  # a device's figures must not stop the table
-                    out[name] = {"error": str(exc)}
+        out.update(device_figures(self.devices))
         out.update(self.pi_health.read())  # cpu_temp, power (under-voltage, throttling), disk
         out["devices"] = self.device_states()
         out["problems"] = sorted(problems(out, self.limits))
-        try:
-            out["rss_mb"] = round(_rss_bytes() / 2**20, 1)
-        except OSError:
-            pass
+        rss = rss_mb()
+        if rss is not None:
+            out["rss_mb"] = rss
         return out
 
     def status_payload(self) -> dict[str, Any]:
@@ -480,27 +382,10 @@ class TableApp:
                 "profile": self.cfg.table.profile, "table": self.cfg.table.id, "epoch": self.epoch,
                 "devices": self.device_states()}
 
+    @property
+    def devices(self) -> dict[str, Any]:
+        return {"dealer": self.dealer, "camera": self.camera, "panels": self.panels}
+
     def device_states(self) -> dict[str, dict[str, Any]]:
-        """Each device's source and state (``ok``, ``idle``, ``ready``, ``dealing``; failing: ``missing``,
-        ``fault``, ``lost``; ``none``: not configured), with the error of a failing one."""
-        out: dict[str, dict[str, Any]] = {}
-        sources = {"dealer": self.cfg.dealer.port, "camera": self.cfg.camera.source,
-                   "panels": self.cfg.panels.pin_factory or "default"}
-        for name, source in sources.items():
-            device = getattr(self, name, None)
-            entry: dict[str, Any] = {"source": source, "state": "none"}
-            if device is not None:
-                try:
-                    figures = device.health() if hasattr(device, "health") else {}
-                except Exception as exc:  # a device whose figures fail is failing
-                    figures = {"state": "fault", "error": str(exc)}
-                entry["state"] = figures.get("state", "ok")
-                if figures.get("error"):
-                    entry["error"] = str(figures["error"])
-            out[name] = entry
-        return out
-
-
-def _rss_bytes() -> int:
-    with open(f"/proc/{os.getpid()}/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        """Each device's source and state, with the error of a failing one (:func:`device_health.device_states`)."""
+        return device_states(self.cfg, self.devices)

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..adapters.consumer_link import MqttLink, dumps
 from ..display.hub import Hub
+from ..version import VERSION
 from . import event as ev
 from . import rounds
 from .clock import local_now
@@ -37,7 +38,6 @@ from .ledger import ResultError, read_result
 from .store import Store, now
 
 log = logging.getLogger(__name__)
-VERSION = "0.1.0"
 TABLE_KINDS = ("results", "alerts", "status", "state", "events", "health")
 #: seconds before a start is sent again: after a refusal (the table is busy), and when no reply came at all
 BUSY_RETRY_S = 2.0

@@ -1,0 +1,84 @@
+"""What the table says of its devices and of itself: each device's source and state for ``status`` and
+``health``, the devices' own figures, the camera frame of an alert as a picture, the process's memory.
+
+A device that is missing or failing is said so (``missing``, ``fault``, ``lost``), never shown healthy; a device
+whose figures cannot be read is failing; a picture that cannot be made never costs the alert.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .config import TableConfig
+
+log = logging.getLogger(__name__)
+
+#: alerts about what the camera saw: they carry the frame as a picture
+PICTURE_ALERTS = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn", "wrong_tribute",
+                            "wrong_return"})
+
+
+def device_states(cfg: TableConfig, devices: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each device's source and state (``ok``, ``idle``, ``ready``, ``dealing``; failing: ``missing``,
+    ``fault``, ``lost``; ``none``: not configured), with the error of a failing one. ``devices``: the dealer,
+    camera and panels objects by name (None where there is none)."""
+    out: dict[str, dict[str, Any]] = {}
+    sources = {"dealer": cfg.dealer.port, "camera": cfg.camera.source, "panels": cfg.panels.pin_factory or "default"}
+    for name, source in sources.items():
+        device = devices.get(name)
+        entry: dict[str, Any] = {"source": source, "state": "none"}
+        if device is not None:
+            try:
+                figures = device.health() if hasattr(device, "health") else {}
+            except Exception as exc:  # a device whose figures fail is failing
+                figures = {"state": "fault", "error": str(exc)}
+            entry["state"] = figures.get("state", "ok")
+            if figures.get("error"):
+                entry["error"] = str(figures["error"])
+        out[name] = entry
+    return out
+
+
+def device_figures(devices: Mapping[str, Any]) -> dict[str, Any]:
+    """The dealer's and the camera's own health figures (retransmits, frame rate, confidence ...)."""
+    out: dict[str, Any] = {}
+    for name in ("dealer", "camera"):
+        device = devices.get(name)
+        if device is not None and hasattr(device, "health"):
+            try:
+                out[name] = device.health()
+            except Exception as exc:  # a device's figures must not stop the table
+                out[name] = {"error": str(exc)}
+    return out
+
+
+def with_picture(alert: dict[str, Any], camera: Any) -> dict[str, Any]:
+    """An alert about what the camera saw carries that frame as a small JPEG (``evidence.image``, a data URL)
+    for the referee, when the camera still has it."""
+    evidence = alert.get("evidence")
+    frame = evidence.get("frame") if isinstance(evidence, dict) else None
+    grab = getattr(camera, "evidence_jpeg", None)
+    if alert.get("code") not in PICTURE_ALERTS or not isinstance(frame, int) or grab is None:
+        return alert
+    try:
+        jpeg = grab(frame)
+    except Exception:  # a picture is a help, never a reason to lose the alert
+        log.exception("evidence picture failed")
+        return alert
+    if not jpeg:
+        return alert
+    image = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+    return {**alert, "evidence": {**evidence, "image": image}}
+
+
+def rss_mb() -> float | None:
+    """The daemon's resident memory in MB (None where /proc cannot tell)."""
+    try:
+        with open(f"/proc/{os.getpid()}/statm") as fh:
+            return round(int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+    except OSError:
+        return None
