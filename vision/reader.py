@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .card_regions import best_card, card_regions, is_card_shaped, top_level
 from .classifier import RANK_CLASSES, SUIT_CLASSES, GlyphModel
 from .deck import DeckProfile, card_signature, ink_redness
-from .geometry import CARD_H, Region, find_regions, map_box, rectify, whole_image_region
+from .geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
 from .spotting import spot
 from .types import RED_SUITS, CardReading
@@ -138,7 +139,7 @@ class CardReader:
         readings: list[CardReading] = []
         covered = 0.0
         confident_cards = 0
-        for region in _top_level(self._regions(image))[:40]:
+        for region in top_level(card_regions(image))[:40]:
             read = self.read_region(image, region)
             if not is_card_shaped(region) and region.area >= 0.02 * total:
                 spotted = self._spot(image, region)  # a fan in an arc: each card turned its own way
@@ -176,49 +177,13 @@ class CardReader:
         return [CardReading(code, conf, (round(bx / scale) + x0, round(by / scale) + y0, round(bw / scale),
                                          round(bh / scale))) for code, conf, (bx, by, bw, bh) in found]
 
-    @staticmethod
-    def _regions(image: np.ndarray) -> list[Region]:
-        """Regions by edges; when no card-sized card-shaped one shows, once more with fainter edges."""
-        regions = find_regions(image)
-        total = float(image.shape[0] * image.shape[1])
-        if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in _top_level(regions)):
-            regions = find_regions(image, sensitive=True) or regions
-        return regions
-
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
-        """The one card of a single-card photo: the card-shaped region that reads best, else the whole image.
-
-        The whole image stands for an image cropped to the card; it is only taken when no region found by
-        edges reads clearly better or as well, since a photo of a card on a desk may itself be card-shaped.
-        """
-        total = float(image.shape[0] * image.shape[1])
-        best: tuple[Region, RegionRead] | None = None
-        for region in [r for r in _top_level(self._regions(image)) if r.area >= 0.08 * total and is_card_shaped(r)][:5]:
-            read = self.read_region(image, region)
-            # equal readings: the bigger region is the whole card, the smaller one something printed on it
-            if best is None or read.score > best[1].score + 0.05 or \
-                    (read.score > best[1].score - 0.05 and region.area > best[0].area):
-                best = (region, read)
-        if best is not None and best[1].score >= 0.5:
-            return best
-        whole = whole_image_region(image)
-        read = self.read_region(image, whole)
-        if best is None or read.score > best[1].score:
-            return whole, read
-        return best
+        """The one card of a single-card photo (:func:`vision.card_regions.best_card`)."""
+        return best_card(image, self.read_region)
 
 
-def is_card_shaped(region: Region) -> bool:
-    """Short side over long side as for playing cards (poker 0.72, bridge 0.64), with room for perspective."""
-    c = region.corners
-    a = float(np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3]))
-    b = float(np.linalg.norm(c[3] - c[0]) + np.linalg.norm(c[2] - c[1]))
-    return 0.52 <= min(a, b) / max(max(a, b), 1e-6) <= 0.84
 
 
-def _top_level(regions: list[Region]) -> list[Region]:
-    """Regions not lying inside a bigger one (pips and picture frames inside a card)."""
-    return [r for r in regions if not any(_inside(r, o) for o in regions if o is not r and o.area > r.area)]
 
 
 def _index_box(cand: IndexCandidate) -> tuple[int, int, int, int]:
@@ -236,8 +201,3 @@ def _drop_overlaps(found: list[tuple[str, float, IndexCandidate]]) -> list[tuple
             kept.append(item)
     return kept
 
-
-def _inside(inner: Region, outer: Region) -> bool:
-    contour = outer.corners.reshape(-1, 1, 2)
-    centre = inner.corners.mean(axis=0)
-    return cv2.pointPolygonTest(contour, (float(centre[0]), float(centre[1])), False) > 0
