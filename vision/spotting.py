@@ -10,6 +10,7 @@ reader's second opinion on fans, not the table reader's path.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -24,33 +25,53 @@ TARGET_H = 0.1 * CARD_H
 Classify = Callable[[Sequence[IndexCandidate], np.ndarray, np.ndarray], list[tuple[str, float, IndexCandidate]]]
 
 
+@dataclass(frozen=True)
+class GlyphPairs:
+    """The ink components of glyph size in an image and the pairs of them that could be a rank and its suit
+    (near each other, of like size): where both readers look for indices."""
+
+    mask: np.ndarray
+    redness: np.ndarray
+    #: per component: x, y, w, h, area (``cv2.connectedComponentsWithStats``); its centre; its larger side
+    stats: np.ndarray
+    centroids: np.ndarray
+    sizes: np.ndarray
+    pairs: list[tuple[int, int]]
+
+
+def glyph_pairs(image: np.ndarray, min_glyph: int = 8) -> GlyphPairs:
+    """Components between ``min_glyph`` and a twelfth of the image, solid enough to be print, and each one's
+    neighbours at 0.55 to 1.7 of its size whose size is within 0.4 to 1.6 of its own, in component order."""
+    h, w = image.shape[:2]
+    k = max(9, (max(h, w) // 45) | 1)
+    mask, redness = ink_mask_k(image, k)
+    _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    max_glyph = max(min_glyph + 1, max(h, w) // 12)
+    sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
+    ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
+    ok[0] = False
+    idx = np.flatnonzero(ok)
+    pairs: list[tuple[int, int]] = []
+    if len(idx) >= 2:
+        pts = centroids[idx]
+        for a_pos, a in enumerate(idx):
+            d = np.linalg.norm(pts - pts[a_pos], axis=1)
+            for b_pos in np.flatnonzero((d > 0.55 * sizes[a]) & (d < 1.7 * sizes[a])):
+                b = idx[b_pos]
+                if 0.4 * sizes[a] <= sizes[b] <= 1.6 * sizes[a]:
+                    pairs.append((int(a), int(b)))
+    return GlyphPairs(mask, redness, stats, centroids, sizes, pairs)
+
+
 def spot(image: np.ndarray, classify: Classify, min_glyph: int = 8,
          max_pairs: int = 1500) -> list[tuple[str, float, tuple[int, int, int, int]]]:
     """(code, confidence, box in ``image``) for every index spotted in ``image`` (BGR).
 
     ``classify(candidates, mask, redness)`` is the reader's index classifier (``CardReader._classify``).
     """
-    h, w = image.shape[:2]
-    k = max(9, (max(h, w) // 45) | 1)
-    mask, redness = ink_mask_k(image, k)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    max_glyph = max(min_glyph + 1, max(h, w) // 12)
-    sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
-    ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
-    ok[0] = False
-    idx = np.flatnonzero(ok)
-    if len(idx) < 2:
-        return []
-    pts = centroids[idx]
-    pairs: list[tuple[int, int]] = []
-    for a_pos, a in enumerate(idx):
-        d = np.linalg.norm(pts - pts[a_pos], axis=1)
-        near = np.flatnonzero((d > 0.55 * sizes[a]) & (d < 1.7 * sizes[a]))
-        for b_pos in near:
-            b = idx[b_pos]
-            if 0.4 * sizes[a] <= sizes[b] <= 1.6 * sizes[a]:
-                pairs.append((int(a), int(b)))
-    pairs = pairs[:max_pairs]
+    g = glyph_pairs(image, min_glyph)
+    mask, redness, stats, centroids, sizes = g.mask, g.redness, g.stats, g.centroids, g.sizes
+    pairs = g.pairs[:max_pairs]
     found: list[tuple[str, float, tuple[int, int, int, int], int, int]] = []
     for a, b in pairs:
         upright = _upright(mask, redness, centroids[a], centroids[b], float(stats[a, 3]), float(sizes[a]))

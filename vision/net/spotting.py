@@ -14,7 +14,8 @@ import cv2
 import numpy as np
 
 from ..geometry import CARD_H
-from ..index import Glyph, ink_mask_k
+from ..index import Glyph
+from ..spotting import glyph_pairs
 from .grouping import Sighting
 from .network import NONE, IndexNet
 from .proposals import CROP, PAD, SIDE
@@ -61,29 +62,14 @@ def spot_windows(image: np.ndarray, min_glyph: int = 8, max_tries: int = 1500
     """The windows ``spot`` reads: the (component, angle) tries, their windows, frames and the component stats
     (also what training labels on real photos, so that it learns from exactly what the reader will read)."""
     empty = np.empty((0, CROP, CROP, 3), np.uint8)
-    h, w = image.shape[:2]
-    k = max(9, (max(h, w) // 45) | 1)
-    mask, _ = ink_mask_k(image, k)
-    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    max_glyph = max(min_glyph + 1, max(h, w) // 12)
-    sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
-    ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
-    ok[0] = False
-    idx = np.flatnonzero(ok)
-    if len(idx) < 2:
-        return [], empty, [], stats
-    pts = centroids[idx]
+    g = glyph_pairs(image, min_glyph)
+    mask, stats, centroids, sizes = g.mask, g.stats, g.centroids, g.sizes
     tries: list[tuple[int, float]] = []  # (component, angle that stands it upright)
-    for a_pos, a in enumerate(idx):
-        d = np.linalg.norm(pts - pts[a_pos], axis=1)
-        for b_pos in np.flatnonzero((d > 0.55 * sizes[a]) & (d < 1.7 * sizes[a])):
-            b = idx[b_pos]
-            if not 0.4 * sizes[a] <= sizes[b] <= 1.6 * sizes[a]:
-                continue
-            v = centroids[b] - centroids[a]
-            down = float(np.degrees(np.arctan2(v[1], v[0]))) - 90.0  # b below a
-            tries.append((int(a), down))
-            tries.append((int(a), down + 90.0))  # b beside a, to its right
+    for a, b in g.pairs:
+        v = centroids[b] - centroids[a]
+        down = float(np.degrees(np.arctan2(v[1], v[0]))) - 90.0  # b below a
+        tries.append((a, down))
+        tries.append((a, down + 90.0))  # b beside a, to its right
     tries = tries[:max_tries]
     if not tries:
         return [], empty, [], stats
