@@ -38,7 +38,14 @@ def change_match(store: Store, who: str, why: str, round_no: int, table: str, *,
                  winner: str | None, walkover: bool = False) -> int:
     """Set a match's final levels and winner (None: a draw); also enters a result that never arrived."""
     target = _match(store, round_no, table)
-    if set(levels) != {"NS", "EW"}:
+    levels = checked_outcome(levels, winner, agree=not walkover)
+    return _add(store, who, why, "change", target, {"levels": levels, "winner": winner, "walkover": walkover})
+
+
+def checked_outcome(levels: dict[str, str] | None, winner: str | None, *, agree: bool = True) -> dict[str, str]:
+    """A correction's final levels (both teams, in the desk's spelling) and winner (NS, EW or None: a draw),
+    checked; with ``agree`` the levels must also agree with the winner (a walkover need not)."""
+    if levels is None or set(levels) != {"NS", "EW"}:
         raise CorrectionError("levels need NS and EW, e.g. NS=A+,EW=5")
     try:
         levels = {team: LEVEL_ORDER[level_index(value)] for team, value in levels.items()}
@@ -46,9 +53,9 @@ def change_match(store: Store, who: str, why: str, round_no: int, table: str, *,
         raise CorrectionError(str(exc)) from exc
     if winner not in ("NS", "EW", None):
         raise CorrectionError("winner must be NS, EW or a draw")
-    if not walkover:
+    if agree:
         check_levels(levels, winner)
-    return _add(store, who, why, "change", target, {"levels": levels, "winner": winner, "walkover": walkover})
+    return levels
 
 
 def check_levels(levels: dict[str, str], winner: str | None) -> None:
@@ -74,15 +81,7 @@ def propose_match(store: Store, who: str, why: str, round_no: int, table: str, *
     if void:
         payload: dict[str, Any] = {"round": round_no, "table": table, "void": True}
     else:
-        if levels is None or set(levels) != {"NS", "EW"}:
-            raise CorrectionError("levels need NS and EW, e.g. NS=A+,EW=5")
-        try:
-            levels = {team: LEVEL_ORDER[level_index(value)] for team, value in levels.items()}
-        except ScoringError as exc:
-            raise CorrectionError(str(exc)) from exc
-        if winner not in ("NS", "EW", None):
-            raise CorrectionError("winner must be NS, EW or a draw")
-        check_levels(levels, winner)
+        levels = checked_outcome(levels, winner)
         payload = {"round": round_no, "table": table, "levels": levels, "winner": winner}
     try:
         return store.propose(who, why, "match", payload)

@@ -144,13 +144,7 @@ class WebServer:
         if route is not None and self._prefix(path) in self.protected and self._limited(req):
             return
         if route is not None and self._prefix(path) in self.protected and not self._authorised(req):
-            body = "referee password needed 需要裁判密码".encode()
-            req.send_response(401)
-            req.send_header("WWW-Authenticate", 'Basic realm="guandan referee", charset="UTF-8"')
-            req.send_header("Content-Type", "text/plain; charset=utf-8")
-            req.send_header("Content-Length", str(len(body)))
-            req.end_headers()
-            req.wfile.write(body)
+            self._refuse(req)
             return
         if route is None:
             status, ctype, body = 404, "text/plain; charset=utf-8", "not found 未找到".encode()
