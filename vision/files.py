@@ -124,6 +124,18 @@ def load_image(path: Path) -> np.ndarray:
     return image
 
 
+def load_face(path: Path) -> np.ndarray | None:
+    """A rendered card face (PNG, maybe with alpha) as BGR with the alpha flattened onto white; None when the
+    file cannot be read (the training scripts skip it)."""
+    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        return None
+    if image.ndim == 3 and image.shape[2] == 4:
+        alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+        image = (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    return image
+
+
 def labelled_images(folder: Path) -> Iterator[tuple[Path, str]]:
     """(path, card code) for every image in ``folder`` whose name is a card code (ours or bidly's)."""
     for path in sorted(folder.iterdir()):

@@ -27,6 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.files import load_face
 from vision.geometry import CARD_H, find_regions, rectify, whole_image_region
 from vision.index import BAND, Glyph, ink_mask
 from vision.net.network import CLASSES, NONE
@@ -52,13 +53,9 @@ def _debian_deck(deck_dir: Path) -> Deck | None:
     """A deck rendered by ``render_decks.py`` (alpha flattened onto white)."""
     faces = {}
     for png in sorted(deck_dir.glob("*.png")):
-        image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
-        if image is None or png.stem not in CARD_CODES:
-            continue
-        if image.ndim == 3 and image.shape[2] == 4:
-            alpha = image[:, :, 3:4].astype(np.float32) / 255.0
-            image = (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
-        faces[png.stem] = image
+        image = load_face(png) if png.stem in CARD_CODES else None
+        if image is not None:
+            faces[png.stem] = image
     return Deck(deck_dir.name, faces) if len(faces) >= 40 else None
 
 

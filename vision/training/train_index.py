@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 
 from vision.classifier import MODEL_PATH, RANK_CLASSES, SUIT_CLASSES, Ensemble, GlyphModel, train_mlp
+from vision.files import load_face
 from vision.geometry import CARD_H, find_regions, rectify
 from vision.index import BAND, find_candidates, glyph_features, ink_mask
 from vision.render import light_scene, paste_card, render_face, table_cloth
@@ -42,13 +43,9 @@ def load_faces(deck_dir: Path) -> list[tuple[str, np.ndarray]]:
     """(code, BGR face) for every rendered Debian face and every synthetic style."""
     faces: list[tuple[str, np.ndarray]] = []
     for png in sorted(deck_dir.glob("*/*.png")):
-        image = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
-        if image is None or png.stem not in CARD_CODES:
-            continue
-        if image.ndim == 3 and image.shape[2] == 4:
-            alpha = image[:, :, 3:4].astype(np.float32) / 255.0
-            image = (image[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
-        faces.append((png.stem, image))
+        image = load_face(png) if png.stem in CARD_CODES else None
+        if image is not None:
+            faces.append((png.stem, image))
     for style in range(SYNTHETIC_STYLES):
         for code in CARD_CODES:
             faces.append((code, render_face(code, 200, style)))
