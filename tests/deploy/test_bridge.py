@@ -18,12 +18,11 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from table_daemon.adapters.broker import find_mosquitto
-from table_daemon.config import simulated_config
 from table_daemon.desk.service import Desk
 from table_daemon.desk.store import Store
 from table_daemon.simulate import SimTable
 from tests.bridged import PASSWORD, BridgedEvent
-from tests.desk_setup import pair_round_one
+from tests.desk_setup import Produced, desk_table, pair_round_one
 
 pytestmark = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed (run scripts/setup)")
 DEALS = 2
@@ -83,8 +82,7 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
     pair_round_one(store, event, [t for ts in halls.values() for t in ts], DEALS)
     desk = Desk(store, bridged.central_tls_url("desk"), event, ca_file=bridged.ca_file)
     sims: list[SimTable] = []
-    produced: set[str] = set()
-    lock = threading.Lock()
+    produced = Produced()
     centre = hall_referee = None
     try:
         assert bridged.central is not None
@@ -93,26 +91,15 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
         desk.start()
         assert desk.link.connected.wait(10)
         for i, (hall, table) in enumerate((h, t) for h, ts in halls.items() for t in ts):
-            cfg = simulated_config(table=table, event=event, broker=bridged.hall_url(hall, table),
-                                   journal=str(tmp_path / f"{table}.sqlite"))
-            sim = SimTable(cfg, seed=40 + i, speed=0, camera=False)
-            sim.await_desk = True
-
-            def note(topic: str, msg: dict[str, Any]) -> None:
-                if topic.endswith("/results"):
-                    with lock:
-                        produced.add(msg["id"])
-
-            sim.app.on_published = note
-            sims.append(sim)
+            sims.append(desk_table(table, event, bridged.hall_url(hall, table), tmp_path / f"{table}.sqlite", 40 + i,
+                                   produced))
         for sim in sims:
             sim.start({"method": "deals", "deals": DEALS})
         wait(lambda: len(store.results()) >= 2, 30, "the first results at the desk")
         bridged.proxies["H1"].cut()
 
         def from_h1() -> int:
-            with lock:
-                return sum(1 for rid in produced if rid.split("/")[1] in halls["H1"])
+            return sum(1 for rid in produced.snapshot() if rid.split("/")[1] in halls["H1"])
 
         at_cut = from_h1()
         wait(lambda: from_h1() >= at_cut + 1, 30, "H1's tables to finish deals during the cut")
@@ -120,7 +107,7 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
         bridged.proxies["H1"].heal()
         expected = {f"{event}/{t}/m1" for ts in halls.values() for t in ts} | {
             f"{event}/{t}/m1/d{d}" for ts in halls.values() for t in ts for d in range(1, DEALS + 1)}
-        wait(lambda: produced == expected, 60, "the tables to finish their matches")
+        wait(lambda: produced.snapshot() == expected, 60, "the tables to finish their matches")
         wait(lambda: {r["id"] for r in store.results()} == expected, 30, "every result at the desk")
         # the desk's acks crossed the bridge back into the halls: the tables' journals hold nothing more
         wait(lambda: all(s.app.journal.backlog() == 0 for s in sims), 30, "every result acknowledged")

@@ -4,17 +4,15 @@ the tables send again what was not acknowledged, and the standby's store holds e
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from table_daemon.config import simulated_config
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standby import Standby
 from table_daemon.desk.store import Store
 from table_daemon.simulate import SimTable
-from tests.desk_setup import pair_round_one
+from tests.desk_setup import Produced, desk_table, pair_round_one
 
 DEALS = 2
 
@@ -44,8 +42,7 @@ def test_standby_takes_over_and_counts_each_result_once(mosquitto, topic_root, t
         pair_round_one(store, event, ["S1", "S2"], DEALS)
     first = Desk(first_store, mosquitto.url, event)
     standby = Standby(standby_store, mosquitto.url, event, instance="b", grace=0.5)
-    produced: set[str] = set()
-    lock = threading.Lock()
+    produced = Produced()
     sims: list[SimTable] = []
     try:
         first.start()
@@ -54,28 +51,17 @@ def test_standby_takes_over_and_counts_each_result_once(mosquitto, topic_root, t
         assert standby.link.connected.wait(10)
         wait(lambda: standby.desk_online is True, 10, "the standby to see the first desk online")
         for i, table in enumerate(("S1", "S2")):
-            cfg = simulated_config(table=table, event=event, broker=mosquitto.url,
-                                   journal=str(tmp_path / f"{table}.sqlite"))
-            sim = SimTable(cfg, seed=70 + i, speed=0, camera=False)
-            sim.await_desk = True
-
-            def note(topic: str, msg: dict[str, Any]) -> None:
-                if topic.endswith("/results"):
-                    with lock:
-                        produced.add(msg["id"])
-
-            sim.app.on_published = note
+            sim = desk_table(table, event, mosquitto.url, tmp_path / f"{table}.sqlite", 70 + i, produced)
             sims.append(sim)
             sim.start({"method": "deals", "deals": DEALS})
         wait(lambda: len(first_store.results()) >= 1, 30, "the first desk to count a result")
         crash(first)
-        with lock:
-            at_crash = len(produced)
+        at_crash = len(produced.snapshot())
         assert not standby.active.is_set()
         wait(standby.active.is_set, 30, "the standby to take over (the first desk's will fired)")
         expected = {f"{event}/{t}/m1" for t in ("S1", "S2")} | {
             f"{event}/{t}/m1/d{d}" for t in ("S1", "S2") for d in range(1, DEALS + 1)}
-        wait(lambda: produced == expected, 60, "the tables to finish their matches")
+        wait(lambda: produced.snapshot() == expected, 60, "the tables to finish their matches")
         assert at_crash < len(expected)  # results came after the crash: the standby's desk counted those
         wait(lambda: {r["id"] for r in standby_store.results()} == expected, 30, "every result at the standby")
         wait(lambda: all(s.app.journal.backlog() == 0 and not s.app.journal.pending_results() for s in sims),
