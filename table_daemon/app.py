@@ -368,9 +368,10 @@ class TableApp:
                                "journal_backlog": self.journal.backlog(),
                                "pending_results": len(self.journal.pending_results()),
                                "inputs": self.inputs_handled, "recovered_inputs": self.recovered}
-        out.update(device_figures(self.devices))
+        figures = device_figures(self.devices)
+        out.update(figures)
         out.update(self.pi_health.read())  # cpu_temp, power (under-voltage, throttling), disk
-        out["devices"] = self.device_states()
+        out["devices"] = device_states(self.cfg, self.devices, figures)
         out["problems"] = sorted(problems(out, self.limits))
         rss = rss_mb()
         if rss is not None:

@@ -22,38 +22,39 @@ PICTURE_ALERTS = frozenset({"misread", "exposed_card", "not_held", "illegal_play
                             "wrong_return"})
 
 
-def device_states(cfg: TableConfig, devices: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def device_states(cfg: TableConfig, devices: Mapping[str, Any],
+                  figures: Mapping[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
     """Each device's source and state (``ok``, ``idle``, ``ready``, ``dealing``; failing: ``missing``,
     ``fault``, ``lost``; ``none``: not configured), with the error of a failing one. ``devices``: the dealer,
-    camera and panels objects by name (None where there is none)."""
+    camera and panels objects by name (None where there is none); ``figures``: their health figures where
+    they were just read (:func:`device_figures`), so that a health report asks each device once."""
     out: dict[str, dict[str, Any]] = {}
     sources = {"dealer": cfg.dealer.port, "camera": cfg.camera.source, "panels": cfg.panels.pin_factory or "default"}
     for name, source in sources.items():
         device = devices.get(name)
         entry: dict[str, Any] = {"source": source, "state": "none"}
         if device is not None:
-            try:
-                figures = device.health() if hasattr(device, "health") else {}
-            except Exception as exc:  # a device whose figures fail is failing
-                figures = {"state": "fault", "error": str(exc)}
-            entry["state"] = figures.get("state", "ok")
-            if figures.get("error"):
-                entry["error"] = str(figures["error"])
+            got = (figures or {}).get(name)
+            got = got if got is not None else _figures_of(device)
+            entry["state"] = got.get("state", "ok")
+            if got.get("error"):
+                entry["error"] = str(got["error"])
         out[name] = entry
     return out
 
 
-def device_figures(devices: Mapping[str, Any]) -> dict[str, Any]:
+def device_figures(devices: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The dealer's and the camera's own health figures (retransmits, frame rate, confidence ...)."""
-    out: dict[str, Any] = {}
-    for name in ("dealer", "camera"):
-        device = devices.get(name)
-        if device is not None and hasattr(device, "health"):
-            try:
-                out[name] = device.health()
-            except Exception as exc:  # a device's figures must not stop the table
-                out[name] = {"error": str(exc)}
-    return out
+    return {name: _figures_of(devices[name]) for name in ("dealer", "camera")
+            if devices.get(name) is not None and hasattr(devices[name], "health")}
+
+
+def _figures_of(device: Any) -> dict[str, Any]:
+    """A device's health figures; one whose figures cannot be read is failing (and must not stop the table)."""
+    try:
+        return device.health() if hasattr(device, "health") else {}
+    except Exception as exc:
+        return {"state": "fault", "error": str(exc)}
 
 
 def with_picture(alert: dict[str, Any], camera: Any) -> dict[str, Any]:
