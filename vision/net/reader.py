@@ -38,6 +38,8 @@ SINGLE_CARD_WIDTH = 0.85
 #: be as sure as ``IndexNet.spot_accept``.
 #: candidates kept with each reading (the table chooses among them with the seat's hand)
 CANDIDATES = 3
+#: how sure a sighting must be to be weighed at all, before the corners of each card are weighed together
+SIGHTING_FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -160,19 +162,23 @@ class CardReader:
     def __init__(self, net: IndexNet | None = None) -> None:
         self.net = net or IndexNet()
 
-    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3)) -> RegionRead:
-        """Read one region in each of ``turns`` and keep the turn that reads best."""
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
+                    accept: float | None = None) -> RegionRead:
+        """Read one region in each of ``turns`` and keep the turn that reads best (readings at least ``accept``
+        sure, default the model's threshold)."""
         best: RegionRead | None = None
         for turn in turns:
             flat, inverse = rectify(image, region, turn)
             mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
-            found = read_proposals(self.net, flat, propose(mask))
+            found = read_proposals(self.net, flat, propose(mask), accept)
             if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
                 found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
             found = on_the_index_line(_without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)))
             sightings = tuple(sighting(f, inverse) for f in found)
             readings = [reading_of(s) for s in sightings]
-            score = sum(r.confidence for r in readings)
+            # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)
+            score = sum(r.confidence for r in readings if r.confidence >= self.net.accept) \
+                + 1e-3 * sum(r.confidence for r in readings)
             if best is None or score > best.score + 1e-9:
                 best = RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings)
         assert best is not None
@@ -183,38 +189,47 @@ class CardReader:
         return [reading_of(s) for s in sorted(self.sightings(image), key=lambda s: (s.box[0], s.box[1]))]
 
     def sightings(self, image: np.ndarray) -> list[Sighting]:
-        """One sighting per physical card seen in ``image``."""
+        """One sighting per physical card seen in ``image``, at least as sure as the model's thresholds.
+
+        Everything that may be an index is gathered first, at ``SIGHTING_FLOOR``: the readings of every card-like
+        region (a fan's region also spotted, for cards turned their own way in an arc) and of spotting over the
+        whole image (outlines are often lost on wood, cloth or in shadow). These are grouped into physical cards,
+        weighing the two corners of a card lying whole together, and only then held to the thresholds: two
+        corners that agree make a card sure that neither makes alone, and two that disagree make it unsure.
+        """
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:  # too small to hold a readable index
             return []
+        floor = min(SIGHTING_FLOOR, self.net.accept)
         total = float(image.shape[0] * image.shape[1])
         regions = top_level(card_regions(image))[:40]
         whole_region = whole_image_region(image)
+        found: list[Sighting] = []
         if is_card_shaped(whole_region) and not any(r.area >= 0.5 * total for r in regions):
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
-            whole = self.read_region(image, whole_region)
-            if whole.readings and max(r.confidence for r in whole.readings) >= 0.5:
-                return list(whole.sightings)
-        found: list[Sighting] = []
-        confident_cards = 0
+            whole = self.read_region(image, whole_region, accept=floor)
+            if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
+                return self._sure(physical_cards(list(whole.sightings)))
+            found.extend(whole.sightings)
         for region in regions:
-            read = self.read_region(image, region)
+            read = self.read_region(image, region, accept=floor)
             seen = list(read.sightings)
             if not is_card_shaped(region) and region.area >= 0.02 * total:
-                spotted = self._spot(image, region)  # a fan in an arc: each card turned its own way
-                if sum(s.confidence for s in spotted) > read.score:
+                spotted = self._spot(image, region, floor)  # a fan in an arc: each card turned its own way
+                if self._sure_weight(spotted) > self._sure_weight(seen):
                     seen = spotted
             found.extend(seen)
-            confident_cards += is_card_shaped(region) and region.area >= 0.02 * total and read.score >= 0.5
-        cards = physical_cards(found)
-        if max(image.shape[:2]) >= 800 or (confident_cards == 0 and not cards):
-            # hands fanned in arcs, or outlines lost in shadow: spotting indices over the whole image may see
-            # clearly more cards than the regions did (a lone card never gains that much)
-            spotted = physical_cards(self._spot(image, whole_region))
-            if sum(s.confidence for s in spotted) > sum(s.confidence for s in cards) + 2.0:
-                cards = spotted
-        return cards
+        found.extend(self._spot(image, whole_region, floor))
+        return self._sure(physical_cards(found))
 
-    def _spot(self, image: np.ndarray, region: Region) -> list[Sighting]:
+    def _sure(self, cards: list[Sighting]) -> list[Sighting]:
+        """The sightings at least as sure as the model's thresholds (a spotted one, as its stricter one)."""
+        return [s for s in cards if s.confidence >= (self.net.spot_accept if s.spotted else self.net.accept)]
+
+    def _sure_weight(self, sightings: list[Sighting]) -> float:
+        """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
+        return sum(s.confidence for s in self._sure(sightings))
+
+    def _spot(self, image: np.ndarray, region: Region, floor: float) -> list[Sighting]:
         x, y, w, h = region.box
         x0, y0 = max(0, x), max(0, y)
         crop = image[y0: y + h, x0: x + w]
@@ -226,8 +241,9 @@ class CardReader:
         return [Sighting(s.card, s.confidence,
                          (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
                           round(s.box[3] / scale)),
-                         (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates)
-                for s in spot(crop, self.net) if s.confidence >= self.net.spot_accept]
+                         (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates,
+                         spotted=True)
+                for s in spot(crop, self.net) if s.confidence >= floor]
 
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
         """The one card of a single-card photo (:func:`vision.card_regions.best_card`)."""

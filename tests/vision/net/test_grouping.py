@@ -2,25 +2,48 @@
 
 from __future__ import annotations
 
-from vision.net.grouping import Sighting, corners_of_one_card, physical_cards
+import pytest
+
+from vision.net.grouping import Sighting, corners_of_one_card, fused, physical_cards
 
 
 def seen(card: str, x: float, y: float, up: tuple[float, float] = (0.0, -1.0), h: float = 20.0,
-         confidence: float = 0.9) -> Sighting:
-    return Sighting(card, confidence, (int(x), int(y), int(h), int(2 * h)), (x, y), up, h)
+         confidence: float = 0.9, candidates: tuple[tuple[str, float], ...] = ()) -> Sighting:
+    return Sighting(card, confidence, (int(x), int(y), int(h), int(2 * h)), (x, y), up, h,
+                    candidates or ((card, confidence),))
 
 
-def test_a_card_lying_whole_is_one_card() -> None:
+def test_a_card_lying_whole_is_one_card_surer_than_either_corner() -> None:
     # card 150 wide, 210 high: top-left index near (12, 15), bottom-right one turned, near (138, 195)
     top, bottom = seen("SQ", 12, 15), seen("SQ", 138, 195, up=(0.0, 1.0), confidence=0.8)
     assert corners_of_one_card(top, bottom) and corners_of_one_card(bottom, top)
-    assert physical_cards([bottom, top]) == [top]
+    [card] = physical_cards([bottom, top])
+    assert card.card == "SQ" and card.box == top.box  # placed at the surer corner
+    assert card.confidence > 0.99
 
 
 def test_a_card_turned_a_quarter_is_still_one_card() -> None:
     # the same card turned 90 degrees clockwise: "up" points right for the first index
     first, second = seen("H7", 195, 12, up=(1.0, 0.0)), seen("H7", 15, 138, up=(-1.0, 0.0))
-    assert physical_cards([first, second]) == [first]
+    [card] = physical_cards([first, second])
+    assert card.card == "H7" and card.centre == first.centre
+
+
+def test_corners_reading_different_cards_are_not_paired() -> None:
+    top, bottom = seen("SQ", 12, 15), seen("S9", 138, 195, up=(0.0, 1.0), confidence=0.8)
+    assert not corners_of_one_card(top, bottom)
+    assert [c.card for c in physical_cards([top, bottom])] == ["SQ", "S9"]
+
+
+def test_fusing_weighs_both_distributions() -> None:
+    a = seen("HR", 0, 0, confidence=0.9, candidates=(("HR", 0.9), ("SB", 0.08), ("DK", 0.01)))
+    sure_other = seen("SB", 0, 0, confidence=0.99, candidates=(("SB", 0.99), ("HR", 0.005), ("CK", 0.001)))
+    both = fused(a, sure_other)
+    assert both.card == "SB" and both.confidence == pytest.approx(0.99 * 0.08 / (0.99 * 0.08 + 0.9 * 0.005), abs=0.01)
+    # a partner unsure of everything (most of its mass on "no index" or elsewhere) leaves the reading as it was
+    vague = seen("CK", 0, 0, confidence=0.2, candidates=(("CK", 0.2), ("SK", 0.1), ("HK", 0.05)))
+    kept = fused(a, vague)
+    assert kept.card == "HR" and 0.85 < kept.confidence < 0.95
 
 
 def test_two_copies_side_by_side_are_two_cards() -> None:
@@ -36,5 +59,5 @@ def test_a_fan_keeps_every_index_even_of_equal_cards() -> None:
 
 def test_the_same_index_seen_twice_is_one() -> None:
     assert len(physical_cards([seen("CK", 40, 40), seen("CK", 44, 42, confidence=0.5)])) == 1
-    # different cards at the same place are both kept (the reader decides between them, not the grouping)
-    assert len(physical_cards([seen("CK", 40, 40), seen("SK", 44, 42)])) == 2
+    # different cards at the same place are both kept, the surer first
+    assert [c.card for c in physical_cards([seen("SK", 44, 42, confidence=0.7), seen("CK", 40, 40)])] == ["CK", "SK"]
