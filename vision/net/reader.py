@@ -204,6 +204,10 @@ class CardReader:
         regions = top_level(card_regions(image))[:40]
         whole_region = whole_image_region(image)
         found: list[Sighting] = []
+        if is_card_shaped(whole_region):
+            card = self._cropped_card(image, whole_region, floor)
+            if card:
+                return card
         if is_card_shaped(whole_region) and not any(r.area >= 0.5 * total for r in regions):
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
             whole = self.read_region(image, whole_region, accept=floor)
@@ -220,6 +224,17 @@ class CardReader:
             found.extend(seen)
         found.extend(self._spot(image, whole_region, floor))
         return self._sure(physical_cards(found))
+
+    def _cropped_card(self, image: np.ndarray, whole: Region, floor: float) -> list[Sighting]:
+        """The card of an image cropped to one card, known by its two corner indices (the image read upright
+        and turned half a turn) reading the same card surely; else nothing. The card's own pictures and inner
+        frames cannot then be read as other cards."""
+        for turn in (0, 1):
+            corners = [self.read_region(image, whole, turns=(t,), accept=floor).sightings for t in (turn, turn + 2)]
+            if all(corners) and corners[0][0].card == corners[1][0].card \
+                    and min(c[0].confidence for c in corners) >= self.net.accept:
+                return physical_cards([corners[0][0], corners[1][0]])
+        return []
 
     def _sure(self, cards: list[Sighting]) -> list[Sighting]:
         """The sightings at least as sure as the model's thresholds (a spotted one, as its stricter one)."""
