@@ -44,6 +44,18 @@ class Design:
     suit_from_font: bool
     border: bool
 
+    @property
+    def jokers_alike(self) -> bool:
+        """Both jokers carry the same colourful picture and ornaments, and only their index's ink tells the big
+        joker (red) from the small one (black), as in many real decks; drawn from the design's own seed, so the
+        other layout choices of every design stay as they were."""
+        return np.random.default_rng([self.seed, 1]).random() < 0.4
+
+    @property
+    def joker_word(self) -> bool:
+        """The joker's index is the word written across the corner ("Joker" or "JOKER"), not letters down it."""
+        return self.joker_style == "letters" and np.random.default_rng([self.seed, 2]).random() < 0.4
+
 
 def _has_latin(path: Path) -> bool:
     try:
@@ -154,9 +166,14 @@ def _corner(img: np.ndarray, design: Design, code: str, width: int, fill: tuple[
                     for k, a in enumerate(np.linspace(0, 2 * np.pi, 11)[:-1])]
             draw.polygon([tuple(p) for p in star], fill=fill)
             _text(draw, design.font, "JOKER", left, top + 1.4 * h, 0.35 * h, fill)
+        elif design.joker_word:
+            word = "Joker" if np.random.default_rng([design.seed, 3]).random() < 0.5 else "JOKER"
+            _text(draw, design.font, word, left, top, h * 0.7, fill)
         else:
             for i, letter in enumerate("JOKER"):
                 _text(draw, design.font, letter, left, top + i * h * 0.78, h * 0.62, fill)
+        if design.jokers_alike:
+            _ornaments(draw, design, left, top, h)
         img[:] = np.asarray(pil)
         return
     rank = code[1]
@@ -180,6 +197,22 @@ def _corner(img: np.ndarray, design: Design, code: str, width: int, fill: tuple[
     img[:] = np.maximum(0, np.minimum(img, np.asarray(pil)))
 
 
+def _joker_colours(design: Design) -> list[tuple[int, int, int]]:
+    """The picture colours both jokers of a ``jokers_alike`` design share."""
+    rng = np.random.default_rng([design.seed, 4])
+    return [tuple(int(c) for c in rng.integers(0, 255, 3)) for _ in range(3)]
+
+
+def _ornaments(draw: ImageDraw.ImageDraw, design: Design, left: float, top: float, h: float) -> None:
+    """Small coloured stars and moons about a joker's index (the same on both jokers of the design)."""
+    rng = np.random.default_rng([design.seed, 5])
+    colour = _joker_colours(design)[0]
+    for _ in range(int(rng.integers(2, 5))):
+        cx, cy = left + float(rng.uniform(-0.2, 2.5)) * h, top + float(rng.uniform(0.9, 2.2)) * h
+        r = float(rng.uniform(0.12, 0.3)) * h
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
+
+
 def _centre(img: np.ndarray, design: Design, code: str, width: int, height: int, fill: tuple[int, int, int],
             rng: np.random.Generator) -> None:
     """Pips, a court picture or a joker picture in the middle of the face."""
@@ -188,7 +221,8 @@ def _centre(img: np.ndarray, design: Design, code: str, width: int, height: int,
     x0, x1 = width * 0.24, width * 0.76
     y0, y1 = height * 0.16, height * 0.84
     if code in ("SB", "HR"):
-        colours = [tuple(int(c) for c in rng.integers(0, 255, 3)) for _ in range(3)] if code == "HR" \
+        colours = _joker_colours(design) if design.jokers_alike \
+            else [tuple(int(c) for c in rng.integers(0, 255, 3)) for _ in range(3)] if code == "HR" \
             else [(40, 40, 40), (110, 110, 110), (0, 0, 0)]
         for i, c in enumerate(colours):
             r = (x1 - x0) * (0.5 - 0.13 * i)

@@ -324,10 +324,12 @@ KINDS = ("single", "fan", "table", "spread", "cropped")
 KIND_P = (0.15, 0.35, 0.3, 0.08, 0.12)
 
 
-def _work(job: tuple[int, tuple[str, object], int, int]) -> tuple[list[np.ndarray], list[int], int]:
-    deck_index, spec, scenes, seed = job
+def _work(job: tuple[int, tuple[str, object], int, int, tuple[str, ...]]) -> tuple[list[np.ndarray], list[int], int]:
+    deck_index, spec, scenes, seed, only = job
     deck = make_deck(spec)
-    if deck is None:
+    if deck is not None and only:
+        deck = Deck(deck.name, {c: f for c, f in deck.faces.items() if c in only})
+    if deck is None or not deck.faces:
         return [], [], deck_index
     for face in deck.faces.values():
         ANCHORS[id(face)] = face_anchors(face)
@@ -345,9 +347,10 @@ def _work(job: tuple[int, tuple[str, object], int, int]) -> tuple[list[np.ndarra
 
 
 def build(specs: list[tuple[str, object]], scenes_per_deck: int, seed: int,
-          workers: int) -> Iterator[tuple[list, list, int]]:
-    """(windows, labels, design index) per design, made in ``workers`` processes (each draws its own faces)."""
-    jobs = [(i, spec, scenes_per_deck, seed) for i, spec in enumerate(specs)]
+          workers: int, only: tuple[str, ...] = ()) -> Iterator[tuple[list, list, int]]:
+    """(windows, labels, design index) per design, made in ``workers`` processes (each draws its own faces);
+    ``only``: lay only these cards (a set aimed at a weakness, such as telling the two jokers apart)."""
+    jobs = [(i, spec, scenes_per_deck, seed, only) for i, spec in enumerate(specs)]
     if workers <= 1:
         yield from map(_work, jobs)
         return
@@ -363,14 +366,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--scenes-per-deck", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cards", default="", help="lay only these cards (comma-separated codes, e.g. SB,HR)")
     args = parser.parse_args(argv)
+    only = tuple(c for c in args.cards.split(",") if c)
+    unknown = [c for c in only if c not in CARD_CODES]
+    if unknown:
+        parser.error(f"unknown card code(s) in --cards: {' '.join(unknown)}")
     start = time.monotonic()
     decks = deck_specs(args.decks, held=args.held_out)
     print(f"{len(decks)} designs", file=sys.stderr)
     xs: list[np.ndarray] = []
     ys: list[int] = []
     ds: list[int] = []
-    for n, (x, y, deck_index) in enumerate(build(decks, args.scenes_per_deck, args.seed, args.workers), 1):
+    for n, (x, y, deck_index) in enumerate(build(decks, args.scenes_per_deck, args.seed, args.workers, only), 1):
         xs += x
         ys += y
         ds += [deck_index] * len(y)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduce the committed card index network (vision/data/index_net.onnx + .json) on this machine's CPU:
 #   vision/training/train.sh            fine-tune the rendered-only model (vision/data/index_net_rendered.onnx)
-#                                       on real photos (about 40 minutes on 2 busy cores)
+#                                       on real photos (about 55 minutes on 2 busy cores)
 #   vision/training/train.sh --scratch  first train that rendered-only model again (about an hour more)
 # Needs the train extra (pip install -e '.[train]'), the Debian card-art and font packages listed in
 # vision/README.md, and the shared real photos (../shared/data/cards). Which real photos are trained on, used for
@@ -42,6 +42,13 @@ $RUN vision.training.real_data "$WORK/real_train_hard.npz" --part train --teache
 $RUN vision.training.real_data "$WORK/real_cal_hard.npz" --part calibration --teacher "$STAGE1"
 $RUN vision.training.train_net "$WORK/rendered.npz" --real "$WORK/real_train_hard.npz" --real-repeat 1 \
     --calibration "$WORK/real_cal_hard.npz" --held "$WORK/held.npz" --init "$WORK/stage2.onnx" --epochs 2 \
-    --lr 1e-3 --threads "$THREADS" --seed 5
+    --lr 1e-3 --threads "$THREADS" --seed 5 --out "$WORK/stage3.onnx"
+# stage 4: telling the two jokers apart by their index's ink (many real decks give both jokers the same colourful
+# picture): scenes of jokers alone from every training design, then a short fine-tune on them and stage 3's data
+[ -f "$WORK/jokers.npz" ] || $RUN vision.training.index_data "$WORK/jokers.npz" --decks "$WORK/decks" \
+    --cards SB,HR --scenes-per-deck 4 --seed 7 --workers "$THREADS"
+$RUN vision.training.train_net "$WORK/rendered.npz" "$WORK/jokers.npz" --real "$WORK/real_train_hard.npz" \
+    --real-repeat 1 --calibration "$WORK/real_cal_hard.npz" --held "$WORK/held.npz" --init "$WORK/stage3.onnx" \
+    --epochs 2 --lr 2e-4 --threads "$THREADS" --seed 6
 # the accept threshold, on the calibration photos read by the whole reader
 $RUN vision.training.choose_threshold
