@@ -5,9 +5,10 @@ neither trained on nor used for any reported figure) with its thresholds lowered
 is then right or wrong (``real_eval``). A threshold ``t`` keeps the readings at least ``t`` sure: the one
 chosen is the lowest ``t`` whose kept readings are at most ``MAX_WRONG_SHARE`` wrong, or, where none is, the
 one that keeps most right readings less ``WRONG_COST`` times the wrong ones (a card taken wrongly costs far
-more than one the player is asked to show again). Spotted indices (no card outline) keep at least
-``vision.net.network.DEFAULT_SPOT_ACCEPT``. The temperature was fitted by ``train_net.py`` on the windows of
-the same photos.
+more than one the player is asked to show again). Cards seen only by spotting (no card outline around their
+index: most false indices are pips and pictures spotted this way) then get their own, stricter threshold, chosen
+by the same cost among ``SPOT_GRID``, never below ``accept`` nor ``vision.net.network.DEFAULT_SPOT_ACCEPT``.
+The temperature was fitted by ``train_net.py`` on the windows of the same photos.
 
 Run: ``python -m vision.training.choose_threshold [MODEL.onnx]`` (rewrites ``MODEL.json``'s ``accept``).
 """
@@ -23,13 +24,15 @@ import cv2
 import numpy as np
 
 from vision.files import load_image
+from vision.net.grouping import Sighting
 from vision.net.network import DEFAULT_SPOT_ACCEPT, MODEL_PATH, IndexNet
-from vision.net.reader import CardReader
-from vision.training.real_eval import Score, real_sets
+from vision.net.reader import CardReader, reading_of
+from vision.training.real_eval import Photo, Score, real_sets
 
 FLOOR = 0.5
 MAX_WRONG_SHARE = 0.01
 WRONG_COST = 10.0
+SPOT_GRID = (0.999, 0.9995, 0.9998, 0.9999, 0.99995)
 
 
 def choose(readings: list[tuple[float, bool]]) -> tuple[float, dict[str, object]]:
@@ -45,6 +48,22 @@ def choose(readings: list[tuple[float, bool]]) -> tuple[float, dict[str, object]
                f"{MAX_WRONG_SHARE:.0%} wrong" if safe else f"most right less {WRONG_COST:g} x wrong"}
 
 
+def choose_spot(read: list[tuple[Photo, list[Sighting]]], accept: float) -> tuple[float, dict[str, object]]:
+    """The threshold for cards seen only by spotting, ``accept`` holding for the others: the one of ``accept``
+    and ``SPOT_GRID`` that keeps most right readings less ``WRONG_COST`` times the wrong ones."""
+    best: tuple[float, float, int, int] | None = None
+    for t in sorted({max(accept, DEFAULT_SPOT_ACCEPT)} | {g for g in SPOT_GRID if g > accept}):
+        score = Score()
+        for photo, sightings in read:
+            score.add(photo, [reading_of(s) for s in sightings if s.confidence >= (t if s.spotted else accept)])
+        right = sum(ok for _, ok in score.readings)
+        wrong = len(score.readings) - right
+        if best is None or right - WRONG_COST * wrong > best[1]:
+            best = (t, right - WRONG_COST * wrong, right, wrong)
+    assert best is not None
+    return best[0], {"spot_threshold": best[0], "right_above": best[2], "wrong_above": best[3]}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, nargs="?", default=MODEL_PATH)
@@ -54,18 +73,23 @@ def main(argv: list[str]) -> int:
     net.accept = net.spot_accept = FLOOR
     reader = CardReader(net)
     total = Score()
+    read: list[tuple[Photo, list[Sighting]]] = []
     for photos in real_sets("calibration").values():
         for photo in photos:
-            total.add(photo, reader.read_image(load_image(photo.path)))
+            read.append((photo, reader.sightings(load_image(photo.path))))
+            total.add(photo, [reading_of(s) for s in read[-1][1]])
     accept, facts = choose(total.readings)
+    spot_accept, spot_facts = choose_spot(read, accept)
     meta_path = args.model.with_suffix(".json")
     meta = json.loads(meta_path.read_text("utf-8"))
     meta["accept"] = accept
-    meta["spot_accept"] = max(accept, DEFAULT_SPOT_ACCEPT)
+    meta["spot_accept"] = spot_accept
     meta.setdefault("training", {})["threshold_chosen_on"] = {
-        "photos": total.photos, "cards": total.wanted, "readings_at_floor": len(total.readings)} | facts
+        "photos": total.photos, "cards": total.wanted, "readings_at_floor": len(total.readings)} | facts \
+        | {"spotted_only": spot_facts}
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", "utf-8")
-    print(f"accept {accept} on {total.photos} calibration photos: {facts}", file=sys.stderr)
+    print(f"accept {accept}, spotted {spot_accept} on {total.photos} calibration photos: {facts} {spot_facts}",
+          file=sys.stderr)
     return 0
 
 
