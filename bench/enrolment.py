@@ -120,8 +120,8 @@ def choose(net: IndexNet) -> Blend:
     base = [ok for c, ok in plain.readings if c >= threshold]
     print(json.dumps({"figure": "choose", "blend": "plain", "right": sum(base), "wrong": len(base) - sum(base)}),
           flush=True)
-    for temperature in (0.02, 0.05, 0.1):
-        for near in (0.5, 0.7, 0.8):
+    for temperature in (0.01, 0.02, 0.05):
+        for near in (0.7, 0.85, 0.92):
             for weight in (0.5, 1.0):
                 mix = Blend(temperature, weight, near)
                 read, threshold = reader_of(net, deck.with_blend(mix))

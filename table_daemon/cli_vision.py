@@ -29,11 +29,13 @@ def register(subparsers: Any) -> None:
     classify.add_argument("--deck", type=Path, metavar="PROFILE", help="登记过的牌面 enrolled deck profile")
     classify.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
                           help="glyphs: the table's reader (default); net: the learned index network (under "
-                               "development, no --deck)")
+                               "development; --deck from 'enroll --reader net')")
     classify.set_defaults(handler=_classify)
     enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
     enroll.add_argument("folder", type=Path, metavar="DIR")
     enroll.add_argument("--out", type=Path, required=True, metavar="PROFILE")
+    enroll.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
+                        help="the reader the profile is for (as classify --reader; default glyphs)")
     enroll.set_defaults(handler=_enroll)
     evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
     evaluate.add_argument("folder", type=Path, metavar="DIR")
@@ -82,22 +84,33 @@ def _reader(deck_path: Path | None) -> Any:
         raise UsageError(str(exc)) from exc
 
 
-def _net_reader() -> Any:
+def _index_net() -> Any:
+    from vision.net.network import IndexNet
     from vision.net.network import ModelMissingError as NetModelMissing
-    from vision.net.reader import CardReader as NetCardReader
 
     try:
-        return NetCardReader()
+        return IndexNet()
     except NetModelMissing as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _net_reader(deck_path: Path | None = None) -> Any:
+    from vision.net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
+    from vision.net.reader import CardReader as NetCardReader
+
+    net = _index_net()
+    if deck_path is None:
+        return NetCardReader(net)
+    try:
+        return NetCardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)))  # type: ignore[arg-type]
+    except EnrolledDeckError as exc:
         raise UsageError(str(exc)) from exc
 
 
 def _classify(args: argparse.Namespace) -> int:
     from vision.files import ImageError, load_image
 
-    if args.reader == "net" and args.deck is not None:
-        raise UsageError("--deck is for the glyph reader; the net reader has no enrolment yet / 网络读牌尚不支持登记牌面")
-    reader = _net_reader() if args.reader == "net" else _reader(args.deck)
+    reader = _net_reader(args.deck) if args.reader == "net" else _reader(args.deck)
     status = 0
     for path in args.images:
         try:
@@ -119,6 +132,8 @@ def _enroll(args: argparse.Namespace) -> int:
 
     if not args.folder.is_dir():
         raise UsageError(f"not a folder: {args.folder}")
+    if args.reader == "net":
+        return _enroll_net(args)
     reader = _reader(None)
     try:
         profile, problems = enrol_folder(args.folder, reader, lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -131,6 +146,27 @@ def _enroll(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot write profile {args.out}: {exc}") from exc
     print(f"enrolled {len(set(profile.codes))} cards into {args.out}", file=sys.stderr)
+    return 0
+
+
+def _enroll_net(args: argparse.Namespace) -> int:
+    """``enroll --reader net``: exemplars of each card's index for the learned reader (``vision.net.enrolment``)."""
+    from vision.files import ImageError
+    from vision.net.enrolment import enrol_folder
+
+    try:
+        deck, problems = enrol_folder(args.folder, _index_net(), lambda msg: print(msg, file=sys.stderr, flush=True))
+    except ImageError as exc:
+        raise UsageError(str(exc)) from exc
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    try:
+        deck.save(args.out)
+    except OSError as exc:
+        raise UsageError(f"cannot write profile {args.out}: {exc}") from exc
+    guard = deck.report.get("guard", {})
+    print(f"已登记 {len(set(deck.codes))} 张牌 / enrolled {len(set(deck.codes))} cards ({len(deck.codes)} exemplars) "
+          f"into {args.out}; guard: {guard.get('decided') if isinstance(guard, dict) else guard}", file=sys.stderr)
     return 0
 
 
