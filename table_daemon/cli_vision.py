@@ -1,7 +1,8 @@
 """``guandan-table vision ...``: the card reader from the command line (contract: shared/spec/cli.md).
 
 - ``classify IMAGE... [--deck PROFILE]``: one JSON line per image, cards left to right.
-- ``enroll DIR --out PROFILE``: learn a deck from one photo per card (progress on stderr).
+- ``enroll DIR --out PROFILE [--reader glyphs|net]``: learn a deck from one photo per card (progress on stderr);
+  ``enroll --spread IMAGE... --out PROFILE``: from photos of the whole deck laid out in order (net reader).
 - ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
 - ``calibrate IMAGE --out FILE``: seat zones from the table's four corner markers.
 - ``markers --out DIR [--mm 60]``: the four corner markers as printable PNGs (300 dpi, with their quiet zone).
@@ -32,10 +33,14 @@ def register(subparsers: Any) -> None:
                                "development; --deck from 'enroll --reader net')")
     classify.set_defaults(handler=_classify)
     enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
-    enroll.add_argument("folder", type=Path, metavar="DIR")
+    enroll.add_argument("folder", type=Path, metavar="DIR", nargs="?")
     enroll.add_argument("--out", type=Path, required=True, metavar="PROFILE")
-    enroll.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
-                        help="the reader the profile is for (as classify --reader; default glyphs)")
+    enroll.add_argument("--reader", choices=("glyphs", "net"), default=None,
+                        help="the reader the profile is for (as classify --reader; default glyphs, net with --spread)")
+    enroll.add_argument("--spread", type=Path, nargs="+", metavar="IMAGE",
+                        help="摆牌登记 photos of the whole deck laid out apart in rows: spades, hearts, clubs, "
+                             "diamonds, each A to K, then the jokers (small, big); the order runs on from photo to "
+                             "photo (net reader)")
     enroll.set_defaults(handler=_enroll)
     evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
     evaluate.add_argument("folder", type=Path, metavar="DIR")
@@ -130,7 +135,12 @@ def _enroll(args: argparse.Namespace) -> int:
     from vision.enrol import enrol_folder
     from vision.files import ImageError
 
-    if not args.folder.is_dir():
+    if args.spread:
+        if args.folder is not None or args.reader == "glyphs":
+            raise UsageError("--spread enrols for the net reader from the spread photos alone (no DIR, no "
+                             "--reader glyphs) / 摆牌登记只用于网络读牌")
+        return _enroll_net(args)
+    if args.folder is None or not args.folder.is_dir():
         raise UsageError(f"not a folder: {args.folder}")
     if args.reader == "net":
         return _enroll_net(args)
@@ -153,10 +163,17 @@ def _enroll_net(args: argparse.Namespace) -> int:
     """``enroll --reader net``: exemplars of each card's index for the learned reader (``vision.net.enrolment``)."""
     from vision.files import ImageError
     from vision.net.enrolment import enrol_folder
+    from vision.net.spread import SpreadError, enrol_spread
+
+    def progress(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
 
     try:
-        deck, problems = enrol_folder(args.folder, _index_net(), lambda msg: print(msg, file=sys.stderr, flush=True))
-    except ImageError as exc:
+        if args.spread:
+            deck, problems = enrol_spread(list(args.spread), _index_net(), progress)
+        else:
+            deck, problems = enrol_folder(args.folder, _index_net(), progress)
+    except (ImageError, SpreadError) as exc:
         raise UsageError(str(exc)) from exc
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
