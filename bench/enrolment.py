@@ -1,12 +1,14 @@
 """The learned reader with and without an enrolled deck, on real photos it was not enrolled from.
 
-Run: ``nice -n 5 .venv/bin/python bench/enrolment.py [--choose] [--sets bidly,cardcounter] [--limit N]``.
+Run: ``nice -n 5 .venv/bin/python bench/enrolment.py [--choose] [--sets bidly,spread,cardcounter] [--limit N]``.
 Prints one JSON object per figure (readings at or above the model's accept threshold, read as
 ``bench/vision.py`` reads them: the reader runs with its threshold lowered to 0.85 and readings under the
 model's own are set aside):
 
 - ``bidly``: enrolled from ``bidly/cards`` (52 cropped single-card photos), tested on ``bidly/deals`` (7 phone
   photos of four fanned hands of the *same* deck: a same-deck test; no bidly photo was trained on);
+- ``spread``: enrolled from a *rendered* spread (``vision enroll --spread``): bidly's 52 card photos pasted, a
+  little turned, onto a cloth in the deck's order; tested on the deals as ``bidly``;
 - ``cardcounter``: enrolled from the single-card photos of the **train** part of ``vision/data/real_split.json``
   (one per card code, the first by file name; the network was fine-tuned on these photos), tested on the
   **test** part (singles and photos of several cards). cardcounter mixes 3-4 deck designs, and one photo per
@@ -17,7 +19,8 @@ model's own are set aside):
   ``vision.net.enrolled.DEFAULT_BLEND`` holds.
 
 Each enrolled figure says what the enrolment's guard decided (``vision.net.enrolment.guard``), and is given
-with the guard's blend and with the guard switched off (the default blend's full weight).
+with the guard's blend (``enrolled``) and, when the guard chose another, with the default blend
+(``enrolled_default_blend``: what the deck would read with no guard).
 """
 
 from __future__ import annotations
@@ -37,11 +40,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.files import load_image  # noqa: E402
+from vision.files import labelled_images, load_image  # noqa: E402
 from vision.net.enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, EnrolledNet  # noqa: E402
 from vision.net.enrolment import enrol_folder, enrol_images  # noqa: E402
 from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
+from vision.net.spread import ORDER, label_spread  # noqa: E402
+from vision.render import spread_scene  # noqa: E402
 from vision.training.real_eval import Photo, Score, bidly_deals, cardcounter, score  # noqa: E402
 from vision.training.real_split import CARDS  # noqa: E402
 
@@ -89,7 +94,7 @@ def compare(net: IndexNet, deck: EnrolledDeck, sets: dict[str, list[Photo]], wha
     guarded = deck.blend
     runs = {"plain": None, "enrolled": deck}
     if guarded != DEFAULT_BLEND:
-        runs["enrolled_no_guard"] = deck.with_blend(DEFAULT_BLEND)
+        runs["enrolled_default_blend"] = deck.with_blend(DEFAULT_BLEND)
     for set_name, photos in sets.items():
         out: dict[str, object] = {"figure": set_name, **what, "guard": deck.report.get("guard", {}).get("decided"),
                                   "blend": guarded.__dict__}
@@ -141,7 +146,7 @@ def choose(net: IndexNet) -> Blend:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--choose", action="store_true", help="choose the blend on cardcounter's calibration part")
-    parser.add_argument("--sets", default="bidly,cardcounter")
+    parser.add_argument("--sets", default="bidly,spread,cardcounter")
     parser.add_argument("--limit", type=int, default=10_000, help="at most this many test photos of each set")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -154,6 +159,14 @@ def main() -> int:
         deck, _ = enrol_folder(CARDS / "bidly" / "cards", net)
         compare(net, deck, {"bidly_deals": bidly_deals()[: args.limit]},
                 {"enrolled_from": "bidly/cards (52 photos; same deck as the deals)", "guard_report": deck.report["guard"]})
+    if "spread" in names:
+        faces = {code: load_image(path) for path, code in labelled_images(CARDS / "bidly" / "cards")}
+        rng = np.random.default_rng(3)
+        scene = spread_scene([[faces[c] for c in ORDER[i: i + 13]] for i in range(0, 52, 13)], rng)
+        deck, _ = enrol_images(net, label_spread([("spread", scene)]), 52)
+        compare(net, deck, {"bidly_deals": bidly_deals()[: args.limit]},
+                {"enrolled_from": "a rendered spread: bidly/cards' 52 photos pasted a little turned onto a cloth in "
+                 "the deck's order, 150 px high (vision enroll --spread)", "guard_report": deck.report["guard"]})
     if "cardcounter" in names:
         deck = cardcounter_enrolment(net)
         singles, multi = cardcounter("test")
