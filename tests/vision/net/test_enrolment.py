@@ -59,6 +59,8 @@ def read(reader: CardReader, path: Path) -> list:
 
 def test_held_back_cards_read_no_worse(net: IndexNet, files: list[tuple[Path, str]],
                                        enrolled: tuple[EnrolledDeck, list[str], list[str]]) -> None:
+    """Measured: 10 of the 13 read right, none wrong, with and without the deck (these cards were not enrolled:
+    the deck must leave them to the network)."""
     plain, with_deck = CardReader(net), CardReader(EnrolledNet(net, enrolled[0]))  # type: ignore[arg-type]
     held = [f for i, f in enumerate(files) if i % 4 == 0]
     scores = []
@@ -98,6 +100,9 @@ def hand_of_deal(bidly: Path) -> tuple[np.ndarray, Counter[str]]:
 
 def test_a_hand_of_the_same_deck_reads_no_worse(net: IndexNet, bidly: Path,
                                                 enrolled: tuple[EnrolledDeck, list[str], list[str]]) -> None:
+    """Measured: 5 of the 13 cards read (the crop is too small for the whole-image spotting that reads most fanned
+    cards in bench/enrolment.py), none wrong, with and without the deck; on all seven deals the deck of all 52
+    photos reads F1 0.920 against 0.907 (bench/enrolment.py)."""
     image, wanted = hand_of_deal(bidly)
     assert sum(wanted.values()) >= 10
     figures = []
