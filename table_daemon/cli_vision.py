@@ -45,6 +45,7 @@ def register(subparsers: Any) -> None:
     evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
     evaluate.add_argument("folder", type=Path, metavar="DIR")
     evaluate.add_argument("--deck", type=Path, metavar="PROFILE")
+    evaluate.add_argument("--reader", choices=("glyphs", "net"), default="glyphs", help="as classify --reader")
     evaluate.add_argument("--verbose", action="store_true", help="print every wrong reading on stderr")
     evaluate.set_defaults(handler=_eval)
     calibrate = sub.add_parser("calibrate", help="标定牌桌 find the 4 corner markers (ArUco 4x4 ids 0-3) and "
@@ -192,7 +193,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     if not args.folder.is_dir():
         raise UsageError(f"not a folder: {args.folder}")
-    reader = _reader(args.deck)
+    reader = _net_reader(args.deck) if args.reader == "net" else _reader(args.deck)
     total = correct = unread = 0
     for path, code in labelled_images(args.folder):
         total += 1

@@ -33,6 +33,9 @@ def test_enrol_then_classify_with_the_deck(bidly: Path, tmp_path: Path, capsys: 
     # 9h was not enrolled: read as the network alone reads it; Ks (enrolled) is SK when it is read at all
     assert [o["image"] for o in out] == images and [c["card"] for c in out[1]["cards"]] == ["H9"]
     assert all(c["card"] == "SK" for c in out[0]["cards"])
+    assert main(["vision", "eval", "--reader", "net", "--deck", str(deck), str(folder)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["images"] == 3 and result["correct"] + result["unread"] == 3
     # a net deck given to the glyph reader is refused, and so is a glyph profile given to the net reader
     assert main(["vision", "classify", "--deck", str(deck), images[0]]) == 2
     assert "--reader net" in capsys.readouterr().err
