@@ -96,14 +96,28 @@ def spread_rows(image: np.ndarray) -> list[list[Region]]:
     median = float(np.median([r.area for r in shaped]))
     cards = [r for r in shaped if median / SIZE_FACTOR <= r.area <= median * SIZE_FACTOR]
     height = float(np.median([_height(r) for r in cards]))
+    # the rows run along the cards' own edges: a camera turned a few degrees tilts them all alike, and over a
+    # row of thirteen cards that tilt is more than the half card that tells one row from the next
+    a = _layout_angle(cards)
+    turn = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+    centres = {id(r): turn @ r.corners.mean(axis=0) for r in cards}
     rows: list[list[Region]] = []
-    for card in sorted(cards, key=lambda r: float(r.corners[:, 1].mean())):
-        cy = float(card.corners[:, 1].mean())
-        if rows and cy - float(np.mean([r.corners[:, 1].mean() for r in rows[-1]])) <= 0.5 * height:
+    for card in sorted(cards, key=lambda r: float(centres[id(r)][1])):
+        cy = float(centres[id(card)][1])
+        if rows and cy - float(np.mean([centres[id(r)][1] for r in rows[-1]])) <= 0.5 * height:
             rows[-1].append(card)
         else:
             rows.append([card])
-    return [sorted(row, key=lambda r: float(r.corners[:, 0].mean())) for row in rows]
+    return [sorted(row, key=lambda r: float(centres[id(r)][0])) for row in rows]
+
+
+def _layout_angle(cards: list[Region]) -> float:
+    """The median direction of the cards' edges, folded to within 45 degrees of the image's x axis (radians)."""
+    angles = []
+    for r in cards:
+        d = r.corners[1] - r.corners[0]
+        angles.append((np.arctan2(d[1], d[0]) + np.pi / 4) % (np.pi / 2) - np.pi / 4)
+    return float(np.median(angles))
 
 
 def upright_card(image: np.ndarray, region: Region) -> np.ndarray:

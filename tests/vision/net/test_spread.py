@@ -29,17 +29,43 @@ def layout(faces: dict[str, np.ndarray], codes: list[str], seed: int = 3) -> np.
     return spread_scene(rows, np.random.default_rng(seed))
 
 
+def _thumb(image: np.ndarray) -> np.ndarray:
+    v = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (20, 30), interpolation=cv2.INTER_AREA).astype(float)
+    v = v.ravel() - v.mean()
+    return v / (np.linalg.norm(v) + 1e-9)
+
+
+def labelled_right(cards: list[tuple[str, str, np.ndarray]], faces: dict[str, np.ndarray]) -> int:
+    """How many labelled card images look most like the face of their label (either end up)."""
+    codes = list(faces)
+    thumbs = np.stack([_thumb(faces[c]) for c in codes])
+    right = 0
+    for code, _, image in cards:
+        score = np.maximum(thumbs @ _thumb(image), thumbs @ _thumb(image[::-1, ::-1]))
+        right += codes[int(np.argmax(score))] == code
+    return right
+
+
 def test_cards_are_labelled_by_their_place(faces: dict[str, np.ndarray]) -> None:
     image = layout(faces, list(ORDER[:52]))
     assert [len(row) for row in spread_rows(image)] == [13] * 4
     cards = label_spread([("spread.png", image)])
-    assert [c for c, _, _ in cards] == list(ORDER[:52])
+    assert [c for c, _, _ in cards] == list(ORDER[:52]) and labelled_right(cards, faces) >= 50
     assert cards[14][1] == "spread.png row 2 card 2"
     # each labelled card is the face laid there: the network reads a few of them as their label
     reader = CardReader(IndexNet())
     picks = [0, 14, 30, 51]
     read = [[r.card for r in reader.read_image(cards[i][2])] for i in picks]
     assert sum(cards[i][0] in got for i, got in zip(picks, read, strict=True)) >= 3, read
+
+
+def test_a_camera_turned_a_few_degrees_keeps_the_rows(faces: dict[str, np.ndarray]) -> None:
+    image = layout(faces, list(ORDER[:52]))
+    h, w = image.shape[:2]
+    cloth = tuple(int(v) for v in image[5, 5])
+    for angle in (5.0, -6.0):  # a row of 13 then climbs more than half a card
+        turned = cv2.warpAffine(image, cv2.getRotationMatrix2D((w / 2, h / 2), angle, 0.8), (w, h), borderValue=cloth)
+        assert labelled_right(label_spread([("turned.png", turned)]), faces) >= 50
 
 
 def test_a_spread_missing_a_card_is_refused(faces: dict[str, np.ndarray]) -> None:
