@@ -3,8 +3,10 @@
 The organiser lays the deck out face up in rows, in the order ``ORDER``: spades, hearts, clubs, diamonds, each
 from the ace to the king, then the jokers (小王 ``SB``, then 大王 ``HR``); as many cards to a row as fit, the
 order running on from row to row and from one photo to the next (``vision enroll --spread IMAGE...``). Cards
-must not overlap. In each photo the cards are the card-shaped regions (``vision.card_regions``) of about the
-common card size; they are sorted into rows (a new row where a card's centre stands more than half a card
+must not overlap. In each photo the cards are the card-shaped regions of about the common card size, found by
+edges (``vision.card_regions``) and as bright paper on a darker cloth (the edge finder merges cards lying a few
+millimetres apart; on a light desk only the edges find them, and neighbours must lie further apart); they are
+sorted into rows along the cards' own direction (a new row where a card's centre stands more than half a card
 below the row's) and, in each row, left to right, and labelled by their place. Each card, rectified upright,
 is then enrolled like a photo of one card (``vision.net.enrolment``). The deck counts 52 cards (no jokers) or
 54; any other count is refused with what was found in each row, so a misplaced card never enrols silently as
