@@ -104,6 +104,22 @@ def compare(net: IndexNet, deck: EnrolledDeck, sets: dict[str, list[Photo]], wha
         print(json.dumps(out), flush=True)
 
 
+def bench_predict(deck: EnrolledDeck) -> dict[str, object]:
+    """ms per batch of 32 windows, the network alone and with the deck (cv2.dnn, one thread)."""
+    net = IndexNet(threads=1)
+    windows = np.random.default_rng(0).integers(0, 255, (32, 32, 32, 3), dtype=np.uint8)
+    out: dict[str, object] = {"figure": "predict_ms", "batch": 32, "exemplars": len(deck.codes)}
+    for name, model in (("plain", net), ("enrolled", EnrolledNet(net, deck))):
+        model.predict(windows)
+        times = []
+        for _ in range(30):
+            start = time.perf_counter()
+            model.predict(windows)
+            times.append((time.perf_counter() - start) * 1000)
+        out[f"{name}_ms"] = round(float(np.median(times)), 2)
+    return out
+
+
 def cardcounter_enrolment(net: IndexNet, mix: Blend = DEFAULT_BLEND, guard: bool = True) -> EnrolledDeck:
     singles, _ = cardcounter("train")
     first: dict[str, Photo] = {}
@@ -157,6 +173,7 @@ def main() -> int:
     names = args.sets.split(",")
     if "bidly" in names:
         deck, _ = enrol_folder(CARDS / "bidly" / "cards", net)
+        print(json.dumps(bench_predict(deck)), flush=True)
         compare(net, deck, {"bidly_deals": bidly_deals()[: args.limit]},
                 {"enrolled_from": "bidly/cards (52 photos; same deck as the deals)", "guard_report": deck.report["guard"]})
     if "spread" in names:

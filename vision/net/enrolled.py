@@ -142,10 +142,11 @@ class EnrolledNet:
         self.accept = net.accept
         self.spot_accept = net.spot_accept
         self._none = net.classes.index(NONE)
-        # exemplar -> class column, and which classes have exemplars
-        self._columns = np.array([net.classes.index(c) for c in deck.codes])
-        self._enrolled = np.zeros(len(net.classes), bool)
-        self._enrolled[self._columns] = True
+        # exemplars grouped by class column, so that each class's best similarity is one reduction
+        columns = np.array([net.classes.index(c) for c in deck.codes])
+        order = np.argsort(columns, kind="stable")
+        self._grouped = np.ascontiguousarray(deck.embeddings[order].T, np.float32)
+        self._groups, self._starts = np.unique(columns[order], return_index=True)
 
     def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.net.run(crops)
@@ -161,9 +162,10 @@ class EnrolledNet:
         out = np.full((len(embeddings), len(self.classes)), np.nan, np.float32)
         if len(embeddings) == 0:
             return out
-        sims = embeddings @ self.deck.embeddings.T
-        for column in np.unique(self._columns):
-            out[:, column] = sims[:, self._columns == column].max(axis=1)
+        # einsum, not @: a product this small costs more in the BLAS library's threads than it computes, and
+        # their spinning slows the network's own run on the table's few cores (16 ms against 1 ms here)
+        sims = np.einsum("nd,de->ne", embeddings.astype(np.float32), self._grouped)
+        out[:, self._groups] = np.maximum.reduceat(sims, self._starts, axis=1)
         return out
 
 
