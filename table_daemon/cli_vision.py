@@ -1,7 +1,8 @@
 """``guandan-table vision ...``: the card reader from the command line (contract: shared/spec/cli.md).
 
 - ``classify IMAGE... [--deck PROFILE]``: one JSON line per image, cards left to right.
-- ``enroll DIR --out PROFILE``: learn a deck from one photo per card (progress on stderr).
+- ``enroll DIR --out PROFILE [--reader glyphs|net]``: learn a deck from one photo per card (progress on stderr);
+  ``enroll --spread IMAGE... --out PROFILE``: from photos of the whole deck laid out in order (net reader).
 - ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
 - ``calibrate IMAGE --out FILE``: seat zones from the table's four corner markers.
 - ``markers --out DIR [--mm 60]``: the four corner markers as printable PNGs (300 dpi, with their quiet zone).
@@ -29,15 +30,22 @@ def register(subparsers: Any) -> None:
     classify.add_argument("--deck", type=Path, metavar="PROFILE", help="登记过的牌面 enrolled deck profile")
     classify.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
                           help="glyphs: the table's reader (default); net: the learned index network (under "
-                               "development, no --deck)")
+                               "development; --deck from 'enroll --reader net')")
     classify.set_defaults(handler=_classify)
     enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
-    enroll.add_argument("folder", type=Path, metavar="DIR")
+    enroll.add_argument("folder", type=Path, metavar="DIR", nargs="?")
     enroll.add_argument("--out", type=Path, required=True, metavar="PROFILE")
+    enroll.add_argument("--reader", choices=("glyphs", "net"), default=None,
+                        help="the reader the profile is for (as classify --reader; default glyphs, net with --spread)")
+    enroll.add_argument("--spread", type=Path, nargs="+", metavar="IMAGE",
+                        help="摆牌登记 photos of the whole deck laid out apart in rows: spades, hearts, clubs, "
+                             "diamonds, each A to K, then the jokers (small, big); the order runs on from photo to "
+                             "photo (net reader)")
     enroll.set_defaults(handler=_enroll)
     evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
     evaluate.add_argument("folder", type=Path, metavar="DIR")
     evaluate.add_argument("--deck", type=Path, metavar="PROFILE")
+    evaluate.add_argument("--reader", choices=("glyphs", "net"), default="glyphs", help="as classify --reader")
     evaluate.add_argument("--verbose", action="store_true", help="print every wrong reading on stderr")
     evaluate.set_defaults(handler=_eval)
     calibrate = sub.add_parser("calibrate", help="标定牌桌 find the 4 corner markers (ArUco 4x4 ids 0-3) and "
@@ -82,22 +90,33 @@ def _reader(deck_path: Path | None) -> Any:
         raise UsageError(str(exc)) from exc
 
 
-def _net_reader() -> Any:
+def _index_net() -> Any:
+    from vision.net.network import IndexNet
     from vision.net.network import ModelMissingError as NetModelMissing
-    from vision.net.reader import CardReader as NetCardReader
 
     try:
-        return NetCardReader()
+        return IndexNet()
     except NetModelMissing as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _net_reader(deck_path: Path | None = None) -> Any:
+    from vision.net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
+    from vision.net.reader import CardReader as NetCardReader
+
+    net = _index_net()
+    if deck_path is None:
+        return NetCardReader(net)
+    try:
+        return NetCardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)))  # type: ignore[arg-type]
+    except EnrolledDeckError as exc:
         raise UsageError(str(exc)) from exc
 
 
 def _classify(args: argparse.Namespace) -> int:
     from vision.files import ImageError, load_image
 
-    if args.reader == "net" and args.deck is not None:
-        raise UsageError("--deck is for the glyph reader; the net reader has no enrolment yet / 网络读牌尚不支持登记牌面")
-    reader = _net_reader() if args.reader == "net" else _reader(args.deck)
+    reader = _net_reader(args.deck) if args.reader == "net" else _reader(args.deck)
     status = 0
     for path in args.images:
         try:
@@ -117,8 +136,15 @@ def _enroll(args: argparse.Namespace) -> int:
     from vision.enrol import enrol_folder
     from vision.files import ImageError
 
-    if not args.folder.is_dir():
+    if args.spread:
+        if args.folder is not None or args.reader == "glyphs":
+            raise UsageError("--spread enrols for the net reader from the spread photos alone (no DIR, no "
+                             "--reader glyphs) / 摆牌登记只用于网络读牌")
+        return _enroll_net(args)
+    if args.folder is None or not args.folder.is_dir():
         raise UsageError(f"not a folder: {args.folder}")
+    if args.reader == "net":
+        return _enroll_net(args)
     reader = _reader(None)
     try:
         profile, problems = enrol_folder(args.folder, reader, lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -134,12 +160,40 @@ def _enroll(args: argparse.Namespace) -> int:
     return 0
 
 
+def _enroll_net(args: argparse.Namespace) -> int:
+    """``enroll --reader net``: exemplars of each card's index for the learned reader (``vision.net.enrolment``)."""
+    from vision.files import ImageError
+    from vision.net.enrolment import enrol_folder
+    from vision.net.spread import SpreadError, enrol_spread
+
+    def progress(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    try:
+        if args.spread:
+            deck, problems = enrol_spread(list(args.spread), _index_net(), progress)
+        else:
+            deck, problems = enrol_folder(args.folder, _index_net(), progress)
+    except (ImageError, SpreadError) as exc:
+        raise UsageError(str(exc)) from exc
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    try:
+        deck.save(args.out)
+    except OSError as exc:
+        raise UsageError(f"cannot write profile {args.out}: {exc}") from exc
+    guard = deck.report.get("guard", {})
+    print(f"已登记 {len(set(deck.codes))} 张牌 / enrolled {len(set(deck.codes))} cards ({len(deck.codes)} exemplars) "
+          f"into {args.out}; guard: {guard.get('decided') if isinstance(guard, dict) else guard}", file=sys.stderr)
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from vision.files import ImageError, labelled_images, load_image
 
     if not args.folder.is_dir():
         raise UsageError(f"not a folder: {args.folder}")
-    reader = _reader(args.deck)
+    reader = _net_reader(args.deck) if args.reader == "net" else _reader(args.deck)
     total = correct = unread = 0
     for path, code in labelled_images(args.folder):
         total += 1

@@ -110,6 +110,9 @@ class DeckProfile:
     def load(cls, path: Path) -> DeckProfile:
         try:
             with np.load(path, allow_pickle=False) as data:
+                if "kind" in data and str(data["kind"]).startswith("guandan-net-deck"):
+                    raise DeckProfileError(f"{path} 是网络读牌的登记文件，请用 --reader net / was enrolled for the "
+                                           "net reader: use it with --reader net")
                 if "kind" not in data or str(data["kind"]) != "guandan-deck-profile-3":
                     raise DeckProfileError(f"{path} is not a deck profile (or one from an older version: enrol again)")
                 codes = tuple(str(c) for c in data["codes"])

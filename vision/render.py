@@ -205,3 +205,24 @@ def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.
         band = light(slice(top, top + 90))
         out[top:top + 90] = np.clip(band, 0, 255, out=band)
     return out
+
+
+def spread_scene(rows: list[list[np.ndarray]], rng: np.random.Generator, card_h: float = 150.0,
+                 max_angle: float = 4.0) -> np.ndarray:
+    """Faces laid apart in rows on a cloth, each turned a little (a rendered spread for spread enrolment)."""
+    fw = card_h / CARD_RATIO
+    step_x, step_y = fw * 1.22, card_h * 1.18
+    width = int(step_x * max(len(r) for r in rows) + fw * 0.6)
+    height = int(step_y * len(rows) + card_h * 0.3)
+    scene = table_cloth(height, width, rng, light=False)
+    for i, row in enumerate(rows):
+        for j, face in enumerate(row):
+            centre = (fw * 0.3 + step_x * (j + 0.5) + rng.uniform(-3, 3), card_h * 0.15 + step_y * (i + 0.5)
+                      + rng.uniform(-3, 3))
+            # pasted into the patch around the card only (a view of the scene): 52 whole-scene warps are slow
+            r = int(card_h * 0.75)
+            x0, y0 = max(0, int(centre[0]) - r), max(0, int(centre[1]) - r)
+            patch = scene[y0: int(centre[1]) + r, x0: int(centre[0]) + r]
+            paste_card(patch, face, (centre[0] - x0, centre[1] - y0), float(rng.uniform(-max_angle, max_angle)),
+                       card_h, shadow=0.2)
+    return light_scene(scene, rng, 0.5)

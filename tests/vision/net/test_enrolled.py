@@ -1,0 +1,133 @@
+"""The enrolled deck's file and how its evidence is mixed with the network's reading (no photos needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.deck import DeckProfile, DeckProfileError
+from vision.net.enrolled import (
+    RAMP,
+    Blend,
+    EnrolledDeck,
+    EnrolledDeckError,
+    EnrolledNet,
+    blend,
+    model_fingerprint,
+)
+from vision.net.network import CLASSES, NONE, IndexNet
+
+N = CLASSES.index(NONE)
+
+
+@pytest.fixture(scope="module")
+def net() -> IndexNet:
+    return IndexNet()
+
+
+def probs(**cards: float) -> np.ndarray:
+    p = np.zeros((1, len(CLASSES)))
+    for code, value in cards.items():
+        p[0, CLASSES.index("--" if code == "none" else code)] = value
+    return p
+
+
+def sims(**cards: float) -> np.ndarray:
+    s = np.full((1, len(CLASSES)), np.nan)
+    for code, value in cards.items():
+        s[0, CLASSES.index(code)] = value
+    return s
+
+
+MIX = Blend(temperature=0.05, weight=1.0, near=0.6)
+
+
+def test_agreement_makes_a_reading_surer_and_leaves_none_alone() -> None:
+    p = probs(SK=0.7, S8=0.25, none=0.05)
+    out = blend(p, sims(SK=0.95, S8=0.7), MIX, N)
+    assert out[0, CLASSES.index("SK")] > 0.94 and out[0, N] == pytest.approx(0.05)
+    assert out.sum() == pytest.approx(1.0)
+
+
+def test_disagreement_makes_a_reading_unsure_not_wrong_and_sure() -> None:
+    p = probs(SK=0.999, none=0.0005, S8=0.0005)
+    out = blend(p, sims(SK=0.8, S8=0.9), MIX, N)
+    assert out[0, CLASSES.index("SK")] < 0.998 and out[0, CLASSES.index("S8")] < 0.998
+
+
+def test_windows_far_from_every_exemplar_keep_the_network_reading() -> None:
+    p = probs(SK=0.6, S8=0.3, none=0.1)
+    assert np.allclose(blend(p, sims(S8=MIX.near - 0.01, SK=0.2), MIX, N), p)
+    half = blend(p, sims(S8=MIX.near + RAMP / 2, SK=MIX.near - 0.1), MIX, N)
+    full = blend(p, sims(S8=MIX.near + RAMP, SK=MIX.near - 0.1), MIX, N)
+    assert p[0, CLASSES.index("S8")] < half[0, CLASSES.index("S8")] < full[0, CLASSES.index("S8")]
+
+
+def test_a_card_not_enrolled_is_neither_for_nor_against() -> None:
+    p = probs(SK=0.5, S8=0.3, HQ=0.1, none=0.1)
+    out = blend(p, sims(S8=0.95, HQ=0.7), MIX, N)  # SK not enrolled: as near as S8
+    assert out[0, CLASSES.index("SK")] / out[0, CLASSES.index("S8")] == pytest.approx(0.5 / 0.3)
+    assert out[0, CLASSES.index("HQ")] < 0.01
+
+
+def test_weight_zero_is_the_network_alone() -> None:
+    p = probs(SK=0.6, S8=0.3, none=0.1)
+    assert np.array_equal(blend(p, sims(S8=0.99), Blend(0.05, 0.0, 0.6), N), p)
+
+
+def deck_for(net: IndexNet, codes: tuple[str, ...] = ("SK", "HQ")) -> EnrolledDeck:
+    rng = np.random.default_rng(0)
+    _, emb = net.run(rng.integers(0, 255, (len(codes), 32, 32, 3), dtype=np.uint8))
+    return EnrolledDeck(codes, emb, model_fingerprint(net), MIX, {"photos": len(codes)})
+
+
+def test_a_deck_file_round_trips_and_reads_like_the_network_elsewhere(net: IndexNet, tmp_path: Path) -> None:
+    deck = deck_for(net)
+    deck.save(tmp_path / "deck.npz")
+    back = EnrolledDeck.load(tmp_path / "deck.npz")
+    assert back.codes == deck.codes and back.blend == MIX and back.report == {"photos": 2}
+    assert np.allclose(back.embeddings, deck.embeddings, atol=2e-3)
+    enrolled = EnrolledNet(net, back)
+    assert enrolled.classes == net.classes and enrolled.accept == net.accept
+    windows = np.full((3, 32, 32, 3), 255, np.uint8)  # blank paper: "not an index", whatever is enrolled
+    assert np.allclose(enrolled.predict(windows)[:, N], net.predict(windows)[:, N])
+
+
+def test_bad_deck_files_are_refused_naming_the_file(net: IndexNet, tmp_path: Path) -> None:
+    with pytest.raises(EnrolledDeckError, match="missing.npz"):
+        EnrolledDeck.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip at all")
+    with pytest.raises(EnrolledDeckError, match="junk.npz.*not an .npz"):
+        EnrolledDeck.load(tmp_path / "junk.npz")
+    good = tmp_path / "good.npz"
+    deck_for(net).save(good)
+    (tmp_path / "cut.npz").write_bytes(good.read_bytes()[:200])
+    with pytest.raises(EnrolledDeckError, match="登记牌面文件无效.*cut.npz"):
+        EnrolledDeck.load(tmp_path / "cut.npz")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(EnrolledDeckError, match="other.npz"):
+        EnrolledDeck.load(tmp_path / "other.npz")
+    np.savez(tmp_path / "codes.npz", kind=np.array("guandan-net-deck-1"), codes=np.array(["XX"]),
+             embeddings=np.zeros((1, 4)), model=np.array("m"), blend=np.array('{"temperature": 0.05}'),
+             report=np.array("{}"))
+    with pytest.raises(EnrolledDeckError, match="do not fit"):
+        EnrolledDeck.load(tmp_path / "codes.npz")
+
+
+def test_a_profile_for_one_reader_is_refused_by_the_other(net: IndexNet, tmp_path: Path) -> None:
+    deck_for(net).save(tmp_path / "net.npz")
+    with pytest.raises(DeckProfileError, match="--reader net"):
+        DeckProfile.load(tmp_path / "net.npz")
+    glyph = DeckProfile(("SK",), np.zeros((1, 8), np.float32), np.zeros((1, 2), np.float32))
+    glyph.save(tmp_path / "glyph.npz")
+    with pytest.raises(EnrolledDeckError, match="--reader glyphs"):
+        EnrolledDeck.load(tmp_path / "glyph.npz")
+
+
+def test_a_deck_of_another_network_is_refused(net: IndexNet) -> None:
+    deck = deck_for(net)
+    other = EnrolledDeck(deck.codes, deck.embeddings, "0123456789abcdef", MIX)
+    with pytest.raises(EnrolledDeckError, match="another index network"):
+        EnrolledNet(net, other)

@@ -1,0 +1,95 @@
+"""Spread enrolment on a rendered spread: bidly's 52 real single-card photos pasted, a little turned, onto a cloth
+in the deck's order (a rendering of a spread, not a photo of one)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from table_daemon.cli import main
+from vision.files import labelled_images, load_image
+from vision.net.enrolled import EnrolledDeck
+from vision.net.network import IndexNet
+from vision.net.reader import CardReader
+from vision.net.spread import ORDER, SpreadError, label_spread, spread_rows
+from vision.render import spread_scene
+
+
+@pytest.fixture(scope="module")
+def faces(bidly: Path) -> dict[str, np.ndarray]:
+    return {code: load_image(path) for path, code in labelled_images(bidly / "cards")}
+
+
+def layout(faces: dict[str, np.ndarray], codes: list[str], seed: int = 3) -> np.ndarray:
+    rows = [[faces[c] for c in codes[i: i + 13]] for i in range(0, len(codes), 13)]
+    return spread_scene(rows, np.random.default_rng(seed))
+
+
+def _thumb(image: np.ndarray) -> np.ndarray:
+    v = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (20, 30), interpolation=cv2.INTER_AREA).astype(float)
+    v = v.ravel() - v.mean()
+    return v / (np.linalg.norm(v) + 1e-9)
+
+
+def labelled_right(cards: list[tuple[str, str, np.ndarray]], faces: dict[str, np.ndarray]) -> int:
+    """How many labelled card images look most like the face of their label (either end up)."""
+    codes = list(faces)
+    thumbs = np.stack([_thumb(faces[c]) for c in codes])
+    right = 0
+    for code, _, image in cards:
+        score = np.maximum(thumbs @ _thumb(image), thumbs @ _thumb(image[::-1, ::-1]))
+        right += codes[int(np.argmax(score))] == code
+    return right
+
+
+def test_cards_are_labelled_by_their_place(faces: dict[str, np.ndarray]) -> None:
+    image = layout(faces, list(ORDER[:52]))
+    assert [len(row) for row in spread_rows(image)] == [13] * 4
+    cards = label_spread([("spread.png", image)])
+    assert [c for c, _, _ in cards] == list(ORDER[:52]) and labelled_right(cards, faces) >= 50
+    assert cards[14][1] == "spread.png row 2 card 2"
+    # each labelled card is the face laid there: the network reads a few of them as their label
+    reader = CardReader(IndexNet())
+    picks = [0, 14, 30, 51]
+    read = [[r.card for r in reader.read_image(cards[i][2])] for i in picks]
+    assert sum(cards[i][0] in got for i, got in zip(picks, read, strict=True)) >= 3, read
+
+
+def test_a_camera_turned_a_few_degrees_keeps_the_rows(faces: dict[str, np.ndarray]) -> None:
+    image = layout(faces, list(ORDER[:52]))
+    h, w = image.shape[:2]
+    cloth = tuple(int(v) for v in image[5, 5])
+    for angle in (5.0, -6.0):  # a row of 13 then climbs more than half a card
+        turned = cv2.warpAffine(image, cv2.getRotationMatrix2D((w / 2, h / 2), angle, 0.8), (w, h), borderValue=cloth)
+        assert labelled_right(label_spread([("turned.png", turned)]), faces) >= 50
+
+
+def test_a_spread_missing_a_card_is_refused(faces: dict[str, np.ndarray]) -> None:
+    image = layout(faces, [c for c in ORDER[:52] if c != "H7"])
+    with pytest.raises(SpreadError, match="found 51 cards.*13 \\+ 13 \\+ 13 \\+ 12"):
+        label_spread([("spread.png", image)])
+
+
+def test_enroll_spread_from_the_command_line(faces: dict[str, np.ndarray], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # two photos: spades and hearts, then clubs and diamonds (the order runs on from photo to photo)
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"spread{k}.png"
+        cv2.imwrite(str(path), layout(faces, list(ORDER[26 * k: 26 * k + 26]), seed=k))
+        paths.append(str(path))
+    deck = tmp_path / "deck.npz"
+    assert main(["vision", "enroll", "--spread", *paths, "--out", str(deck)]) == 0
+    err = capsys.readouterr().err
+    assert "found 52 cards in 2 photo(s)" in err and "[52/52] spread1.png row 2 card 13: DK" in err
+    enrolled = EnrolledDeck.load(deck)
+    assert set(enrolled.codes) <= set(ORDER[:52]) and len(set(enrolled.codes)) >= 48
+    assert main(["vision", "classify", "--reader", "net", "--deck", str(deck), paths[0]]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["image"] == paths[0]
+    assert main(["vision", "enroll", "--spread", paths[0], "--out", str(deck)]) == 2
+    assert "found 26 cards" in capsys.readouterr().err

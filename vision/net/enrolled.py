@@ -1,0 +1,194 @@
+"""An enrolled deck for the learned reader, and the index network that reads with it (``EnrolledNet``).
+
+An enrolled deck is a set of *exemplars*: embeddings (``IndexNet.run``'s second output, unit length) of windows
+that show a known card's corner index in the event's deck (``vision.net.enrolment`` makes them from photos).
+``EnrolledNet(net, deck)`` has ``IndexNet.predict``'s interface, so the readers (``vision.net.reader``,
+``vision.net.spotting``) read with it unchanged. For each window:
+
+- "not an index" stays the network's: ``P(none)`` is the network's own, so enrolment never turns a pip, a
+  picture or the desk into a card, and a window is only taken as a card where the network itself is at least
+  the accept threshold sure that an index starts there;
+- among the cards, the network's distribution ``p`` is multiplied by the enrolment's evidence: ``q``, a softmax
+  over each enrolled card's best cosine similarity with the window (temperature ``tau``), raised to ``weight``
+  (a product of experts: where both agree the reading gets surer, where they disagree it gets unsure, so the
+  accept threshold sets it aside rather than take a wrong card);
+- a window far from every exemplar (best similarity under ``near``) keeps the network's reading; between
+  ``near`` and ``near + RAMP`` the enrolment's say grows from none to full; a card that was not enrolled
+  counts as being as near as the nearest enrolled one (neither for nor against it: a deck enrolled in part
+  only redistributes the network's belief among the enrolled cards).
+
+The blend's values are chosen on photos that are not the test photos (``bench/enrolment.py --choose``: the
+calibration part of cardcounter's split) and then checked, deck by deck, by the enrolment's guard, which lowers
+``weight`` (to 0: the network alone) when the enrolled reader does not read the enrolment's held-back views at
+least as well as the network alone. Deck files are small ``.npz`` files (``KIND``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..types import CARD_CODES
+from .network import NONE, IndexNet
+
+KIND = "guandan-net-deck-1"
+#: the glyph reader's profile kind (``vision.deck``): named in the error when one is given to the net reader
+GLYPH_KIND = "guandan-deck-profile-3"
+#: similarity over ``near`` at which the enrolment has its full say
+RAMP = 0.1
+
+
+class EnrolledDeckError(ValueError):
+    """A deck file that cannot be read, is not an enrolled deck, or was made with another network."""
+
+
+@dataclass(frozen=True)
+class Blend:
+    """How the enrolment's evidence is mixed with the network's reading (see the module's docstring)."""
+
+    temperature: float = 0.02
+    weight: float = 1.0
+    near: float = 0.92
+
+
+#: the blend chosen on cardcounter's calibration photos with a deck enrolled from its train photos
+#: (``bench/enrolment.py --choose``): there no blend read more cards right than the network alone (40 of the
+#: 70 photos' cards above the threshold, 17 wrong), and only those with ``near`` 0.92 added no wrong reading
+#: (0.85: 18-19 wrong, 0.7: 23-28); each deck's guard chooses among a few blends on its own held-back views
+DEFAULT_BLEND = Blend()
+
+
+def model_fingerprint(net: IndexNet) -> str:
+    """What the embeddings were made with: exemplars of one network mean nothing to another."""
+    return hashlib.sha256(net.path.read_bytes()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class EnrolledDeck:
+    """Exemplars: ``codes[i]`` is the card whose index window has embedding ``embeddings[i]``."""
+
+    codes: tuple[str, ...]
+    embeddings: np.ndarray  # (N, D) float32, unit rows
+    model: str
+    blend: Blend = DEFAULT_BLEND
+    #: what the enrolment measured and decided (photos used, the guard's figures), kept with the deck
+    report: dict[str, object] = field(default_factory=dict)
+
+    def with_blend(self, blend: Blend) -> EnrolledDeck:
+        return replace(self, blend=blend)
+
+    def save(self, path: Path) -> None:
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, kind=np.array(KIND), codes=np.array(self.codes),
+                                embeddings=self.embeddings.astype(np.float16), model=np.array(self.model),
+                                blend=np.array(json.dumps(asdict(self.blend))),
+                                report=np.array(json.dumps(self.report, ensure_ascii=False)))
+
+    @classmethod
+    def load(cls, path: Path) -> EnrolledDeck:
+        """The deck in ``path``; ``EnrolledDeckError`` (Chinese and English, naming the file) when it is none."""
+        bad = f"登记牌面文件无效 / not an enrolled deck file for the net reader: {path}"
+        try:
+            with open(path, "rb") as fh:
+                if fh.read(4) != b"PK\x03\x04":
+                    raise EnrolledDeckError(f"{bad} (not an .npz file: enrol again with vision enroll --reader net)")
+            with np.load(path, allow_pickle=False) as data:
+                kind = str(data["kind"]) if "kind" in data else ""
+                if kind == GLYPH_KIND:
+                    raise EnrolledDeckError(f"{path} 是字形读牌的登记文件，请用 --reader glyphs / was enrolled for the "
+                                            "glyph reader: use it with --reader glyphs, or enrol again with "
+                                            "--reader net")
+                if kind != KIND:
+                    raise EnrolledDeckError(f"{bad} (kind {kind!r}, want {KIND!r}: enrol again)")
+                codes = tuple(str(c) for c in data["codes"])
+                embeddings = np.asarray(data["embeddings"], np.float32)
+                model = str(data["model"])
+                blend = Blend(**{k: float(v) for k, v in json.loads(str(data["blend"])).items()})
+                report = json.loads(str(data["report"]))
+        except EnrolledDeckError:
+            raise
+        except FileNotFoundError as exc:
+            raise EnrolledDeckError(f"登记牌面文件不存在 / no such deck file: {path}") from exc
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+            raise EnrolledDeckError(f"{bad} ({type(exc).__name__}: {str(exc)[:200]})") from exc
+        if not codes or embeddings.ndim != 2 or embeddings.shape[0] != len(codes) \
+                or any(c not in CARD_CODES for c in codes) or not np.isfinite(embeddings).all() \
+                or not (blend.temperature > 0 and blend.weight >= 0 and -1 <= blend.near <= 1):
+            raise EnrolledDeckError(f"{bad} (its contents do not fit together)")
+        norms = np.linalg.norm(embeddings, axis=1, keepdims=True)
+        return cls(codes, embeddings / np.maximum(norms, 1e-6), model, blend, report)
+
+
+class EnrolledNet:
+    """``IndexNet`` with an enrolled deck: the same ``predict(crops)``, ``classes`` and thresholds."""
+
+    def __init__(self, net: IndexNet, deck: EnrolledDeck) -> None:
+        if deck.model != model_fingerprint(net):
+            raise EnrolledDeckError("登记牌面是用另一个读牌网络做的，请重新登记 / the deck was enrolled with another "
+                                    f"index network (model {deck.model}, this one {model_fingerprint(net)}): "
+                                    "enrol again")
+        if deck.embeddings.shape[1] != net.run(np.zeros((1, 32, 32, 3), np.uint8))[1].shape[1]:
+            raise EnrolledDeckError("the deck's embeddings do not fit this index network: enrol again")
+        self.net = net
+        self.deck = deck
+        self.classes = net.classes
+        self.path = net.path
+        self.temperature = net.temperature
+        self.accept = net.accept
+        self.spot_accept = net.spot_accept
+        self._none = net.classes.index(NONE)
+        # exemplars grouped by class column, so that each class's best similarity is one reduction
+        columns = np.array([net.classes.index(c) for c in deck.codes])
+        order = np.argsort(columns, kind="stable")
+        self._grouped = np.ascontiguousarray(deck.embeddings[order].T, np.float32)
+        self._groups, self._starts = np.unique(columns[order], return_index=True)
+
+    def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.net.run(crops)
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """Calibrated class probabilities (N, classes), the network's mixed with the enrolment's evidence."""
+        logits, embeddings = self.net.run(crops)
+        return blend(softmax(logits / self.net.temperature), self.similarities(embeddings), self.deck.blend,
+                     self._none)
+
+    def similarities(self, embeddings: np.ndarray) -> np.ndarray:
+        """Each window's best cosine similarity with each class's exemplars (N, classes); NaN where none."""
+        out = np.full((len(embeddings), len(self.classes)), np.nan, np.float32)
+        if len(embeddings) == 0:
+            return out
+        # einsum, not @: a product this small costs more in the BLAS library's threads than it computes, and
+        # their spinning slows the network's own run on the table's few cores (16 ms against 1 ms here)
+        sims = np.einsum("nd,de->ne", embeddings.astype(np.float32), self._grouped)
+        out[:, self._groups] = np.maximum.reduceat(sims, self._starts, axis=1)
+        return out
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def blend(probs: np.ndarray, similarities: np.ndarray, mix: Blend, none: int) -> np.ndarray:
+    """The network's probabilities ``probs`` (N, classes) mixed with per-class best similarities (NaN: not
+    enrolled) as the module's docstring says."""
+    if len(probs) == 0 or mix.weight <= 0:
+        return probs
+    best = np.max(np.where(np.isnan(similarities), -np.inf, similarities), axis=1)
+    # a card not enrolled is neither for nor against: as near as the nearest enrolled card
+    sims = np.where(np.isnan(similarities), np.maximum(best, mix.near)[:, None], similarities)
+    say = np.clip((best - mix.near) / RAMP, 0.0, 1.0)[:, None]
+    evidence = say * mix.weight * (sims - sims.max(axis=1, keepdims=True)) / mix.temperature
+    cards = np.delete(np.arange(probs.shape[1]), none)
+    mixed = probs[:, cards] * np.exp(evidence[:, cards])
+    mass = 1.0 - probs[:, none]
+    out = np.empty_like(probs)
+    out[:, cards] = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-30) * mass[:, None]
+    out[:, none] = probs[:, none]
+    return out

@@ -1,0 +1,158 @@
+"""Spread enrolment: photos of the whole deck laid out in a known order under the table camera.
+
+The organiser lays the deck out face up in rows, in the order ``ORDER``: spades, hearts, clubs, diamonds, each
+from the ace to the king, then the jokers (小王 ``SB``, then 大王 ``HR``); as many cards to a row as fit, the
+order running on from row to row and from one photo to the next (``vision enroll --spread IMAGE...``). Cards
+must not overlap. In each photo the cards are the card-shaped regions of about the common card size, found by
+edges (``vision.card_regions``) and as bright paper on a darker cloth (the edge finder merges cards lying a few
+millimetres apart; on a light desk only the edges find them, and neighbours must lie further apart); they are
+sorted into rows along the cards' own direction (a new row where a card's centre stands more than half a card
+below the row's) and, in each row, left to right, and labelled by their place. Each card, rectified upright,
+is then enrolled like a photo of one card (``vision.net.enrolment``). The deck counts 52 cards (no jokers) or
+54; any other count is refused with what was found in each row, so a misplaced card never enrols silently as
+another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..card_regions import card_regions, is_card_shaped, top_level
+from ..files import ImageError, load_image
+from ..geometry import Region, rectify
+from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck
+from .enrolment import enrol_images
+from .network import IndexNet
+
+ORDER: tuple[str, ...] = tuple(s + r for s in "SHCD" for r in "A23456789TJQK") + ("SB", "HR")
+#: a card is a card-shaped region of at least this share of the photo, and within this factor of the median
+MIN_AREA = 0.001
+SIZE_FACTOR = 1.8
+
+
+class SpreadError(ValueError):
+    """A spread photo whose cards cannot be put in the deck's order."""
+
+
+def _height(region: Region) -> float:
+    c = region.corners
+    return float(max(np.linalg.norm(c[3] - c[0]), np.linalg.norm(c[1] - c[0])))
+
+
+def _overlap(a: Region, b: Region) -> float:
+    """Area of the boxes' intersection over the smaller box's."""
+    ax, ay, aw, ah = a.box
+    bx, by, bw, bh = b.box
+    w = max(0, min(ax + aw, bx + bw) - max(ax, bx))
+    h = max(0, min(ay + ah, by + bh) - max(ay, by))
+    return w * h / max(min(aw * ah, bw * bh), 1)
+
+
+def paper_regions(image: np.ndarray) -> list[Region]:
+    """The faces as bright paper on the darker cloth (Otsu's threshold of the grey image): where cards lie a
+    few millimetres apart the edge finder's dilation closes the gaps and merges neighbours, a threshold does not."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    _, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # ink inside a face
+    mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for contour in contours:
+        hull = cv2.convexHull(contour)
+        area = float(cv2.contourArea(hull))
+        if area < 100:
+            continue
+        corners = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
+        order = np.argsort(np.arctan2(corners[:, 1] - corners[:, 1].mean(), corners[:, 0] - corners[:, 0].mean()))
+        corners = corners[order]  # clockwise (image y down) from the top-left quadrant
+        start = int(np.argmin(corners.sum(axis=1)))
+        out.append(Region(np.roll(corners, -start, axis=0), area))
+    return out
+
+
+def card_candidates(image: np.ndarray) -> list[Region]:
+    """Card-shaped regions by edges and by paper, one of each overlapping pair kept."""
+    found = [r for r in top_level(card_regions(image)) + paper_regions(image) if is_card_shaped(r)]
+    if not found:
+        return []
+    # where regions overlap (a card found by both, or two neighbours merged by the edge finder), the one
+    # nearest the common card size is the card
+    median = float(np.median([r.area for r in found]))
+    kept: list[Region] = []
+    for r in sorted(found, key=lambda r: abs(np.log(max(r.area, 1.0) / median))):
+        if not any(_overlap(r, k) > 0.5 for k in kept):
+            kept.append(r)
+    return kept
+
+
+def spread_rows(image: np.ndarray) -> list[list[Region]]:
+    """The cards of one spread photo in rows, top to bottom, each left to right."""
+    total = float(image.shape[0] * image.shape[1])
+    shaped = [r for r in card_candidates(image) if r.area >= MIN_AREA * total]
+    if not shaped:
+        return []
+    median = float(np.median([r.area for r in shaped]))
+    cards = [r for r in shaped if median / SIZE_FACTOR <= r.area <= median * SIZE_FACTOR]
+    height = float(np.median([_height(r) for r in cards]))
+    # the rows run along the cards' own edges: a camera turned a few degrees tilts them all alike, and over a
+    # row of thirteen cards that tilt is more than the half card that tells one row from the next
+    a = _layout_angle(cards)
+    turn = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+    centres = {id(r): turn @ r.corners.mean(axis=0) for r in cards}
+    rows: list[list[Region]] = []
+    for card in sorted(cards, key=lambda r: float(centres[id(r)][1])):
+        cy = float(centres[id(card)][1])
+        if rows and cy - float(np.mean([centres[id(r)][1] for r in rows[-1]])) <= 0.5 * height:
+            rows[-1].append(card)
+        else:
+            rows.append([card])
+    return [sorted(row, key=lambda r: float(centres[id(r)][0])) for row in rows]
+
+
+def _layout_angle(cards: list[Region]) -> float:
+    """The median direction of the cards' edges, folded to within 45 degrees of the image's x axis (radians)."""
+    angles = []
+    for r in cards:
+        d = r.corners[1] - r.corners[0]
+        angles.append((np.arctan2(d[1], d[0]) + np.pi / 4) % (np.pi / 2) - np.pi / 4)
+    return float(np.median(angles))
+
+
+def upright_card(image: np.ndarray, region: Region) -> np.ndarray:
+    """The card of ``region`` flattened standing on its short side (either end up: indices are at both)."""
+    flat, _ = rectify(image, region, 0)
+    return flat if flat.shape[1] <= flat.shape[0] else rectify(image, region, 1)[0]
+
+
+def label_spread(images: list[tuple[str, np.ndarray]]) -> list[tuple[str, str, np.ndarray]]:
+    """(code, name, card image) for every card of the spread photos (name: photo, row and place)."""
+    found: list[tuple[str, int, int, np.ndarray, Region]] = []
+    counts: list[str] = []
+    for name, image in images:
+        rows = spread_rows(image)
+        counts.append(f"{name}: " + (" + ".join(str(len(r)) for r in rows) or "0"))
+        for i, row in enumerate(rows, 1):
+            for j, region in enumerate(row, 1):
+                found.append((name, i, j, image, region))
+    if len(found) not in (52, 54):
+        raise SpreadError(f"摆牌照片里找到 {len(found)} 张牌，应为 52 或 54 张 / found {len(found)} cards in the "
+                          f"spread, not 52 or 54 (cards per row: {'; '.join(counts)}); lay the cards apart, "
+                          "not overlapping, in rows ♠ ♥ ♣ ♦ from A to K, then the jokers")
+    return [(code, f"{name} row {i} card {j}", upright_card(image, region))
+            for code, (name, i, j, image, region) in zip(ORDER, found, strict=False)]
+
+
+def enrol_spread(paths: list[Path], net: IndexNet, progress: Callable[[str], None] = lambda _: None,
+                 mix: Blend = DEFAULT_BLEND) -> tuple[EnrolledDeck, list[str]]:
+    """Enrol the deck laid out in the photos ``paths`` (in order); raises SpreadError or ImageError."""
+    images = [(path.name, load_image(path)) for path in paths]
+    if not images:
+        raise ImageError("没有摆牌照片 / no spread photos given")
+    cards = label_spread(images)
+    progress(f"found {len(cards)} cards in {len(images)} photo(s), labelled in the order ♠ ♥ ♣ ♦ A-K"
+             + (", jokers" if len(cards) == 54 else ""))
+    return enrol_images(net, cards, len(cards), progress, mix)
