@@ -1,9 +1,8 @@
 """The learned reader with and without an enrolled deck, on real photos it was not enrolled from.
 
 Run: ``nice -n 5 .venv/bin/python bench/enrolment.py [--choose] [--sets bidly,spread,cardcounter] [--limit N]``.
-Prints one JSON object per figure (readings at or above the model's accept threshold, read as
-``bench/vision.py`` reads them: the reader runs with its threshold lowered to 0.85 and readings under the
-model's own are set aside):
+Prints one JSON object per figure (the readings the reader reports at the model's own thresholds, as
+``bench/vision.py`` reads them):
 
 - ``bidly``: enrolled from ``bidly/cards`` (52 cropped single-card photos), tested on ``bidly/deals`` (7 phone
   photos of four fanned hands of the *same* deck: a same-deck test; no bidly photo was trained on);
@@ -26,7 +25,6 @@ with the guard's blend (``enrolled``) and, when the guard chose another, with th
 from __future__ import annotations
 
 import argparse
-import copy
 import hashlib
 import json
 import sys
@@ -50,8 +48,6 @@ from vision.render import spread_scene  # noqa: E402
 from vision.training.real_eval import Photo, Score, bidly_deals, cardcounter, score  # noqa: E402
 from vision.training.real_split import CARDS  # noqa: E402
 
-FLOOR = 0.85
-
 
 class CachedNet(IndexNet):
     """The index network with its outputs remembered by window, so that several blends read one set of photos
@@ -74,13 +70,10 @@ class CachedNet(IndexNet):
 
 
 def reader_of(net: IndexNet, deck: EnrolledDeck | None) -> tuple[Callable[[Path], list], float]:
-    # a copy: the lowered threshold is this reader's, not the shared network's (the copy shares the memo)
-    model: IndexNet | EnrolledNet = copy.copy(net) if deck is None else EnrolledNet(net, deck)
-    threshold = net.accept
-    model.accept = min(net.accept, FLOOR)
-    model.spot_accept = min(net.spot_accept, max(FLOOR, 0.9))
+    """The reader at the model's own thresholds, with ``deck`` or without."""
+    model: IndexNet | EnrolledNet = net if deck is None else EnrolledNet(net, deck)
     reader = CardReader(model)  # type: ignore[arg-type]
-    return (lambda path: reader.read_image(load_image(path))), threshold
+    return (lambda path: reader.read_image(load_image(path))), net.accept
 
 
 def figures(result: Score, threshold: float) -> dict[str, object]:
