@@ -28,15 +28,16 @@ def register(subparsers: Any) -> None:
     classify = sub.add_parser("classify", help="读取照片中的牌 read the cards in images (JSON lines)")
     classify.add_argument("images", nargs="+", type=Path, metavar="IMAGE")
     classify.add_argument("--deck", type=Path, metavar="PROFILE", help="登记过的牌面 enrolled deck profile")
-    classify.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
-                          help="glyphs: the table's reader (default); net: the learned index network (under "
-                               "development; --deck from 'enroll --reader net')")
+    classify.add_argument("--reader", choices=("glyphs", "net"), default=None,
+                          help="net: the learned index network (default; the better reader of real photos, "
+                               "bench/vision.py); glyphs: the glyph rules (the table's reader on the simulated "
+                               "camera). With --deck, the reader the deck was enrolled for")
     classify.set_defaults(handler=_classify)
     enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
     enroll.add_argument("folder", type=Path, metavar="DIR", nargs="?")
     enroll.add_argument("--out", type=Path, required=True, metavar="PROFILE")
-    enroll.add_argument("--reader", choices=("glyphs", "net"), default=None,
-                        help="the reader the profile is for (as classify --reader; default glyphs, net with --spread)")
+    enroll.add_argument("--reader", choices=("glyphs", "net"), default="net",
+                        help="the reader the profile is for (as classify --reader; default net)")
     enroll.add_argument("--spread", type=Path, nargs="+", metavar="IMAGE",
                         help="摆牌登记 photos of the whole deck laid out apart in rows: spades, hearts, clubs, "
                              "diamonds, each A to K, then the jokers (small, big); the order runs on from photo to "
@@ -45,7 +46,7 @@ def register(subparsers: Any) -> None:
     evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
     evaluate.add_argument("folder", type=Path, metavar="DIR")
     evaluate.add_argument("--deck", type=Path, metavar="PROFILE")
-    evaluate.add_argument("--reader", choices=("glyphs", "net"), default="glyphs", help="as classify --reader")
+    evaluate.add_argument("--reader", choices=("glyphs", "net"), default=None, help="as classify --reader")
     evaluate.add_argument("--verbose", action="store_true", help="print every wrong reading on stderr")
     evaluate.set_defaults(handler=_eval)
     calibrate = sub.add_parser("calibrate", help="标定牌桌 find the 4 corner markers (ArUco 4x4 ids 0-3) and "
@@ -113,10 +114,19 @@ def _net_reader(deck_path: Path | None = None) -> Any:
         raise UsageError(str(exc)) from exc
 
 
+def _reader_named(name: str | None, deck_path: Path | None) -> Any:
+    """The reader ``--reader`` names; unnamed, the one ``deck_path`` was enrolled for, else the learned one."""
+    from vision.net.enrolled import enrolled_for
+
+    if name is None:
+        name = enrolled_for(deck_path) if deck_path is not None else "net"
+    return _net_reader(deck_path) if name == "net" else _reader(deck_path)
+
+
 def _classify(args: argparse.Namespace) -> int:
     from vision.files import ImageError, load_image
 
-    reader = _net_reader(args.deck) if args.reader == "net" else _reader(args.deck)
+    reader = _reader_named(args.reader, args.deck)
     status = 0
     for path in args.images:
         try:
@@ -193,7 +203,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     if not args.folder.is_dir():
         raise UsageError(f"not a folder: {args.folder}")
-    reader = _net_reader(args.deck) if args.reader == "net" else _reader(args.deck)
+    reader = _reader_named(args.reader, args.deck)
     total = correct = unread = 0
     for path, code in labelled_images(args.folder):
         total += 1

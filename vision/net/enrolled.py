@@ -47,6 +47,16 @@ class EnrolledDeckError(ValueError):
     """A deck file that cannot be read, is not an enrolled deck, or was made with another network."""
 
 
+def enrolled_for(path: Path) -> str:
+    """Which reader the deck file ``path`` is for: "glyphs" for the glyph reader's profiles, else "net" (whose
+    loader then says what is wrong with a file that is neither)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return "glyphs" if "kind" in data and str(data["kind"]) == GLYPH_KIND else "net"
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return "net"
+
+
 @dataclass(frozen=True)
 class Blend:
     """How the enrolment's evidence is mixed with the network's reading (see the module's docstring)."""

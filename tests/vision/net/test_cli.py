@@ -36,14 +36,30 @@ def test_enrol_then_classify_with_the_deck(bidly: Path, tmp_path: Path, capsys: 
     assert main(["vision", "eval", "--reader", "net", "--deck", str(deck), str(folder)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["images"] == 3 and result["correct"] + result["unread"] == 3
-    # a net deck given to the glyph reader is refused, and so is a glyph profile given to the net reader
-    assert main(["vision", "classify", "--deck", str(deck), images[0]]) == 2
-    assert "--reader net" in capsys.readouterr().err
+    # without --reader, a deck is read by the reader it was enrolled for
+    assert main(["vision", "classify", "--deck", str(deck), images[0]]) == 0
+    assert [c["card"] for c in json.loads(capsys.readouterr().out)["cards"]] in ([], ["SK"])
     glyph = tmp_path / "glyph.npz"
-    assert main(["vision", "enroll", str(folder), "--out", str(glyph)]) == 0
+    assert main(["vision", "enroll", "--reader", "glyphs", str(folder), "--out", str(glyph)]) == 0
     capsys.readouterr()
+    assert main(["vision", "classify", "--deck", str(glyph), images[0]]) == 0
+    assert [c["card"] for c in json.loads(capsys.readouterr().out)["cards"]] == ["SK"]
+    # named, a reader refuses the other reader's deck
+    assert main(["vision", "classify", "--reader", "glyphs", "--deck", str(deck), images[0]]) == 2
+    assert "--reader net" in capsys.readouterr().err
     assert main(["vision", "classify", "--reader", "net", "--deck", str(glyph), images[0]]) == 2
     assert "--reader glyphs" in capsys.readouterr().err
+
+
+def test_the_learned_reader_is_the_default(bidly: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # four kings on carpet (edje, never trained on): the learned reader reads all four, the glyph rules one
+    photo = str(bidly.parent / "edje" / "images" / "test" / "cam_image2.jpg")
+    answers = {}
+    for reader in ([], ["--reader", "net"], ["--reader", "glyphs"]):
+        assert main(["vision", "classify", *reader, photo]) == 0
+        answers[" ".join(reader)] = [c["card"] for c in json.loads(capsys.readouterr().out)["cards"]]
+    assert answers[""] == answers["--reader net"] != answers["--reader glyphs"]
+    assert sorted(answers[""]) == ["CK", "DK", "HK", "SK"]
 
 
 def test_a_corrupt_deck_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
