@@ -160,14 +160,19 @@ def _enroll(args: argparse.Namespace) -> int:
         profile, problems = enrol_folder(args.folder, reader, lambda msg: print(msg, file=sys.stderr, flush=True))
     except ImageError as exc:
         raise UsageError(str(exc)) from exc
+    _save(profile, problems, args.out)
+    print(f"enrolled {len(set(profile.codes))} cards into {args.out}", file=sys.stderr)
+    return 0
+
+
+def _save(profile: Any, problems: list[str], out: Path) -> None:
+    """Say what an enrolment could not use, then write its profile (either reader's)."""
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
     try:
-        profile.save(args.out)
+        profile.save(out)
     except OSError as exc:
-        raise UsageError(f"cannot write profile {args.out}: {exc}") from exc
-    print(f"enrolled {len(set(profile.codes))} cards into {args.out}", file=sys.stderr)
-    return 0
+        raise UsageError(f"cannot write profile {out}: {exc}") from exc
 
 
 def _enroll_net(args: argparse.Namespace) -> int:
@@ -186,12 +191,7 @@ def _enroll_net(args: argparse.Namespace) -> int:
             deck, problems = enrol_folder(args.folder, _index_net(), progress)
     except (ImageError, SpreadError) as exc:
         raise UsageError(str(exc)) from exc
-    for problem in problems:
-        print(f"warning: {problem}", file=sys.stderr)
-    try:
-        deck.save(args.out)
-    except OSError as exc:
-        raise UsageError(f"cannot write profile {args.out}: {exc}") from exc
+    _save(deck, problems, args.out)
     guard = deck.report.get("guard", {})
     print(f"已登记 {len(set(deck.codes))} 张牌 / enrolled {len(set(deck.codes))} cards ({len(deck.codes)} exemplars) "
           f"into {args.out}; guard: {guard.get('decided') if isinstance(guard, dict) else guard}", file=sys.stderr)
