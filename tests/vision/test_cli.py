@@ -63,9 +63,11 @@ def test_bad_deck_profile_is_a_usage_error(tmp_path: Path, capsys: pytest.Captur
 
 def test_enroll_then_eval_on_other_photos_of_the_deck(tmp_path: Path, bidly: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Enrol on the 52 real photos; read new photos of them (turned up to 45 degrees, on a light desk)."""
+    """The glyph reader's enrolment: enrol on the 52 real photos; read new photos of them (turned up to 45 degrees,
+    on a light desk). The deck is read by the reader it was enrolled for (the learned reader's enrolment is tested in
+    tests/vision/net/test_cli.py)."""
     profile = tmp_path / "bidly.npz"
-    code, _, err = run(capsys, "enroll", str(bidly / "cards"), "--out", str(profile))
+    code, _, err = run(capsys, "enroll", "--reader", "glyphs", str(bidly / "cards"), "--out", str(profile))
     assert code == 0 and profile.is_file() and "[52/52]" in err and "HR" in err  # jokers missing: warned
     desk = tmp_path / "desk"
     desk.mkdir()

@@ -48,33 +48,33 @@ def test_photos_are_of_the_test_part(cardcounter: Path) -> None:
 
 
 def test_single_cards_of_decks_trained_on_other_photos_of(scores: dict[str, Score]) -> None:
-    """Measured: 3 of these 8 read (51 % of the 154 test singles, bench/vision.py), none wrong; the rest unread
-    (below the accept threshold), not misread."""
+    """Measured: 3 of these 8 read (66.9 % of the 154 test singles, bench/vision.py), none wrong; the rest unread
+    (below the accept thresholds), not misread."""
     s = scores["cardcounter_single"]
     assert s.singles == SINGLES and s.singles_right() >= 2
     assert s.figures(CardReader().net.accept)["wrong_above_threshold"] <= 1
 
 
 def test_spread_cards_card_f1(scores: dict[str, Score]) -> None:
-    """Measured on these 2 webcam spreads: F1 0.76 (P 0.72, R 0.81); 0.56 on all 81 test photos of several."""
+    """Measured on these 2 webcam spreads: F1 0.87 (P 0.93, R 0.81); 0.67 on all 81 test photos of several."""
     f = scores["cardcounter_multi"].figures(1.0)
-    assert f["photos"] == SPREADS and f["f1"] >= 0.6 and f["precision"] >= 0.6, f
+    assert f["photos"] == SPREADS and f["f1"] >= 0.75 and f["precision"] >= 0.8, f
 
 
 def test_unseen_deck_single_cards(scores: dict[str, Score]) -> None:
-    """Measured: 5 of these 6 (83 % of all 52)."""
+    """Measured: 6 of these 6 (92 % of all 52, none wrong)."""
     s = scores["bidly_single"]
-    assert s.singles == BIDLY and s.singles_right() >= BIDLY - 2
+    assert s.singles == BIDLY and s.singles_right() >= BIDLY - 1
 
 
 def test_unseen_deck_ranks(scores: dict[str, Score]) -> None:
-    """Measured on these 4 photos: rank recall 0.75, precision 1.0 (0.55 and 0.86 on all 67)."""
+    """Measured on these 4 photos: rank recall 0.75, precision 1.0 (0.69 and 0.85 on all 67)."""
     f = scores["edje"].figures(1.0)
     assert f["recall"] >= 0.5 and f["precision"] >= 0.8, f
 
 
 def test_few_wrong_cards_above_the_accept_threshold(scores: dict[str, Score]) -> None:
-    """Measured: 5 wrong of 38 readings here, all in the spreads (9 % over every test set: bench/vision.py)."""
+    """Measured: 1 wrong of 35 readings here, in the spreads (7 % over every test set: bench/vision.py)."""
     accept = CardReader().net.accept
     figures = [s.figures(accept) for s in scores.values()]
-    assert sum(int(f["wrong_above_threshold"]) for f in figures) <= 7
+    assert sum(int(f["wrong_above_threshold"]) for f in figures) <= 3
