@@ -164,8 +164,7 @@ class EnrolledNet:
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities (N, classes), the network's mixed with the enrolment's evidence."""
         logits, embeddings = self.net.run(crops)
-        return blend(softmax(logits / self.net.temperature), self.similarities(embeddings), self.deck.blend,
-                     self._none)
+        return blend(self.net.calibrated(logits), self.similarities(embeddings), self.deck.blend, self._none)
 
     def similarities(self, embeddings: np.ndarray) -> np.ndarray:
         """Each window's best cosine similarity with each class's exemplars (N, classes); NaN where none."""
@@ -177,12 +176,6 @@ class EnrolledNet:
         sims = np.einsum("nd,de->ne", embeddings.astype(np.float32), self._grouped)
         out[:, self._groups] = np.maximum.reduceat(sims, self._starts, axis=1)
         return out
-
-
-def softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 def blend(probs: np.ndarray, similarities: np.ndarray, mix: Blend, none: int) -> np.ndarray:

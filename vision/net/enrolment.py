@@ -40,7 +40,7 @@ from ..files import ImageError, labelled_images, load_image
 from ..geometry import CARD_H, Region, rectify, whole_image_region
 from ..index import BAND, ink_mask
 from ..types import CARD_CODES
-from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, blend, model_fingerprint, softmax
+from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, blend, model_fingerprint
 from .network import NONE, IndexNet
 from .proposals import CROP, crops, propose
 from .spotting import spot_windows
@@ -190,7 +190,7 @@ def guard(net: IndexNet, views: Views, stored_embeddings: np.ndarray, mix: Blend
     if len(views.held) == 0:
         return replace_weight(mix, 0.0), {"held_back_views": 0, "decided": "no views: network alone"}
     logits, embeddings = net.run(views.held)
-    probs = softmax(logits / net.temperature)
+    probs = net.calibrated(logits)
     none = net.classes.index(NONE)
     want = np.array([net.classes.index(c) for c in views.held_codes])
     columns = np.array([net.classes.index(c) for c in views.stored_codes])

@@ -101,7 +101,11 @@ class IndexNet:
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities (N, classes)."""
         logits, _ = self.run(crops)
+        return self.calibrated(logits)
+
+    def calibrated(self, logits: np.ndarray) -> np.ndarray:
+        """Raw scores (N, classes) as calibrated probabilities: the softmax at the fitted temperature."""
         z = logits / self.temperature
-        z -= z.max(axis=1, keepdims=True)
+        z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
