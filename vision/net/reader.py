@@ -152,6 +152,15 @@ def sighting(seen: IndexSeen, inverse: np.ndarray) -> Sighting:
                     unit, max(length, 1.0), seen.candidates)
 
 
+def _best_turn(reads: list[RegionRead]) -> RegionRead:
+    """The read that scores best (the first of equals)."""
+    best = reads[0]
+    for read in reads[1:]:
+        if read.score > best.score + 1e-9:
+            best = read
+    return best
+
+
 def reading_of(s: Sighting) -> CardReading:
     return CardReading(s.card, s.confidence, s.box, s.candidates)
 
@@ -166,23 +175,22 @@ class CardReader:
                     accept: float | None = None) -> RegionRead:
         """Read one region in each of ``turns`` and keep the turn that reads best (readings at least ``accept``
         sure, default the model's threshold)."""
-        best: RegionRead | None = None
-        for turn in turns:
-            flat, inverse = rectify(image, region, turn)
-            mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
-            found = read_proposals(self.net, flat, propose(mask), accept)
-            if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
-                found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
-            found = on_the_index_line(_without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)))
-            sightings = tuple(sighting(f, inverse) for f in found)
-            readings = [reading_of(s) for s in sightings]
-            # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)
-            score = sum(r.confidence for r in readings if r.confidence >= self.net.accept) \
-                + 1e-3 * sum(r.confidence for r in readings)
-            if best is None or score > best.score + 1e-9:
-                best = RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings)
-        assert best is not None
-        return best
+        return _best_turn([self._read_turn(image, region, turn, accept) for turn in turns])
+
+    def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None) -> RegionRead:
+        """The readings of one region in one quarter turn."""
+        flat, inverse = rectify(image, region, turn)
+        mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
+        found = read_proposals(self.net, flat, propose(mask), accept)
+        if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
+            found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
+        found = on_the_index_line(_without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)))
+        sightings = tuple(sighting(f, inverse) for f in found)
+        readings = [reading_of(s) for s in sightings]
+        # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)
+        score = sum(r.confidence for r in readings if r.confidence >= self.net.accept) \
+            + 1e-3 * sum(r.confidence for r in readings)
+        return RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings)
 
     def read_image(self, image: np.ndarray) -> list[CardReading]:
         """Every physical card read in a free-standing image, one reading each, left to right (by index box)."""
@@ -204,13 +212,16 @@ class CardReader:
         regions = top_level(card_regions(image))[:40]
         whole_region = whole_image_region(image)
         found: list[Sighting] = []
-        if is_card_shaped(whole_region):
-            card = self._cropped_card(image, whole_region, floor)
-            if card:
-                return card
-        if is_card_shaped(whole_region) and not any(r.area >= 0.5 * total for r in regions):
+        whole_card = is_card_shaped(whole_region)
+        # the image read as one card in each turn, once: for the cropped-card test and the whole-image reading
+        by_turn = [self.read_region(image, whole_region, turns=(t,), accept=floor) for t in range(4)] \
+            if whole_card else []
+        card = self._cropped_card(by_turn)
+        if card:
+            return card
+        if whole_card and not any(r.area >= 0.5 * total for r in regions):
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
-            whole = self.read_region(image, whole_region, accept=floor)
+            whole = _best_turn(by_turn)
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
                 return self._sure(physical_cards(list(whole.sightings)))
             found.extend(whole.sightings)
@@ -225,12 +236,12 @@ class CardReader:
         found.extend(self._spot(image, whole_region, floor))
         return self._sure(physical_cards(found))
 
-    def _cropped_card(self, image: np.ndarray, whole: Region, floor: float) -> list[Sighting]:
-        """The card of an image cropped to one card, known by its two corner indices (the image read upright
-        and turned half a turn) reading the same card surely; else nothing. The card's own pictures and inner
-        frames cannot then be read as other cards."""
-        for turn in (0, 1):
-            corners = [self.read_region(image, whole, turns=(t,), accept=floor).sightings for t in (turn, turn + 2)]
+    def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
+        """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four
+        turns), known by its two corner indices (read upright and turned half a turn) reading the same card
+        surely; else nothing. The card's own pictures and inner frames cannot then be read as other cards."""
+        for turn in (0, 1) if by_turn else ():
+            corners = [by_turn[t].sightings for t in (turn, turn + 2)]
             if all(corners) and corners[0][0].card == corners[1][0].card \
                     and min(c[0].confidence for c in corners) >= self.net.accept:
                 return physical_cards([corners[0][0], corners[1][0]])
