@@ -8,9 +8,9 @@ serves the table reader, which knows each seat's upright turn. In each upright r
 may start an index is a proposal (``vision.proposals``) and the index network (``vision.network``) says which
 card's index starts there, if any.
 
-This is the learned reader under development (``vision classify --reader net``): the table daemon still reads
-with ``vision.reader`` until this one reads the held-out designs and the real photos at least as well
-(``bench/vision.py`` scores both on the real photos, ``bench/table_reading.py --reader net`` at the table).
+This is the default reader of ``vision classify`` and of the table (chosen in ``vision.readers``): it reads the
+held-out designs at the table and the real photos better than the glyph rules (``vision.reader``; ``bench/vision.py``
+scores both on the real photos, ``bench/table_reading.py --deck held-out`` at the table).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept
             continue
         seen.append(IndexSeen(net.classes[best], float(p[best]),
                               tuple((net.classes[int(i)], round(float(p[i]), 4)) for i in order), glyph))
-    return _one_per_place(seen)
+    return _one_per_place(_plausible_starts(seen))
 
 
 def _one_per_place(seen: list[IndexSeen]) -> list[IndexSeen]:
@@ -99,6 +99,27 @@ def _one_per_place(seen: list[IndexSeen]) -> list[IndexSeen]:
             continue
         kept.append(s)
     return kept
+
+
+#: a first glyph thinner than this (width over height) is a stroke: only the "1" of a "10" starts an index so
+#: (a card's inner frame line, or the edge of the card on top, next to an index is read as that index)
+THIN_STROKE = 0.2
+#: in a region with several readings, a first glyph lower than this share of their median height is no index
+#: start of that deck (a fan's indices are all one size): a broken stroke, a frame's corner
+SHORT_GLYPH = 0.7
+JOKERS = ("HR", "SB")
+
+
+def _plausible_starts(found: list[IndexSeen]) -> list[IndexSeen]:
+    """The readings whose first glyph may start that card's index: a thin stroke starts only a ten (its "1"),
+    and in a region of three or more readings a glyph much shorter than the others starts none. Jokers are left
+    alone: their first glyph (J of a vertical JOKER, a stroke of 小) may be thin or small."""
+    kept = [f for f in found if f.card in JOKERS or f.card[1:] == "T" or f.glyph.w >= THIN_STROKE * f.glyph.h]
+    heights = [f.glyph.h for f in kept if f.card not in JOKERS]
+    if len(heights) < 3:
+        return kept
+    median = float(np.median(heights))
+    return [f for f in kept if f.card in JOKERS or f.glyph.h >= SHORT_GLYPH * median]
 
 
 def _without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
