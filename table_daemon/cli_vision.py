@@ -73,22 +73,8 @@ def register(subparsers: Any) -> None:
 
 
 def _reader(deck_path: Path | None) -> Any:
-    from vision.classifier import ModelMissingError
-    from vision.deck import DeckProfile, DeckProfileError
-    from vision.reader import CardReader
-
-    deck = None
-    if deck_path is not None:
-        if not deck_path.is_file():
-            raise UsageError(f"deck profile not found: {deck_path}")
-        try:
-            deck = DeckProfile.load(deck_path)
-        except DeckProfileError as exc:
-            raise UsageError(str(exc)) from exc
-    try:
-        return CardReader(deck=deck)
-    except ModelMissingError as exc:
-        raise UsageError(str(exc)) from exc
+    """The glyph reader (with a glyph deck profile)."""
+    return _reader_named("glyphs", deck_path)
 
 
 def _index_net() -> Any:
@@ -101,26 +87,14 @@ def _index_net() -> Any:
         raise UsageError(str(exc)) from exc
 
 
-def _net_reader(deck_path: Path | None = None) -> Any:
-    from vision.net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
-    from vision.net.reader import CardReader as NetCardReader
-
-    net = _index_net()
-    if deck_path is None:
-        return NetCardReader(net)
-    try:
-        return NetCardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)))  # type: ignore[arg-type]
-    except EnrolledDeckError as exc:
-        raise UsageError(str(exc)) from exc
-
-
 def _reader_named(name: str | None, deck_path: Path | None) -> Any:
     """The reader ``--reader`` names; unnamed, the one ``deck_path`` was enrolled for, else the learned one."""
-    from vision.net.enrolled import enrolled_for
+    from vision.readers import ReaderError, make_card_reader
 
-    if name is None:
-        name = enrolled_for(deck_path) if deck_path is not None else "net"
-    return _net_reader(deck_path) if name == "net" else _reader(deck_path)
+    try:
+        return make_card_reader(name, deck_path)
+    except ReaderError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def _classify(args: argparse.Namespace) -> int:

@@ -1,0 +1,74 @@
+"""Choosing a card reader: the learned one (``vision.net``) or the glyph rules (``vision.reader``), with the
+event's enrolled deck when there is one.
+
+One place makes readers for ``vision classify``, ``vision eval`` and the table's camera, so that a deck is read
+by the reader it was enrolled for everywhere, and every failure (no model, a missing or damaged deck file, a
+deck made for the other reader or with another network) is one :class:`ReaderError` naming the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+#: the readers by name; "net" reads unseen designs and real photos better (vision/README.md's figures)
+READERS = ("net", "glyphs")
+DEFAULT_READER: Literal["net"] = "net"
+
+
+class ReaderError(ValueError):
+    """A card reader could not be made: the message says what to do."""
+
+
+def reader_for_deck(deck_path: Path | None) -> str:
+    """The reader a deck file was enrolled for ("net" when there is no deck)."""
+    from .net.enrolled import enrolled_for
+
+    return enrolled_for(deck_path) if deck_path is not None else DEFAULT_READER
+
+
+def make_card_reader(name: str | None = None, deck_path: Path | None = None) -> Any:
+    """The card reader ``name`` ("net" or "glyphs"; None: the one ``deck_path`` was enrolled for, else the
+    learned one), reading with the enrolled deck at ``deck_path`` if given. Both have ``read_region`` (the
+    table reader's interface) and ``read_image``."""
+    if name is None:
+        name = reader_for_deck(deck_path)
+    if name not in READERS:
+        raise ReaderError(f"unknown card reader {name!r} (one of {', '.join(READERS)})")
+    if deck_path is not None and not deck_path.is_file():
+        raise ReaderError(f"deck profile not found: {deck_path}")
+    return _net_reader(deck_path) if name == "net" else _glyph_reader(deck_path)
+
+
+def _net_reader(deck_path: Path | None) -> Any:
+    from .net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
+    from .net.network import IndexNet, ModelMissingError
+    from .net.reader import CardReader
+
+    try:
+        net = IndexNet()
+    except ModelMissingError as exc:
+        raise ReaderError(str(exc)) from exc
+    if deck_path is None:
+        return CardReader(net)
+    try:
+        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)))  # type: ignore[arg-type]
+    except EnrolledDeckError as exc:
+        raise ReaderError(str(exc)) from exc
+
+
+def _glyph_reader(deck_path: Path | None) -> Any:
+    from .classifier import ModelMissingError
+    from .deck import DeckProfile, DeckProfileError
+    from .reader import CardReader
+
+    deck = None
+    if deck_path is not None:
+        try:
+            deck = DeckProfile.load(deck_path)
+        except DeckProfileError as exc:
+            raise ReaderError(str(exc)) from exc
+    try:
+        return CardReader(deck=deck)
+    except ModelMissingError as exc:
+        raise ReaderError(str(exc)) from exc
