@@ -44,6 +44,12 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--quiet", action="store_true", help="no per-deal progress on stderr")
     sim.add_argument("--direct", action="store_true",
                      help="read laid cards directly instead of through the simulated camera and card reader")
+    sim.add_argument("--deck", metavar="DESIGN",
+                     help="the simulated camera's deck design: 'held-out' (default: one the card reader never "
+                          "trained on, by seed), a name of hardware/cameras/decks/, or 'builtin' (the designs it "
+                          "trained on)")
+    sim.add_argument("--reader", choices=("net", "glyphs"), default="net",
+                     help="the card reader: the learned one (default) or the glyph rules")
     sim.set_defaults(handler=cmd_simulate)
 
     run = subparsers.add_parser("run", help="运行牌桌守护进程 | run the daemon of one real table",
@@ -104,13 +110,21 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         resolve_profile(args.profile)
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
+    if args.deck is not None:
+        from hardware.cameras.simulated import deck_in_url
+
+        try:
+            deck_in_url(f"sim://?deck={args.deck}")
+        except ValueError as exc:
+            raise UsageError(f"--deck: {exc}") from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     signal.signal(signal.SIGTERM, _interrupt)  # stop the tables and the embedded broker on SIGTERM too
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
                           quiet=args.quiet, camera=not args.direct, matches=args.matches,
-                          await_desk=args.await_desk, broker_timeout=args.broker_timeout)
+                          await_desk=args.await_desk, broker_timeout=args.broker_timeout, deck=args.deck,
+                          reader=args.reader)
 
 
 def _interrupt(*_: object) -> None:

@@ -72,6 +72,9 @@ class CameraSection:
     source: str = "sim://"
     fps: float = 15.0
     deck: str = ""
+    #: the card reader: "net" (the learned one), "glyphs" (the glyph rules), "": the one ``deck`` was enrolled
+    #: for, else the learned one
+    reader: str = ""
     width: int = 1280
     height: int = 720
     #: frames a laid-out set must stay unchanged before it counts as played
@@ -314,6 +317,16 @@ def _validate(cfg: TableConfig, err: Any) -> None:
     src = cfg.camera.source
     if not (src.startswith(("sim://", "picamera://", "usb://", "replay://", "/dev/")) or src.isdigit()):
         err(("camera", "source"), f"unknown camera {src!r} (picamera://, usb://0, /dev/video0, replay:///path, sim://)")
+    if src.startswith("sim://"):
+        from hardware.cameras.simulated import deck_in_url
+
+        try:
+            deck_in_url(src)
+        except ValueError as exc:
+            err(("camera", "source"), str(exc))
+    if cfg.camera.reader not in ("", "net", "glyphs"):
+        err(("camera", "reader"), f"unknown card reader {cfg.camera.reader!r} (net, glyphs, or empty: the one the "
+                                  "deck was enrolled for)")
 
 
 def _validate_camera(cfg: TableConfig, err: Any) -> None:

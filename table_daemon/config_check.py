@@ -41,6 +41,7 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
         if not os.access(f, os.R_OK):
             err((section, key), f"cannot read {value}")
     _check_journal(cfg, err)
+    _check_reader(cfg, err)
     port = cfg.dealer.port
     if not port.startswith("sim:"):
         if "://" in port or not port.startswith("/"):
@@ -52,6 +53,17 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
         err(("camera", "source"), f"no such device: {src} (is the camera plugged in?)")
     if src.startswith("replay://") and not Path(src.removeprefix("replay://")).exists():
         err(("camera", "source"), f"no such replay folder or file: {src.removeprefix('replay://')}")
+
+
+def _check_reader(cfg: TableConfig, err: Any) -> None:
+    """The card reader the camera section names can be made, with its enrolled deck (a deck made for the other
+    reader, or with another network, is said here, before the event)."""
+    from vision.readers import ReaderError, make_card_reader
+
+    try:
+        make_card_reader(cfg.camera.reader or None, Path(cfg.camera.deck) if cfg.camera.deck else None)
+    except ReaderError as exc:
+        err(("camera", "deck" if cfg.camera.deck else "reader"), str(exc))
 
 
 def _check_journal(cfg: TableConfig, err: Any) -> None:

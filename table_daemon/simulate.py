@@ -205,11 +205,14 @@ class SimTable:
         self.dealer = make_sim_dealer(cfg, seed, speed)
         self.zones: Any = DirectZones()
         if camera:
+            from hardware.cameras.simulated import deck_in_url
+
             from .adapters.camera import CameraZones
 
             self.zones = CameraZones.simulated_table(seed, stable_frames=cfg.camera.stable_frames,
                                                      unsure_wait_frames=cfg.camera.unsure_wait_frames,
-                                                     min_confidence=cfg.camera.min_confidence)
+                                                     min_confidence=cfg.camera.min_confidence,
+                                                     deck=deck_in_url(cfg.camera.source), reader=cfg.camera.reader)
         self.app = TableApp(cfg, dealer=self.dealer, camera=self.zones, panels=self.panels)
         self.seats = SimSeats(self.app, self.zones, self.panels, factory, seed, speed)
         self.seats.panels_pins = pins
@@ -320,10 +323,12 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 def run_simulation(*, broker: str | None, table: str, event: str, profile: str, deals: int | None,
                    match: bool, seed: int, speed: float, tables: int, journal_dir: str | None = None,
                    timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1,
-                   await_desk: bool = False, broker_timeout: float = 10.0) -> int:
+                   await_desk: bool = False, broker_timeout: float = 10.0, deck: str | None = None,
+                   reader: str = "") -> int:
     """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals), ``matches`` times (0:
     until ``timeout``); with ``await_desk``, play the matches the event's desk starts until ``timeout`` or an
-    interrupt. Returns the exit status: 1 when a broker could not be reached within ``broker_timeout`` seconds
+    interrupt. The simulated cameras draw ``deck`` (default: held-out designs, by seed) and are read by
+    ``reader`` (default: the learned one). Returns the exit status: 1 when a broker could not be reached within ``broker_timeout`` seconds
     (one-shot runs), when results were still unsent at the end, or when a dealer kept failing."""
     from .adapters.broker import LocalBroker
 
@@ -344,6 +349,8 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             # a hall's broker with per-table accounts: mqtt://{table}:PASSWORD@HOST:PORT logs each in as itself
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker.replace("{table}", tid),
                                    journal=str(jdir / f"{tid}.sqlite"))
+            cfg.camera.source = f"sim://?deck={deck}" if deck else "sim://"
+            cfg.camera.reader = reader
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
             sim.matches = matches
             sim.await_desk = await_desk

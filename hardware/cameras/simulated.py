@@ -9,9 +9,9 @@ frame; each frame has its own sensor noise and a flicker of exposure (±1.5 %), 
 lights sees. Four ArUco markers
 at the table corners let ``TableCalibration.from_markers`` calibrate on its frames, as on a real table.
 
-The deck design is ``vision.render``'s own styles (which the card reader was trained on) unless ``deck``
-names one of the held-out designs of ``decks/`` (never trained on; ``deck="held-out"`` picks one by seed), or
-``DEFAULT_HELD_OUT`` makes a camera without a style draw one of those: a figure on an unseen deck.
+The deck design is one of the held-out designs of ``decks/`` (never trained on), chosen by the seed, unless
+``deck`` names one of them or ``"builtin"`` (``vision.render``'s own styles, which the card reader was trained
+on; a ``style`` given also draws those): what the simulated table reads is then a figure on an unseen deck.
 
 Fault switches, as on a real table: ``bump(dx, dy)`` moves the whole view (a knocked camera or table),
 ``cover_markers(ids)`` hides corner markers (a sleeve, a cup), ``unplug()`` makes frames fail until ``replug()``
@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import cv2
 import numpy as np
@@ -47,6 +48,8 @@ class SimulatedTableCamera:
         #: the deck design drawn: "builtin" (``vision.render``'s styles, which the reader was trained on) or a
         #: held-out design of ``decks/`` that it never saw ("held-out": one chosen by the seed)
         names = held_out_decks()
+        if deck not in (None, "builtin", "held-out", *names):
+            raise ValueError(f"unknown deck design {deck!r}: 'builtin', 'held-out' or one of {', '.join(names)}")
         if deck == "held-out" or (deck is None and style is None and DEFAULT_HELD_OUT):
             deck = names[seed % len(names)]
         self.deck = deck or "builtin"
@@ -220,9 +223,26 @@ class SimulatedTableCamera:
 
 
 DECKS = Path(__file__).resolve().parent / "decks"
-#: whether a camera given no deck and no style draws a held-out design (honest figures) or a built-in style;
-#: off until the reader reads the held-out designs as well as the built-in ones (bench/table_reading.py --deck)
-DEFAULT_HELD_OUT = False
+#: whether a camera given no deck and no style draws a held-out design (so that the simulated table's alert
+#: counts and latency are figures on designs the reader never saw) or one of ``vision.render``'s styles
+DEFAULT_HELD_OUT = True
+
+
+def deck_in_url(url: str) -> str | None:
+    """The deck design a ``sim://`` camera URL names (``sim://?deck=held-out``, ``sim://?deck=builtin``,
+    ``sim://?deck=lato-italic``), None when it names none; ValueError for any other query or design."""
+    query = parse_qs(urlsplit(url).query, keep_blank_values=True)
+    unknown = sorted(set(query) - {"deck"})
+    if unknown:
+        raise ValueError(f"unknown setting {unknown[0]!r} in {url!r} (sim:// takes deck=...)")
+    if "deck" not in query:
+        return None
+    deck = query["deck"][-1]
+    names = held_out_decks()
+    if deck not in ("builtin", "held-out", *names):
+        raise ValueError(f"unknown deck design {deck!r} in {url!r}: 'builtin', 'held-out' or one of "
+                         f"{', '.join(names)}")
+    return deck
 
 
 def held_out_decks() -> tuple[str, ...]:

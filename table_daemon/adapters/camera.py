@@ -90,16 +90,21 @@ class CameraZones:
 
     @classmethod
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2,
-                        unsure_wait_frames: int = 8, min_confidence: float = 0.6) -> CameraZones:
+                        unsure_wait_frames: int = 8, min_confidence: float = 0.6, deck: str | None = None,
+                        reader: str | None = None) -> CameraZones:
+        """The simulated table's camera (drawing ``deck``: by default a held-out design chosen by ``seed``) read
+        by the card reader ``reader`` (by default the learned one)."""
         from hardware.cameras.simulated import SimulatedTableCamera
         from vision.calibration import TableCalibration
+        from vision.readers import make_card_reader
         from vision.table import TableReader
         from vision.tracking import CalibrationTracker
 
-        camera = SimulatedTableCamera(seed=seed)
+        camera = SimulatedTableCamera(seed=seed, deck=deck)
+        card_reader = make_card_reader(reader or None)
 
         def make_reader(cal: TableCalibration) -> TableReader:
-            return TableReader(cal, skip_still=True)
+            return TableReader(cal, skip_still=True, card_reader=card_reader)
 
         return cls(camera, make_reader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
                    tracker=CalibrationTracker(camera.calibration), make_reader=make_reader,
@@ -107,29 +112,30 @@ class CameraZones:
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
-        """From the ``[camera]`` config section: ``sim://`` (the simulated table), a camera URL of
-        :func:`hardware.cameras.open_camera` (``picamera://``, ``usb://0``, ``replay:///path``) or a bare device
-        (``/dev/video0``, ``0``) for OpenCV."""
+        """From the ``[camera]`` config section: ``sim://`` (the simulated table; ``sim://?deck=...`` names its
+        deck design), a camera URL of :func:`hardware.cameras.open_camera` (``picamera://``, ``usb://0``,
+        ``replay:///path``) or a bare device (``/dev/video0``, ``0``) for OpenCV. The card reader is
+        ``cam.reader`` (by default the one ``cam.deck`` was enrolled for, else the learned one)."""
         if cam.source.startswith("sim://"):
+            from hardware.cameras.simulated import deck_in_url
+
             return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames,
-                                       unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence)
+                                       unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence,
+                                       deck=deck_in_url(cam.source), reader=cam.reader)
         from hardware.cameras import open_camera_or_wait
         from vision.calibration import TableCalibration
+        from vision.readers import make_card_reader
         from vision.table import TableReader
         from vision.tracking import CalibrationTracker
 
         # a camera missing at start-up does not stop the table: it is reported lost and tried again
         camera = open_camera_or_wait(_camera_url(cam), pi_camera_settings(cam))
-        deck = None
-        if cam.deck:
-            from vision.deck import DeckProfile
-
-            deck = DeckProfile.load(cam.deck)
+        card_reader = make_card_reader(cam.reader or None, Path(cam.deck) if cam.deck else None)
         # a saved calibration (organiser-checked zones) or none: the markers calibrate as soon as they show
         calibration = TableCalibration.load(Path(cam.calibration)) if cam.calibration else None
 
         def make_reader(cal: TableCalibration) -> TableReader:
-            return TableReader(cal, deck, skip_still=True)
+            return TableReader(cal, skip_still=True, card_reader=card_reader)
 
         return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
                    stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,

@@ -79,6 +79,9 @@ BAD_VALUES = [
     ("[timing]\ntick_seconds = -1\n", ":2:", "timing.tick_seconds"),
     ("[timing]\nplay_seconds = -5\n", ":2:", "timing.play_seconds"),
     ("[camera]\nmin_confidence = 7\n", ":2:", "camera.min_confidence"),
+    ('[camera]\nreader = "yolo"\n', ":2:", "camera.reader: unknown card reader 'yolo'"),
+    ('[camera]\nsource = "sim://?deck=nope"\n', ":2:", "camera.source: unknown deck design 'nope'"),
+    ('[camera]\nsource = "sim://?colour=red"\n', ":2:", "camera.source: unknown setting 'colour'"),
     ("[camera]\nwidth = -1280\n", ":2:", "camera.width"),
     ("[camera]\nstable_frames = 0\n", ":2:", "camera.stable_frames"),
     ("[panels]\ndebounce_ms = -4\n", ":2:", "panels.debounce_ms"),
@@ -101,6 +104,7 @@ def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: 
     cases = [
         ('deal_file = ""', 'deal_file = "/nonexistent/boards.json"', "dealer.deal_file: no such file"),
         ('deck = ""', 'deck = "/nonexistent/deck.npz"', "camera.deck: no such file"),
+        ('deck = ""', f'deck = "{tmp_path / "a-file"}"', "camera.deck: 登记牌面文件无效 / not an enrolled deck file"),
         ('calibration = ""', 'calibration = "/nonexistent/cal.json"', "camera.calibration: no such file"),
         (f'port = "{tmp_path / "ttyACM0"}"', 'port = "/dev/ttyNOPE9"', "dealer.port: no such device"),
         (f'port = "{tmp_path / "ttyACM0"}"', 'port = "COM3"', "dealer.port: must be a device path"),

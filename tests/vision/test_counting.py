@@ -40,7 +40,7 @@ def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
 
 
 def test_a_pair_whose_second_index_is_hidden_reads_as_one_card_and_one_unreadable() -> None:
-    camera = SimulatedTableCamera(seed=8)
+    camera = SimulatedTableCamera(seed=8, deck="builtin")
     table = TableReader(camera.calibration)
     camera.lay("S", ["C8", "D8"])
     frame = camera.frame()
@@ -54,7 +54,7 @@ def test_a_pair_whose_second_index_is_hidden_reads_as_one_card_and_one_unreadabl
 
 
 def test_no_false_alarm_on_plays_read_right() -> None:
-    camera = SimulatedTableCamera(seed=9)
+    camera = SimulatedTableCamera(seed=9, deck="builtin")
     table = TableReader(camera.calibration)
     rng = np.random.default_rng(3)
     ranks = "23456789TJQKA"

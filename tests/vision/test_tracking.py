@@ -98,7 +98,7 @@ def test_a_file_without_markers_takes_them_at_the_first_full_sighting() -> None:
 
 
 def test_reader_reads_a_bumped_camera_after_the_zones_follow() -> None:
-    camera = SimulatedTableCamera(seed=5)
+    camera = SimulatedTableCamera(seed=5, deck="builtin")
     tracker = CalibrationTracker(camera.calibration)
     reader = TableReader(camera.calibration)
     camera.lay("N", ["H3", "H4", "H5", "H6", "H7"])

@@ -81,3 +81,23 @@ def test_simulated_camera_is_deterministic_and_calibratable() -> None:
     assert np.abs(covered.astype(int) - empty.astype(int)).mean() > 1
     with pytest.raises(CameraError):
         a.lay("S", ["ZZ"])
+
+
+def test_simulated_camera_draws_held_out_designs_unless_told() -> None:
+    """The simulated table draws deck designs the reader never trained on (by seed), so its figures are honest;
+    ``sim://?deck=...`` names one, or the built-in styles it trained on."""
+    from hardware.cameras.simulated import deck_in_url, held_out_decks
+
+    names = held_out_decks()
+    assert len(names) >= 4
+    assert {SimulatedTableCamera(seed=s).deck for s in range(len(names))} == set(names)
+    assert SimulatedTableCamera(seed=0, deck="builtin").deck == "builtin"
+    assert SimulatedTableCamera(seed=0, style=2).deck == "builtin"
+    assert deck_in_url("sim://") is None
+    assert deck_in_url("sim://?deck=held-out") == "held-out"
+    assert deck_in_url(f"sim://?deck={names[0]}") == names[0]
+    for bad in ("sim://?deck=paris", "sim://?speed=2"):
+        with pytest.raises(ValueError, match="unknown"):
+            deck_in_url(bad)
+    with pytest.raises(ValueError, match="unknown deck design"):
+        SimulatedTableCamera(seed=0, deck="paris")
