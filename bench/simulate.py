@@ -1,14 +1,18 @@
 """Throughput and scale of the simulated table.
 
-1. Deals per minute of one table at full speed with the simulated camera and the real card reader in the loop,
-   and the daemon's resident memory (target <= 150 MB). ``--deals N`` (default 3).
+1. One table at a time at full speed with the simulated camera and the real card reader in the loop (one
+   table per ``--seeds`` seed, each drawing a held-out deck design that the reader never trained on unless
+   ``--deck`` says otherwise; ``--reader net|glyphs``): misread and false foul alerts per 100 plays (the
+   simulated players make no fouls), deals per minute, and the daemon's resident memory (target <= 150 MB).
+   ``--deals N`` (default 3) deals per table.
 2. ``simulate --tables N`` (default 50) against one Mosquitto for ``--duration`` seconds (the tables play deal
    after deal, match after match, until the time is up, so they are busy the whole time): a
    subscriber counts, per table and run (epoch), messages lost (gaps in ``seq``) or out of order (target 0),
    and the CPU time the simulate process used per table. The many-table run reads laid cards directly
    (``--direct``) unless ``--camera`` is given: 50 rendered cameras do not fit on a small machine.
 
-    python bench/simulate.py [--deals 3] [--tables 50] [--duration 60]
+    python bench/simulate.py [--deals 3] [--seeds 1,2,3,4] [--deck held-out] [--reader net] [--tables 50]
+                             [--duration 60] [--skip-many]
 """
 
 from __future__ import annotations
@@ -32,8 +36,12 @@ sys.path.insert(0, str(ROOT))
 
 from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 
+#: alert codes that accuse a player (a foul); the simulated players make none, so each is a false accusation
+FOULS = frozenset({"illegal_play", "not_held", "out_of_turn", "exposed_card", "wrong_tribute", "wrong_return"})
 
-def one_table(broker: LocalBroker, deals: int) -> None:
+
+def one_table(broker: LocalBroker, deals: int, seed: int, deck: str | None, reader: str) -> dict[str, int | float]:
+    """``deals`` deals of one table at full speed, its camera drawing ``deck`` and read by ``reader``."""
     from dataclasses import replace
 
     from table_daemon.config import simulated_config
@@ -42,7 +50,9 @@ def one_table(broker: LocalBroker, deals: int) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="guandan-bench-"))
     cfg = simulated_config(table="B1", event="bench", broker=broker.url, journal=str(tmp / "j.sqlite"))
     cfg.panels = replace(cfg.panels, debounce_ms=0)
-    sim = SimTable(cfg, seed=1, speed=0, camera=True)
+    cfg.camera.source = f"sim://?deck={deck}" if deck else "sim://"
+    cfg.camera.reader = reader
+    sim = SimTable(cfg, seed=seed, speed=0, camera=True)
     alerts: dict[str, int] = {}
     sim.app.alert_listeners.append(lambda a: alerts.__setitem__(a["code"], alerts.get(a["code"], 0) + 1))
     plays = [0]
@@ -60,13 +70,31 @@ def one_table(broker: LocalBroker, deals: int) -> None:
     cpu = time.process_time() - cpu0
     done = sim.app.controller.deals_done
     frames = sim.zones.health()["frames"]
+    design = sim.zones.camera.deck
     sim.stop()
+    misread = alerts.get("misread", 0)
+    fouls = sum(n for code, n in alerts.items() if code in FOULS)
+    print(f"seed {seed}, design {design}, reader {reader}: {done} deals in {wall:.1f} s = "
+          f"{done / wall * 60:.1f} deals/min ({frames} frames read, CPU {cpu:.1f} s); {plays[0]} plays, "
+          f"alerts {alerts or 'none'}", flush=True)
+    return {"deals": done, "plays": plays[0], "misread": misread, "fouls": fouls, "wall": wall, "frames": frames}
+
+
+def reading_tables(broker: LocalBroker, deals: int, seeds: list[int], deck: str | None, reader: str) -> None:
+    """One table after another (one per seed: each draws its own held-out design), with the totals: misread and
+    false foul alerts per 100 plays, deals per minute, and the daemon's resident memory."""
+    runs = [one_table(broker, deals, seed, deck, reader) for seed in seeds]
+    plays = sum(int(r["plays"]) for r in runs) or 1
+    misread = sum(int(r["misread"]) for r in runs)
+    fouls = sum(int(r["fouls"]) for r in runs)
+    wall = sum(float(r["wall"]) for r in runs)
+    done = sum(int(r["deals"]) for r in runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"one table, camera + reader in the loop, full speed: {done} deals in {wall:.1f} s = "
-          f"{done / wall * 60:.1f} deals/min ({frames} frames read, CPU {cpu:.1f} s)")
+    print(f"camera + reader in the loop ({reader} reader, deck {deck or 'held-out'}), {done} deals, {plays} plays: "
+          f"misread alerts {misread / plays * 100:.1f} per 100 plays, false foul alerts {fouls / plays * 100:.1f} "
+          f"per 100 plays (the simulated players make no fouls: each foul alert is the reader's); "
+          f"{done / wall * 60:.1f} deals/min at full speed")
     print(f"resident memory of the daemon (peak RSS of this process): {peak:.0f} MB (target <= 150 MB)")
-    print(f"alerts raised in {plays[0]} plays (the simulated players make no fouls: each is the reader's): "
-          f"{alerts or 'none'}")
 
 
 def many_tables(broker: LocalBroker, tables: int, duration: float, camera: bool) -> None:
@@ -124,7 +152,12 @@ def many_tables(broker: LocalBroker, tables: int, duration: float, camera: bool)
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=3)
+    ap.add_argument("--deals", type=int, default=3, help="deals per table of the one-table runs")
+    ap.add_argument("--seeds", default="1,2,3,4",
+                    help="one table per seed, one after another (default 1,2,3,4: each held-out design once)")
+    ap.add_argument("--deck", default=None, help="the camera's deck design (default: a held-out one by seed; "
+                                                 "'builtin': the designs the reader trained on)")
+    ap.add_argument("--reader", choices=("net", "glyphs"), default="net")
     ap.add_argument("--tables", type=int, default=50)
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--camera", action="store_true", help="many-table run with the camera too")
@@ -133,7 +166,7 @@ def main() -> int:
     args = ap.parse_args()
     with LocalBroker() as broker:
         if not args.skip_one:
-            one_table(broker, args.deals)
+            reading_tables(broker, args.deals, [int(x) for x in args.seeds.split(",")], args.deck, args.reader)
         if not args.skip_many:
             many_tables(broker, args.tables, args.duration, args.camera)
     return 0

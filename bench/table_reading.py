@@ -39,10 +39,10 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--deck", default=None,
-                    help="deck design: 'held-out' (one the reader never trained on, by seed), a name of "
-                         "hardware/cameras/decks/, or 'builtin' (default: the camera's default)")
-    ap.add_argument("--reader", choices=("glyphs", "net"), default="glyphs",
-                    help="the glyph reader (the table's) or the learned one (vision.net, at its accept threshold)")
+                    help="deck design: 'held-out' (default: one the reader never trained on, by seed), a name of "
+                         "hardware/cameras/decks/, or 'builtin' (the designs the reader trained on)")
+    ap.add_argument("--reader", choices=("glyphs", "net"), default="net",
+                    help="the learned reader (vision.net, at its accept threshold; the table's) or the glyph rules")
     args = ap.parse_args()
     net_reader = NetCardReader() if args.reader == "net" else None
     rng = random.Random(args.seed)
