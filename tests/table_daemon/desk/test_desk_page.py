@@ -77,6 +77,9 @@ def test_referees_work_from_the_desk_page(broker_factory, topic_root, tmp_path, 
         row = page.wait_for_selector("#alerts tbody tr:has-text('识别不确定')", timeout=10000)
         text = row.inner_text()
         assert "misread" in text and "东 E" in text and "2026-11-29 18:00:00" in text and "T01" in text
+        # the picture decodes after its row shows (under load, later than the first look)
+        page.wait_for_function("() => { const i = document.querySelector('#alerts img.evidence'); "
+                               "return i !== null && i.complete && i.naturalWidth > 0 }", timeout=10000)
         assert page.evaluate("() => document.querySelector('#alerts img.evidence').naturalWidth") == 90
         row.query_selector("button.ack").click()
         page.wait_for_selector("#alerts tbody tr:has-text('裁判 Li')")
