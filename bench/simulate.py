@@ -44,13 +44,14 @@ def one_table(broker: LocalBroker, deals: int, seed: int, deck: str | None, read
     """``deals`` deals of one table at full speed, its camera drawing ``deck`` and read by ``reader``."""
     from dataclasses import replace
 
+    from hardware.cameras.simulated import camera_url
     from table_daemon.config import simulated_config
     from table_daemon.simulate import SimTable
 
     tmp = Path(tempfile.mkdtemp(prefix="guandan-bench-"))
     cfg = simulated_config(table="B1", event="bench", broker=broker.url, journal=str(tmp / "j.sqlite"))
     cfg.panels = replace(cfg.panels, debounce_ms=0)
-    cfg.camera.source = f"sim://?deck={deck}" if deck else "sim://"
+    cfg.camera.source = camera_url(deck)
     cfg.camera.reader = reader
     sim = SimTable(cfg, seed=seed, speed=0, camera=True)
     alerts: dict[str, int] = {}

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from guandan import full_pack, legal_plays  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
-from vision.net.reader import CardReader as NetCardReader  # noqa: E402
+from vision.readers import make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.types import UNREADABLE  # noqa: E402
 
@@ -44,14 +44,14 @@ def main() -> int:
     ap.add_argument("--reader", choices=("glyphs", "net"), default="net",
                     help="the learned reader (vision.net, at its accept threshold; the table's) or the glyph rules")
     args = ap.parse_args()
-    net_reader = NetCardReader() if args.reader == "net" else None
+    card_reader = make_card_reader(args.reader)
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = wrong_unflagged = flagged_wrong = 0
     camera = reader = None
     for n in range(args.plays):
         if n % 50 == 0:
             camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck)
-            reader = TableReader(camera.calibration, card_reader=net_reader)
+            reader = TableReader(camera.calibration, card_reader=card_reader)
         assert camera is not None and reader is not None
         pack = full_pack()
         rng.shuffle(pack)

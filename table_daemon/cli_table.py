@@ -111,10 +111,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except ProfileError as exc:
         raise UsageError(str(exc)) from None
     if args.deck is not None:
-        from hardware.cameras.simulated import deck_in_url
+        from hardware.cameras.simulated import check_deck
 
         try:
-            deck_in_url(f"sim://?deck={args.deck}")
+            check_deck(args.deck)
         except ValueError as exc:
             raise UsageError(f"--deck: {exc}") from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")

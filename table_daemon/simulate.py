@@ -328,8 +328,11 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
     """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals), ``matches`` times (0:
     until ``timeout``); with ``await_desk``, play the matches the event's desk starts until ``timeout`` or an
     interrupt. The simulated cameras draw ``deck`` (default: held-out designs, by seed) and are read by
-    ``reader`` (default: the learned one). Returns the exit status: 1 when a broker could not be reached within ``broker_timeout`` seconds
-    (one-shot runs), when results were still unsent at the end, or when a dealer kept failing."""
+    ``reader`` (default: the learned one). Returns the exit status: 1 when a broker could not be reached within
+    ``broker_timeout`` seconds (one-shot runs), when results were still unsent at the end, or when a dealer kept
+    failing."""
+    from hardware.cameras.simulated import camera_url
+
     from .adapters.broker import LocalBroker
 
     local: LocalBroker | None = None
@@ -349,7 +352,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             # a hall's broker with per-table accounts: mqtt://{table}:PASSWORD@HOST:PORT logs each in as itself
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker.replace("{table}", tid),
                                    journal=str(jdir / f"{tid}.sqlite"))
-            cfg.camera.source = f"sim://?deck={deck}" if deck else "sim://"
+            cfg.camera.source = camera_url(deck)
             cfg.camera.reader = reader
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
             sim.matches = matches

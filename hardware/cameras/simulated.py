@@ -47,10 +47,10 @@ class SimulatedTableCamera:
         self.style = int(self.rng.integers(0, 6)) if style is None else style
         #: the deck design drawn: "builtin" (``vision.render``'s styles, which the reader was trained on) or a
         #: held-out design of ``decks/`` that it never saw ("held-out": one chosen by the seed)
-        names = held_out_decks()
-        if deck not in (None, "builtin", "held-out", *names):
-            raise ValueError(f"unknown deck design {deck!r}: 'builtin', 'held-out' or one of {', '.join(names)}")
+        if deck is not None:
+            check_deck(deck)
         if deck == "held-out" or (deck is None and style is None and DEFAULT_HELD_OUT):
+            names = held_out_decks()
             deck = names[seed % len(names)]
         self.deck = deck or "builtin"
         self._deck_faces = load_deck(self.deck) if self.deck != "builtin" else {}
@@ -228,6 +228,20 @@ DECKS = Path(__file__).resolve().parent / "decks"
 DEFAULT_HELD_OUT = True
 
 
+def check_deck(deck: str) -> str:
+    """``deck`` if the simulated camera can draw it ("builtin", "held-out" or a design of ``decks/``), else
+    ValueError naming the choices."""
+    names = held_out_decks()
+    if deck not in ("builtin", "held-out", *names):
+        raise ValueError(f"unknown deck design {deck!r}: 'builtin', 'held-out' or one of {', '.join(names)}")
+    return deck
+
+
+def camera_url(deck: str | None) -> str:
+    """The ``sim://`` camera URL of a simulated table drawing ``deck`` (None: the default)."""
+    return f"sim://?deck={check_deck(deck)}" if deck else "sim://"
+
+
 def deck_in_url(url: str) -> str | None:
     """The deck design a ``sim://`` camera URL names (``sim://?deck=held-out``, ``sim://?deck=builtin``,
     ``sim://?deck=lato-italic``), None when it names none; ValueError for any other query or design."""
@@ -237,12 +251,10 @@ def deck_in_url(url: str) -> str | None:
         raise ValueError(f"unknown setting {unknown[0]!r} in {url!r} (sim:// takes deck=...)")
     if "deck" not in query:
         return None
-    deck = query["deck"][-1]
-    names = held_out_decks()
-    if deck not in ("builtin", "held-out", *names):
-        raise ValueError(f"unknown deck design {deck!r} in {url!r}: 'builtin', 'held-out' or one of "
-                         f"{', '.join(names)}")
-    return deck
+    try:
+        return check_deck(query["deck"][-1])
+    except ValueError as exc:
+        raise ValueError(f"{exc} (in {url!r})") from None
 
 
 def held_out_decks() -> tuple[str, ...]:
