@@ -45,5 +45,8 @@ def missing_cards(index_x: Sequence[float], fan_width: float, fan_height: float)
     overhang = fan_width - (xs[-1] - offset + card)  # the fan's width beyond the last read card
     # the fan is at least as high as its cards, so ``card`` is if anything too wide (bridge cards, a tilt):
     # the small margin covers wider poker cards
-    after = max(0, round(overhang / pitch)) if overhang > HOLE * pitch + 0.05 * card else 0
+    # a lone index has no pitch to go by: a card fanned as tightly as players fan (``MIN_PITCH``) still counts
+    # (a pair fanned tight, its second index missed, is not a single)
+    end_pitch = MIN_PITCH * card if len(xs) == 1 else pitch
+    after = max(0, round(overhang / pitch), 1) if overhang > HOLE * end_pitch + 0.05 * card else 0
     return before, after, between

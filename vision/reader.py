@@ -20,7 +20,7 @@ from .deck import DeckProfile, card_signature, ink_redness
 from .geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
 from .spotting import spot
-from .types import RED_SUITS, CardReading
+from .types import LOW_CONFIDENCE, RED_SUITS, CardReading
 
 #: Temperature of enrolled-template correlations when weighed against the index reading.
 TEMPLATE_T = 0.02
@@ -46,6 +46,9 @@ def _red_probability(redness: float) -> float:
 
 class CardReader:
     """Reads card indices; holds the glyph model and an optional enrolled deck."""
+
+    #: the confidence at which a reading is taken without a check (every reading is reported, surer or not)
+    sure = LOW_CONFIDENCE
 
     def __init__(self, model: GlyphModel | None = None, deck: DeckProfile | None = None) -> None:
         self.model = model or GlyphModel.load()

@@ -27,20 +27,22 @@ def reader_for_deck(deck_path: Path | None) -> str:
     return enrolled_for(deck_path) if deck_path is not None else DEFAULT_READER
 
 
-def make_card_reader(name: str | None = None, deck_path: Path | None = None) -> Any:
+def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, table: bool = False) -> Any:
     """The card reader ``name`` ("net" or "glyphs"; None: the one ``deck_path`` was enrolled for, else the
     learned one), reading with the enrolled deck at ``deck_path`` if given. Both have ``read_region`` (the
-    table reader's interface) and ``read_image``."""
+    table reader's interface), ``read_image`` and ``sure`` (the confidence at which a reading is taken without a
+    check). ``table``: the table's reader, whose ``read_region`` reports unsure readings too (the glyph reader
+    always does), for the table to choose among their candidates by what the seat holds."""
     if name is None:
         name = reader_for_deck(deck_path)
     if name not in READERS:
         raise ReaderError(f"unknown card reader {name!r} (one of {', '.join(READERS)})")
     if deck_path is not None and not deck_path.is_file():
         raise ReaderError(f"deck profile not found: {deck_path}")
-    return _net_reader(deck_path) if name == "net" else _glyph_reader(deck_path)
+    return _net_reader(deck_path, table) if name == "net" else _glyph_reader(deck_path)
 
 
-def _net_reader(deck_path: Path | None) -> Any:
+def _net_reader(deck_path: Path | None, unsure: bool) -> Any:
     from .net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
     from .net.network import IndexNet, ModelMissingError
     from .net.reader import CardReader
@@ -50,9 +52,9 @@ def _net_reader(deck_path: Path | None) -> Any:
     except ModelMissingError as exc:
         raise ReaderError(str(exc)) from exc
     if deck_path is None:
-        return CardReader(net)
+        return CardReader(net, unsure=unsure)
     try:
-        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)))  # type: ignore[arg-type]
+        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)), unsure=unsure)  # type: ignore[arg-type]
     except EnrolledDeckError as exc:
         raise ReaderError(str(exc)) from exc
 

@@ -22,17 +22,21 @@ import cv2
 import numpy as np
 
 from .calibration import TableCalibration
+from .card_regions import top_level
 from .classifier import GlyphModel
 from .counting import missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
 from .reader import CardReader, RegionRead
-from .types import LOW_CONFIDENCE, UNREADABLE, CardReading
+from .types import UNREADABLE, CardReading
 
 OUTSIDE = "outside"
 #: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
 SETTLED_READS = 3
 REFRESH_FRAMES = 15
+#: an outermost region in a zone at least this wide (over its height, upright) with no index read is a card
+#: whose index was not read (narrower: a sliver of something else)
+MIN_UNREAD_WIDTH = 0.5
 #: the change (grey levels, in any 1/8-size block of the zone, less the light's overall change) that counts
 STILL_CHANGE = 10.0
 
@@ -40,6 +44,9 @@ STILL_CHANGE = 10.0
 class RegionReader(Protocol):
     """What the table reader needs of a card reader: the glyph reader (``vision.reader``) or the learned one
     (``vision.net.reader``)."""
+
+    #: the confidence at which a reading is taken without a check
+    sure: float
 
     def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ...) -> RegionRead: ...
 
@@ -93,11 +100,19 @@ class TableReader:
             self.zones_read += 1
             inverse = np.linalg.inv(matrix)
             readings: list[CardReading] = []
-            for region in find_regions(view, min_area_frac=0.02):
+            regions = find_regions(view, min_area_frac=0.02)
+            outermost = {id(r) for r in top_level(regions)}
+            for region in regions:
                 # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees
                 # of facing its seat upright
                 read = self.reader.read_region(view, region, turns=(0,))
-                found = [CardReading(r.card, r.confidence, map_box(inverse, r.box)) for r in read.readings]
+                found = [CardReading(r.card, r.confidence, map_box(inverse, r.box), r.candidates)
+                         for r in read.readings]
+                if not found and id(region) in outermost and read.flat.shape[1] >= MIN_UNREAD_WIDTH * read.flat.shape[0]:
+                    # a card (or a fan) lying in the zone with no index read: a card not read, not nothing
+                    found = [CardReading(UNREADABLE, 0.0, map_box(inverse, region.box))]
+                    readings.extend(found)
+                    continue
                 readings.extend(_with_unread(found, read, region, inverse))
             order = np.array([[r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2] for r in readings], np.float32)
             if readings:  # sort by x in the seat's upright view
@@ -107,7 +122,7 @@ class TableReader:
             if self.skip_still:
                 before = self._memory.get(seat)
                 # only sure readings may settle a zone for skipping: an unsure one is worth reading again
-                sure = all(r.confidence >= LOW_CONFIDENCE for r in readings)
+                sure = all(r.confidence >= self.reader.sure for r in readings)
                 same = sure and before is not None and [r.card for r in before.readings] == [r.card for r in readings]
                 self._memory[seat] = _ZoneMemory(signature, readings, before.agreeing + 1 if same and before else 1)
         if outside:

@@ -26,6 +26,7 @@ def test_a_fan_read_whole_has_no_holes_even_when_laid_unevenly() -> None:
     uneven = [8, 64, 154, 235, 307, 379]  # gaps from 56 to 90: one hand's fanning
     assert missing_cards(uneven, 379 - 8 + CARD, H) == (0, 0, [0] * 6)
     assert missing_cards([10], CARD, H) == (0, 0, [0])  # a lone card
+    assert missing_cards([10], 0.72 * H, H) == (0, 0, [0])  # a lone poker card, a little wider
     assert missing_cards([], 500, H) == (0, 0, [])  # nothing read: nothing said
 
 
@@ -37,6 +38,8 @@ def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
     assert missing_cards([xs[0], xs[3], xs[4]], width, H) == (0, 0, [2, 0, 0])
     pair_xs, pair_width = fan(2)
     assert missing_cards(pair_xs[:1], pair_width, H) == (0, 1, [0])  # a pair read as a single
+    tight, tight_width = fan(2, pitch=0.27 * CARD)  # ... also when fanned nearly as tight as a hand fans
+    assert missing_cards(tight[:1], tight_width, H) == (0, 1, [0])
 
 
 def test_a_pair_whose_second_index_is_hidden_reads_as_one_card_and_one_unreadable() -> None:
@@ -51,6 +54,21 @@ def test_a_pair_whose_second_index_is_hidden_reads_as_one_card_and_one_unreadabl
     again = table.read(frame)["S"]
     assert [r.card for r in again] == ["C8", UNREADABLE]
     assert again[1].confidence == 0.0 and again[1].flagged
+
+
+def test_a_card_whose_index_is_not_read_at_all_is_one_unreadable_card_not_nothing() -> None:
+    camera = SimulatedTableCamera(seed=8, deck="builtin")
+    table = TableReader(camera.calibration)
+    camera.lay("E", ["HK"])
+    frame = camera.frame()
+    (card,) = table.read(frame)["E"]
+    assert card.card == "HK"
+    x, y, w, h = card.box  # glare over the corner index: nothing of the card can be read
+    cv2.rectangle(frame, (x - 3, y - 3), (x + w + 3, y + h + 3), (250, 250, 250), -1)
+    (unread,) = table.read(frame)["E"]
+    assert unread.card == UNREADABLE and unread.flagged
+    camera.clear()
+    assert table.read(camera.frame())["E"] == []  # an empty zone is still empty
 
 
 def test_no_false_alarm_on_plays_read_right() -> None:

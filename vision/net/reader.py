@@ -187,15 +187,28 @@ def reading_of(s: Sighting) -> CardReading:
 
 
 class CardReader:
-    """Reads card indices with the index network."""
+    """Reads card indices with the index network.
 
-    def __init__(self, net: IndexNet | None = None) -> None:
+    ``unsure=True`` makes the table's reader: ``read_region`` then also reports readings from
+    ``SIGHTING_FLOOR`` up, with their candidates, and the table takes only those at least ``sure`` without a
+    check (an unsure one is chosen among its candidates by what the seat holds, or the cards are laid again).
+    Dropping them instead leaves the play a card short, and a short play is taken silently or as a foul."""
+
+    def __init__(self, net: IndexNet | None = None, *, unsure: bool = False) -> None:
         self.net = net or IndexNet()
+        self.unsure = unsure
+
+    @property
+    def sure(self) -> float:
+        """The confidence at which a reading is taken without a check: the model's accept threshold."""
+        return self.net.accept
 
     def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
                     accept: float | None = None) -> RegionRead:
         """Read one region in each of ``turns`` and keep the turn that reads best (readings at least ``accept``
-        sure, default the model's threshold)."""
+        sure; by default the model's threshold, or ``SIGHTING_FLOOR`` for the table's reader)."""
+        if accept is None and self.unsure:
+            accept = min(SIGHTING_FLOOR, self.net.accept)
         return _best_turn([self._read_turn(image, region, turn, accept) for turn in turns])
 
     def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None) -> RegionRead:
