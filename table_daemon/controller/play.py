@@ -26,6 +26,7 @@ from guandan import deal as engine
 from guandan import tick as engine_tick
 
 from .model import CardsSeen, Press
+from .seen_choice import SURE
 from .seen_choice import choose as choose_candidates
 from .seen_choice import sure as reading_is_sure
 from .state import TableState
@@ -107,7 +108,8 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
 def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
                 evidence: dict[str, Any]) -> tuple[list[Card], list[Card], Decided | None]:
     """What the seat on turn laid: the reader's first reading when it is sure enough and held and legal, else
-    the most probable held, legal set of its candidates (``seen_choice``); ``([], [], None)`` after raising
+    the most probable held, legal set of its candidates if that is probable enough (``seen_choice``: an unsure
+    first reading may be it); ``([], [], None)`` after raising
     ``misread`` when neither will do (a foul is left to the caller only when the reader was sure). With the
     cards comes what :func:`choose_reading` made of the new ones when that was already worked out on the way
     (so a sure, legal first reading is classified once), else None."""
@@ -135,13 +137,14 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
     first = tuple(e.cards)
     if e.confidence >= c.timing.min_confidence and fits(first):
         return answer(cards, new)
-    chosen = choose_candidates(options, fits)
-    if chosen is not None and (chosen != first or e.confidence >= c.timing.min_confidence):
+    sure_at = max(SURE, c.timing.min_confidence)  # the reader's own threshold, when stricter
+    chosen = choose_candidates(options, fits, sure_at)
+    if chosen is not None:
         laid = c.parse_seen(list(chosen)) or cards
         if chosen != first:
             evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
         return answer(laid, new_cards(zone, laid))
-    if reading_is_sure(options) and e.confidence >= c.timing.min_confidence:
+    if reading_is_sure(options, sure_at) and e.confidence >= c.timing.min_confidence:
         return cards, new, None  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})

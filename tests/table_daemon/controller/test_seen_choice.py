@@ -2,22 +2,45 @@
 
 from __future__ import annotations
 
+import pytest
+
 from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command
 from table_daemon.controller import seen_choice as sc
 
 from .harness import Harness, hands_with
 
+UNSURE_FIVE = [[("H5", 0.7), ("H6", 0.25)], [("S9", 0.9), ("C9", 0.08)]]
 
-def test_most_probable_fitting_choice_best_first() -> None:
-    options = [[("H5", 0.7), ("H6", 0.25)], [("S9", 0.9), ("C9", 0.08)]]
-    assert sc.most_probable(options, lambda codes: True) == (("H5", "S9"), 0.7 * 0.9)
-    got = sc.most_probable(options, lambda codes: codes[0] == "H6")
-    assert got is not None and got[0] == ("H6", "S9")
-    assert sc.choose(options, lambda codes: codes[0] == "H6") == ("H6", "S9")  # 0.225 >= 0.2 x 0.63
-    assert sc.choose(options, lambda codes: codes == ("H6", "C9")) is None  # far less probable than what was seen
-    assert sc.most_probable(options, lambda codes: False) is None
-    assert sc.sure([[("H5", 0.95)], [("S9", 0.91)]]) and not sc.sure(options)
+CHOICES = [
+    # (options, the sets that fit (None: every set), the reader's sure threshold, what is taken)
+    # H5 not held: its runner-up
+    ([[("H5", 0.7), ("H6", 0.29)], [("S9", 0.97), ("C9", 0.02)]], {("H6", "S9"), ("H6", "C9")}, 0.9, ("H6", "S9")),
+    (UNSURE_FIVE, {("H6", "S9"), ("H6", "C9")}, 0.9, None),  # not H5, but what else: H6 at 0.25 of 0.3 is unsure
+    (UNSURE_FIVE, {("H6", "C9")}, 0.9, None),  # far less probable than what was seen
+    (UNSURE_FIVE, set(), 0.9, None),  # nothing the seat could have laid
+    (UNSURE_FIVE, None, 0.9, None),  # anything fits: the hand tells nothing, and 0.63 is not sure
+    ([[("SB", 0.82), ("HR", 0.18)]], {("SB",)}, 0.998, ("SB",)),  # an unsure joker, the other one not held
+    ([[("SB", 0.82), ("HR", 0.18)]], {("SB",), ("HR",)}, 0.998, None),  # both held: too near to choose
+    ([[("H5", 0.5)]], None, 0.6, None),  # a reading with no runners-up: half of it may be any other card
+    ([[("H5", 0.95)]], None, 0.9, ("H5",)),
+    # a pip read as a third card, fairly surely: the held pair without it
+    ([[("H5", 0.999)], [("H5", 0.999)], [("SK", 0.6), ("CK", 0.1)]], {("H5", "H5")}, 0.998, ("H5", "H5")),
+]
+
+
+@pytest.mark.parametrize(("options", "fitting", "sure_at", "taken"), CHOICES)
+def test_choice_of_what_was_laid(options: list, fitting: set | None, sure_at: float,
+                                 taken: tuple[str, ...] | None) -> None:
+    assert sc.choose(options, lambda codes: fitting is None or codes in fitting, sure_at) == taken
+
+
+def test_a_foul_needs_every_card_and_the_whole_reading_sure() -> None:
+    readings = [[("H5", 0.9998)], [("S9", 0.9999)]]
+    assert sc.sure(readings) and sc.sure(readings, 0.998) and not sc.sure(UNSURE_FIVE)
+    assert not sc.sure([[("H5", 0.9995)], [("S9", 0.997)]], 0.998)  # a card under the reader's threshold
+    assert not sc.sure([[("H5", 0.9995)]] * 3)  # each sure, the three together wrong 1 time in 670
+    assert not sc.sure([[("H5", 0.95)]], 0.6)
 
 
 def _game() -> Harness:
@@ -39,7 +62,7 @@ def test_a_card_read_wrong_but_held_in_second_place_is_taken() -> None:
     h = _game()
     # the reader is fairly sure of D6, which S does not hold; its second candidate D9 is held and legal
     wrong = absent(h, "S", ["D6", "D5", "D4", "D7"])
-    h.send(CardsSeen("S", [wrong], 0.72, frame=5, candidates=[[(wrong, 0.72), ("D9", 0.24), ("D8", 0.02)]]))
+    h.send(CardsSeen("S", [wrong], 0.72, frame=5, candidates=[[(wrong, 0.72), ("D9", 0.27), ("D8", 0.005)]]))
     assert h.alerts() == []
     (play,) = h.of("events", "play")
     assert play["seat"] == "S" and play["cards"] == ["D9"]
@@ -58,14 +81,22 @@ def test_unsure_not_held_is_a_misread_not_a_foul() -> None:
 def test_sure_not_held_is_still_a_foul() -> None:
     h = _game()
     wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
-    h.send(CardsSeen("S", [wrong], 0.98, frame=7, candidates=[[(wrong, 0.98), ("D9", 0.01)]]))
+    h.send(CardsSeen("S", [wrong], 0.9995, frame=7, candidates=[[(wrong, 0.9995), ("D9", 0.0003)]]))
     assert len(h.alerts("not_held")) == 1 and not h.alerts("misread")
+
+
+def test_nearly_sure_is_not_sure_enough_to_accuse() -> None:
+    h = _game()
+    wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
+    # as sure as the learned reader's threshold, but wrong one time in 500: the cards are laid again
+    h.send(CardsSeen("S", [wrong], 0.998, frame=7, candidates=[[(wrong, 0.998), ("D9", 0.001)]]))
+    assert not h.alerts("not_held") and len(h.alerts("misread")) == 1
 
 
 def test_a_pair_read_with_one_wrong_card_becomes_the_held_pair() -> None:
     h = _game()
     wrong = absent(h, "S", ["S9", "H9"])
     h.send(CardsSeen("S", ["D9", wrong], 0.7, frame=8,
-                     candidates=[[("D9", 0.97), ("H9", 0.01)], [(wrong, 0.7), ("C9", 0.28)]]))
+                     candidates=[[("D9", 0.99), ("H9", 0.005)], [(wrong, 0.7), ("C9", 0.29)]]))
     assert h.alerts() == []
     assert h.of("events", "play")[0]["cards"] == ["D9", "C9"]
