@@ -123,8 +123,14 @@ class TableApp:
             deal_file=self.cfg.dealer.deal_file,
             timing=Timing(play_seconds=t.play_seconds or None, first_lead_seconds=t.first_lead_seconds or None,
                           return_seconds=t.return_seconds or None,
-                          min_confidence=self.cfg.camera.min_confidence),
+                          min_confidence=self._min_confidence()),
         )
+
+    def _min_confidence(self) -> float:
+        """The confidence below which a card is unsure: the camera's (``camera.min_confidence``, else its card
+        reader's own threshold), so that the stabiliser and the controller judge a reading alike."""
+        return float(getattr(self.camera, "min_confidence", 0.0) or self.cfg.camera.min_confidence
+                     or Timing.min_confidence)
 
     # -- recovery -------------------------------------------------------------------------------------------
     def _recover(self) -> int:

@@ -81,7 +81,10 @@ class CameraSection:
     stable_frames: int = 2
     #: frames an unsure set (low confidence, a card not read) waits for a sure reading before the referee is called
     unsure_wait_frames: int = 8
-    min_confidence: float = 0.6
+    #: a card read less sure than this is unsure: chosen among the reader's candidates by what the seat holds,
+    #: or laid again, never a foul (0: the reader's own threshold, chosen on held-out real photos: 0.998 for the
+    #: learned reader, 0.6 for the glyph rules)
+    min_confidence: float = 0.0
     #: a saved calibration (``vision calibrate`` JSON); empty: calibrate from the table markers when they show
     calibration: str = ""
     #: markers further than this (pixels) from where the calibration expects them: the camera or table moved

@@ -51,7 +51,8 @@ class CameraZones:
                  min_confidence: float = 0.6) -> None:
         """``reader`` may be None when the table is not calibrated yet: ``make_reader(calibration)`` makes one
         once ``tracker`` (a :class:`vision.tracking.CalibrationTracker`) has seen the markers. An unsure set
-        (a card under ``min_confidence``, the table's ``camera.min_confidence``) waits up to
+        (a card under ``min_confidence``: the table's ``camera.min_confidence``, else the card reader's own
+        ``sure``; the controller judges plays by the same, :attr:`min_confidence`) waits up to
         ``unsure_wait_frames`` frames for a sure reading before it goes to the referee."""
         from vision.stabiliser import Stabiliser
 
@@ -64,6 +65,7 @@ class CameraZones:
         self.lost = False
         self._last_good = clock()
         self._last_reopen = 0.0
+        self.min_confidence = min_confidence
         self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames, min_confidence=min_confidence)
         self.stable_frames = stable_frames
         self.period = 1.0 / fps if fps > 0 else 0.0
@@ -90,7 +92,7 @@ class CameraZones:
 
     @classmethod
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2,
-                        unsure_wait_frames: int = 8, min_confidence: float = 0.6, deck: str | None = None,
+                        unsure_wait_frames: int = 8, min_confidence: float = 0.0, deck: str | None = None,
                         reader: str | None = None) -> CameraZones:
         """The simulated table's camera (drawing ``deck``: by default a held-out design chosen by ``seed``) read
         by the card reader ``reader`` (by default the learned one)."""
@@ -101,14 +103,14 @@ class CameraZones:
         from vision.tracking import CalibrationTracker
 
         camera = SimulatedTableCamera(seed=seed, deck=deck)
-        card_reader = make_card_reader(reader or None)
+        card_reader = make_card_reader(reader or None, table=True)
 
         def make_reader(cal: TableCalibration) -> TableReader:
             return TableReader(cal, skip_still=True, card_reader=card_reader)
 
         return cls(camera, make_reader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
                    tracker=CalibrationTracker(camera.calibration), make_reader=make_reader,
-                   unsure_wait_frames=unsure_wait_frames, min_confidence=min_confidence)
+                   unsure_wait_frames=unsure_wait_frames, min_confidence=min_confidence or card_reader.sure)
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
@@ -130,7 +132,7 @@ class CameraZones:
 
         # a camera missing at start-up does not stop the table: it is reported lost and tried again
         camera = open_camera_or_wait(_camera_url(cam), pi_camera_settings(cam))
-        card_reader = make_card_reader(cam.reader or None, Path(cam.deck) if cam.deck else None)
+        card_reader = make_card_reader(cam.reader or None, Path(cam.deck) if cam.deck else None, table=True)
         # a saved calibration (organiser-checked zones) or none: the markers calibrate as soon as they show
         calibration = TableCalibration.load(Path(cam.calibration)) if cam.calibration else None
 
@@ -140,7 +142,7 @@ class CameraZones:
         return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
                    stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,
                    tracker=CalibrationTracker(calibration, move_px=cam.move_px),
-                   unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence)
+                   unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence or card_reader.sure)
 
     # -- life cycle ----------------------------------------------------------------------------------------
     def start(self, feed: Callable[[Input], None]) -> None:

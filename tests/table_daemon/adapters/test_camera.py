@@ -162,3 +162,23 @@ def test_a_camera_missing_at_start_up_is_reported_lost_and_taken_when_it_appears
         cv2.imwrite(str(folder / f"f{i:02d}.png"), camera.frame())
     run(zones, clock, 20, dt=0.2)
     assert notices(fed)[:3] == ["camera_lost", "camera_restored", "camera_calibrated"]
+
+
+def test_the_table_judges_cards_by_its_readers_own_threshold_unless_configured() -> None:
+    """``camera.min_confidence = 0`` (the default): the stabiliser and the controller take a card as sure at the
+    card reader's own threshold (the learned reader's, chosen on held-out real photos); a configured value
+    stands. The table's reader reports unsure cards too, for the controller to choose among."""
+    from table_daemon.app import TableApp
+    from table_daemon.config import simulated_config
+
+    learned = CameraZones.simulated_table(seed=3)
+    assert learned.min_confidence == learned.reader.reader.sure > 0.99
+    assert learned.stabiliser.min_confidence == learned.min_confidence
+    assert learned.reader.reader.unsure
+    glyphs = CameraZones.simulated_table(seed=3, reader="glyphs")
+    assert glyphs.min_confidence == 0.6
+    assert CameraZones.simulated_table(seed=3, min_confidence=0.95).min_confidence == 0.95
+    app = TableApp(simulated_config(table="T1", event="e"), camera=learned, connect=False)
+    assert app.controller.timing.min_confidence == learned.min_confidence
+    for zones in (learned, glyphs):
+        zones.close()
