@@ -3,7 +3,8 @@
 1. One table at a time at full speed with the simulated camera and the real card reader in the loop (one
    table per ``--seeds`` seed, each drawing a held-out deck design that the reader never trained on unless
    ``--deck`` says otherwise; ``--reader net|glyphs``): misread and false foul alerts per 100 plays (the
-   simulated players make no fouls), deals per minute, and the daemon's resident memory (target <= 150 MB).
+   simulated players make no fouls), plays the table took other than they were laid (silently wrong), deals per
+   minute, and the daemon's resident memory (target <= 150 MB).
    ``--deals N`` (default 3) deals per table.
 2. ``simulate --tables N`` (default 50) against one Mosquitto for ``--duration`` seconds (the tables play deal
    after deal, match after match, until the time is up, so they are busy the whole time): a
@@ -40,6 +41,16 @@ from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 FOULS = frozenset({"illegal_play", "not_held", "out_of_turn", "exposed_card", "wrong_tribute", "wrong_return"})
 
 
+def misread_kind(alert: dict) -> str:
+    """Why the table asked for a set to be laid again, from the alert's evidence."""
+    evidence = alert.get("evidence", {})
+    if evidence.get("unreadable"):
+        return "a card seen but not read"
+    if "candidates" in evidence:
+        return "no held, legal choice near the reading"
+    return "unsure cards of a seat not on turn" if alert.get("seat") != alert.get("turn") else "unsure"
+
+
 def one_table(broker: LocalBroker, deals: int, seed: int, deck: str | None, reader: str) -> dict[str, int | float]:
     """``deals`` deals of one table at full speed, its camera drawing ``deck`` and read by ``reader``."""
     from dataclasses import replace
@@ -55,11 +66,25 @@ def one_table(broker: LocalBroker, deals: int, seed: int, deck: str | None, read
     cfg.camera.reader = reader
     sim = SimTable(cfg, seed=seed, speed=0, camera=True)
     alerts: dict[str, int] = {}
-    sim.app.alert_listeners.append(lambda a: alerts.__setitem__(a["code"], alerts.get(a["code"], 0) + 1))
+    misreads: dict[str, int] = {}
+
+    def on_alert(a: dict) -> None:
+        alerts[a["code"]] = alerts.get(a["code"], 0) + 1
+        if a["code"] == "misread":
+            why = misread_kind(a)
+            misreads[why] = misreads.get(why, 0) + 1
+
+    sim.app.alert_listeners.append(on_alert)
     plays = [0]
+    wrong: list[tuple[str, list[str], list[str]]] = []
 
     def count(topic: str, msg: dict) -> None:
-        plays[0] += topic.endswith("/events") and msg.get("type") == "play"
+        if not (topic.endswith("/events") and msg.get("type") == "play"):
+            return
+        plays[0] += 1
+        laid = sim.seats.last_laid.get(msg["seat"], [])
+        if sorted(msg["cards"]) != sorted(laid):  # the table took a play other than the one laid, silently
+            wrong.append((msg["seat"], laid, msg["cards"]))
 
     sim.app.on_published = count
     t0 = time.monotonic()
@@ -77,8 +102,13 @@ def one_table(broker: LocalBroker, deals: int, seed: int, deck: str | None, read
     fouls = sum(n for code, n in alerts.items() if code in FOULS)
     print(f"seed {seed}, design {design}, reader {reader}: {done} deals in {wall:.1f} s = "
           f"{done / wall * 60:.1f} deals/min ({frames} frames read, CPU {cpu:.1f} s); {plays[0]} plays, "
-          f"alerts {alerts or 'none'}", flush=True)
-    return {"deals": done, "plays": plays[0], "misread": misread, "fouls": fouls, "wall": wall, "frames": frames}
+          f"{len(wrong)} taken wrong, alerts {alerts or 'none'}", flush=True)
+    if misreads:
+        print(f"  misread alerts: {misreads}")
+    for seat, laid, taken in wrong:
+        print(f"  {seat} laid {' '.join(laid)}, taken as {' '.join(taken)}")
+    return {"deals": done, "plays": plays[0], "misread": misread, "fouls": fouls, "wall": wall, "frames": frames,
+            "wrong": len(wrong)}
 
 
 def reading_tables(broker: LocalBroker, deals: int, seeds: list[int], deck: str | None, reader: str) -> None:
@@ -88,12 +118,14 @@ def reading_tables(broker: LocalBroker, deals: int, seeds: list[int], deck: str 
     plays = sum(int(r["plays"]) for r in runs) or 1
     misread = sum(int(r["misread"]) for r in runs)
     fouls = sum(int(r["fouls"]) for r in runs)
+    wrong = sum(int(r["wrong"]) for r in runs)
     wall = sum(float(r["wall"]) for r in runs)
     done = sum(int(r["deals"]) for r in runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"camera + reader in the loop ({reader} reader, deck {deck or 'held-out'}), {done} deals, {plays} plays: "
           f"misread alerts {misread / plays * 100:.1f} per 100 plays, false foul alerts {fouls / plays * 100:.1f} "
-          f"per 100 plays (the simulated players make no fouls: each foul alert is the reader's); "
+          f"per 100 plays (the simulated players make no fouls: each foul alert is the reader's), plays taken "
+          f"other than laid {wrong / plays * 100:.1f} per 100 plays; "
           f"{done / wall * 60:.1f} deals/min at full speed")
     print(f"resident memory of the daemon (peak RSS of this process): {peak:.0f} MB (target <= 150 MB)")
 

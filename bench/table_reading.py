@@ -9,8 +9,12 @@ one JSON object:
 - ``plays_always_right``: share of plays read right in every frame;
 - ``short_reads``: frames that missed a card, and how many of them the card count (``vision.counting``) caught,
   turning a confidently short reading (a pair read as a single) into an unreadable card;
-- ``false_alarms``: frames read right but flagged with an unreadable card;
+- ``false_alarms``: frames read right but flagged (an unreadable card, or a card under the reader's ``sure``);
 - ``wrong_unflagged``: frames with a wrong card code and no flag (the case only a person can catch).
+
+Flagged frames are not lost at the table: it chooses among an unsure card's candidates by what the seat holds
+(``table_daemon.controller.seen_choice``) or asks for the cards to be laid again; ``bench/simulate.py`` counts
+what that leaves.
 
     python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1] [--deck held-out] [--reader net]
 """
@@ -44,7 +48,7 @@ def main() -> int:
     ap.add_argument("--reader", choices=("glyphs", "net"), default="net",
                     help="the learned reader (vision.net, at its accept threshold; the table's) or the glyph rules")
     args = ap.parse_args()
-    card_reader = make_card_reader(args.reader)
+    card_reader = make_card_reader(args.reader, table=True)
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = wrong_unflagged = flagged_wrong = 0
     camera = reader = None
@@ -62,9 +66,11 @@ def main() -> int:
         camera.lay(seat, truth)
         right_every_frame = True
         for _ in range(args.frames):
-            got = [r.card for r in reader.read(camera.frame())[seat]]
+            read = reader.read(camera.frame())[seat]
+            got = [r.card for r in read]
             known = [c for c in got if c != UNREADABLE]
-            flagged = len(known) != len(got)
+            # a card not read, or read less surely than the reader's threshold: the table does not take it as seen
+            flagged = len(known) != len(got) or any(r.confidence < card_reader.sure for r in read)
             frames += 1
             right = known == truth
             exact += right and not flagged
