@@ -144,7 +144,7 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
         if chosen != first:
             evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
         return answer(laid, new_cards(zone, laid))
-    if reading_is_sure(options, sure_at) and e.confidence >= c.timing.min_confidence:
+    if reading_is_sure(options, sure_at, e.confidence) and e.confidence >= c.timing.min_confidence:
         return cards, new, None  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})

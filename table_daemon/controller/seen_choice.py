@@ -124,9 +124,10 @@ def cards_only(codes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(c for c in codes if c != NO_CARD)
 
 
-def sure(options: Options, sure_at: float = SURE) -> bool:
+def sure(options: Options, sure_at: float = SURE, least: float = 1.0) -> bool:
     """The reader's first reading is sure enough to call a foul on: every card at least ``sure_at`` (and never
-    less than ``SURE``) and the whole reading wrong at most ``FOUL_DOUBT`` of the time."""
+    less than ``SURE``) and the whole reading wrong at most ``FOUL_DOUBT`` of the time, also by ``least`` (the
+    least sure card over the frames the reading settled in; the candidates are of one frame)."""
     at = max(SURE, sure_at)
     return bool(options) and all(o and o[0][1] >= at for o in options) \
-        and 1.0 - first_probability(options) <= FOUL_DOUBT
+        and 1.0 - min(first_probability(options), least) <= FOUL_DOUBT

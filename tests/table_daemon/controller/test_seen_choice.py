@@ -41,6 +41,7 @@ def test_a_foul_needs_every_card_and_the_whole_reading_sure() -> None:
     assert not sc.sure([[("H5", 0.9995)], [("S9", 0.997)]], 0.998)  # a card under the reader's threshold
     assert not sc.sure([[("H5", 0.9995)]] * 3)  # each sure, the three together wrong 1 time in 670
     assert not sc.sure([[("H5", 0.95)]], 0.6)
+    assert not sc.sure([[("H5", 0.9999)]], 0.998, least=0.9982)  # less sure in another settling frame
 
 
 def _game() -> Harness:
