@@ -9,7 +9,8 @@ one JSON object:
 - ``plays_always_right``: share of plays read right in every frame;
 - ``short_reads``: frames that missed a card, and how many of them the card count (``vision.counting``) caught,
   turning a confidently short reading (a pair read as a single) into an unreadable card;
-- ``false_alarms``: frames read right but flagged (an unreadable card, or a card under the reader's ``sure``);
+- ``false_alarms``: frames read right but with an unreadable card too;
+- ``unsure_right``: frames read right with a card under the reader's ``sure`` (the table chooses by the hand);
 - ``wrong_unflagged``: frames with a wrong card code and no flag (the case only a person can catch).
 
 Flagged frames are not lost at the table: it chooses among an unsure card's candidates by what the seat holds
@@ -50,7 +51,7 @@ def main() -> int:
     args = ap.parse_args()
     card_reader = make_card_reader(args.reader, table=True)
     rng = random.Random(args.seed)
-    frames = exact = always = short = caught = false_alarm = wrong_unflagged = flagged_wrong = 0
+    frames = exact = always = short = caught = false_alarm = unsure_right = wrong_unflagged = flagged_wrong = 0
     camera = reader = None
     for n in range(args.plays):
         if n % 50 == 0:
@@ -70,12 +71,14 @@ def main() -> int:
             got = [r.card for r in read]
             known = [c for c in got if c != UNREADABLE]
             # a card not read, or read less surely than the reader's threshold: the table does not take it as seen
-            flagged = len(known) != len(got) or any(r.confidence < card_reader.sure for r in read)
+            unread = len(known) != len(got)
+            flagged = unread or any(r.confidence < card_reader.sure for r in read)
             frames += 1
             right = known == truth
             exact += right and not flagged
             right_every_frame &= right and not flagged
-            false_alarm += right and flagged
+            false_alarm += right and unread
+            unsure_right += right and flagged and not unread
             if not right and len(known) < len(truth):
                 short += 1
                 caught += flagged
@@ -88,6 +91,7 @@ def main() -> int:
     print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays": args.plays, "frames": frames,
                       "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
+                      "unsure_right": unsure_right,
                       "wrong_unflagged": wrong_unflagged, "wrong_flagged": flagged_wrong}))
     return 0
 
