@@ -62,7 +62,7 @@ def test_fouls_become_alerts_with_evidence_and_change_nothing() -> None:
     assert alert["seat"] == other and alert["evidence"]["frame"] == 41
     assert alert["evidence"]["seen"] == [st.hand(other)[0].code]
     foreign = next(c for c in st.hand(other) if c not in st.hand(leader))
-    h.send(CardsSeen(leader, [foreign.code], 0.9995, frame=42))
+    h.send(CardsSeen(leader, [foreign.code], 0.99995, frame=42))
     assert h.alerts("not_held")[0]["evidence"]["frame"] == 42
     h.send(CardsSeen(leader, [st.hand(leader)[0].code], 0.3, frame=43))
     assert h.alerts("misread")[0]["evidence"]["confidence"] == 0.3

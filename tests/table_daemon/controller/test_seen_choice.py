@@ -36,12 +36,12 @@ def test_choice_of_what_was_laid(options: list, fitting: set | None, sure_at: fl
 
 
 def test_a_foul_needs_every_card_and_the_whole_reading_sure() -> None:
-    readings = [[("H5", 0.9998)], [("S9", 0.9999)]]
+    readings = [[("H5", 0.99996)], [("S9", 1.0)]]
     assert sc.sure(readings) and sc.sure(readings, 0.998) and not sc.sure(UNSURE_FIVE)
     assert not sc.sure([[("H5", 0.9995)], [("S9", 0.997)]], 0.998)  # a card under the reader's threshold
-    assert not sc.sure([[("H5", 0.9995)]] * 3)  # each sure, the three together wrong 1 time in 670
+    assert not sc.sure([[("H5", 0.99996)]] * 3)  # each sure, the three together wrong 1 time in 8,000
     assert not sc.sure([[("H5", 0.95)]], 0.6)
-    assert not sc.sure([[("H5", 0.9999)]], 0.998, least=0.9982)  # less sure in another settling frame
+    assert not sc.sure([[("H5", 1.0)]], 0.998, least=0.9982)  # less sure in another settling frame
 
 
 def _game() -> Harness:
@@ -82,15 +82,15 @@ def test_unsure_not_held_is_a_misread_not_a_foul() -> None:
 def test_sure_not_held_is_still_a_foul() -> None:
     h = _game()
     wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
-    h.send(CardsSeen("S", [wrong], 0.9995, frame=7, candidates=[[(wrong, 0.9995), ("D9", 0.0003)]]))
+    h.send(CardsSeen("S", [wrong], 1.0, frame=7, candidates=[[(wrong, 1.0), ("D9", 0.0)]]))
     assert len(h.alerts("not_held")) == 1 and not h.alerts("misread")
 
 
 def test_nearly_sure_is_not_sure_enough_to_accuse() -> None:
     h = _game()
     wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
-    # as sure as the learned reader's threshold, but wrong one time in 500: the cards are laid again
-    h.send(CardsSeen("S", [wrong], 0.998, frame=7, candidates=[[(wrong, 0.998), ("D9", 0.001)]]))
+    # surer than the learned reader's threshold, but wrong one time in 1,700: the cards are laid again
+    h.send(CardsSeen("S", [wrong], 0.9994, frame=7, candidates=[[(wrong, 0.9994), ("D9", 0.0004)]]))
     assert not h.alerts("not_held") and len(h.alerts("misread")) == 1
 
 
