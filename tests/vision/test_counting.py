@@ -36,6 +36,8 @@ def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
     assert missing_cards(xs[:4], width, H) == (0, 1, [0, 0, 0, 0])  # the last card
     assert missing_cards(xs[1:], width, H) == (1, 0, [0, 0, 0, 0])  # the first card
     assert missing_cards([xs[0], xs[3], xs[4]], width, H) == (0, 0, [2, 0, 0])
+    # a held-out design's fan of six, its second index not read, laid unevenly (gaps 75 to 101 pixels)
+    assert missing_cards([13, 180, 281, 356, 455], 645, H) == (0, 0, [1, 0, 0, 0, 0])
     pair_xs, pair_width = fan(2)
     assert missing_cards(pair_xs[:1], pair_width, H) == (0, 1, [0])  # a pair read as a single
     tight, tight_width = fan(2, pitch=0.27 * CARD)  # ... also when fanned nearly as tight as a hand fans
