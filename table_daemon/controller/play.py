@@ -6,12 +6,14 @@ engine's actions, and the engine's refusals into alerts with their evidence."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from guandan import (
     SEATS,
     AmbiguousPlayError,
     Card,
+    GuandanError,
     InvalidPlayError,
     Reading,
     TimedOut,
@@ -47,6 +49,15 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         if e.cards:
             c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
         return
+    st = d.state if d is not None else None
+    in_play = d is not None and st is not None and c.phase == "playing" and st.phase not in (
+        engine.TRIBUTE, engine.RETURNING)
+    on_turn_play = in_play and d.pending_declare is None and e.seat == st.to_move
+    if (e.unreadable or e.confidence < c.timing.min_confidence) and in_play and e.seat != st.to_move \
+            and d.zone[e.seat]:
+        # unsure cards beside the earlier play of a seat not on turn: no play, and too unsure for an exposed
+        # card; its own cards, lying there, read another way in a few frames (a pip as a card) raise nothing
+        return
     if e.unreadable:
         c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
                 {**evidence, "unreadable": e.unreadable})
@@ -55,10 +66,9 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     if cards is None:
         c.alert("misread", e.seat, "unknown card code from the reader", evidence)
         return
-    st = d.state if d is not None else None
-    on_turn_play = d is not None and st is not None and c.phase == "playing" and st.phase not in (
-        engine.TRIBUTE, engine.RETURNING) and d.pending_declare is None and e.seat == st.to_move
-    if e.confidence < c.timing.min_confidence and not on_turn_play:
+    tributes = d is not None and st is not None and c.phase in ("tribute", "playing") and st.phase in (
+        engine.TRIBUTE, engine.RETURNING)
+    if e.confidence < c.timing.min_confidence and not (on_turn_play or tributes):
         c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
                 {**evidence, "unreadable": e.unreadable})
         return
@@ -70,8 +80,10 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     if not new:
         return
     st = d.state
-    if st.phase in (engine.TRIBUTE, engine.RETURNING):
-        tribute_laid(c, e.seat, new, cards, evidence)
+    if tributes:
+        cards, new = choose_seen(c, e, cards, evidence, owed(c, e.seat))
+        if new:
+            tribute_laid(c, e.seat, new, cards, evidence)
         return
     if d.pending_declare is not None:
         c.alert("out_of_turn", e.seat, "cards laid while a declaration is awaited (等待声明)", evidence)
@@ -82,10 +94,12 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             else f"played out of turn (越序出牌): it is {st.to_move}'s turn"
         c.alert(code, e.seat, text, {**evidence, "turn": st.to_move})
         return
-    cards, new, decided = choose_seen(c, e, cards, new, evidence)
+    worked_out: dict[tuple[str, ...], Decided] = {}  # the new cards' codes -> choose_reading's answer
+    cards, new = choose_seen(c, e, cards, evidence, playable(c, e.seat, worked_out))
     if not new:
         return
-    reading, candidates, why = decided or choose_reading(new, st.level, c.profile.wild_reading, st.trick_reading)
+    reading, candidates, why = worked_out.get(tuple(x.code for x in new)) or choose_reading(
+        new, st.level, c.profile.wild_reading, st.trick_reading)
     if reading is None and candidates:
         d.pending_declare = {"seat": e.seat, "cards": [x.code for x in new], "frame": e.frame,
                              "candidates": [r.to_json() for r in candidates]}
@@ -105,50 +119,68 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         d.zone[e.seat] = list(cards)
 
 
-def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], new: list[Card],
-                evidence: dict[str, Any]) -> tuple[list[Card], list[Card], Decided | None]:
-    """What the seat on turn laid: the reader's first reading when it is sure enough and held and legal, else
-    the most probable held, legal set of its candidates if that is probable enough (``seen_choice``: an unsure
-    first reading may be it); ``([], [], None)`` after raising
-    ``misread`` when neither will do (a foul is left to the caller only when the reader was sure). With the
-    cards comes what :func:`choose_reading` made of the new ones when that was already worked out on the way
-    (so a sure, legal first reading is classified once), else None."""
-    d = c.deal
-    st = d.state
-    zone = d.zone[e.seat]
+def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[str, Any],
+                takes: Callable[[list[Card]], bool]) -> tuple[list[Card], list[Card]]:
+    """What a seat laid (all its zone's cards, and those new in it) when the table ``takes`` the new ones (a
+    play: held and legal; a tribute or return: the card owed): the reader's first reading when it is sure
+    enough and taken, else the most probable set of its candidates that is taken, if that is probable enough
+    (``seen_choice``: an unsure first reading may be it). ``([], [])`` after raising ``misread`` when neither
+    will do; a first reading that is not taken comes back only when the reader is sure of it, for the caller to
+    call the foul it is."""
+    zone = c.deal.zone[e.seat]
     options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
         [[(code, e.confidence)] for code in e.cards]
-    worked_out: dict[tuple[str, ...], Decided] = {}  # the new cards' codes -> choose_reading's answer
 
     def fits(codes: tuple[str, ...]) -> bool:
         laid = c.parse_seen(list(codes))
-        if laid is None:
-            return False
-        fresh = new_cards(zone, laid)
-        if not fresh or engine.hand_without(st.hand(e.seat), fresh) is None:
-            return False
-        decided = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
-        worked_out[tuple(x.code for x in fresh)] = decided
-        return decided[0] is not None or bool(decided[1])
-
-    def answer(laid: list[Card], fresh: list[Card]) -> tuple[list[Card], list[Card], Decided | None]:
-        return laid, fresh, worked_out.get(tuple(x.code for x in fresh))
+        fresh = new_cards(zone, laid) if laid is not None else []
+        return bool(fresh) and takes(fresh)
 
     first = tuple(e.cards)
     if e.confidence >= c.timing.min_confidence and fits(first):
-        return answer(cards, new)
+        return cards, new_cards(zone, cards)
     sure_at = max(SURE, c.timing.min_confidence)  # the reader's own threshold, when stricter
     chosen = choose_candidates(options, fits, sure_at)
     if chosen is not None:
         laid = c.parse_seen(list(chosen)) or cards
         if chosen != first:
             evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
-        return answer(laid, new_cards(zone, laid))
+        return laid, new_cards(zone, laid)
     if reading_is_sure(options, sure_at, e.confidence) and e.confidence >= c.timing.min_confidence:
-        return cards, new, None  # a sure reading: the caller calls the foul it is
+        return cards, new_cards(zone, cards)  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})
-    return [], [], None
+    return [], []
+
+
+def playable(c: TableState, seat: str, worked_out: dict[tuple[str, ...], Decided]) -> Callable[[list[Card]], bool]:
+    """Whether ``seat`` holds these cards and they are a legal play now (what :func:`choose_reading` made of
+    them is kept in ``worked_out``, so the play chosen is classified once)."""
+    st = c.deal.state
+
+    def takes(fresh: list[Card]) -> bool:
+        if engine.hand_without(st.hand(seat), fresh) is None:
+            return False
+        decided = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
+        worked_out[tuple(x.code for x in fresh)] = decided
+        return decided[0] is not None or bool(decided[1])
+
+    return takes
+
+
+def owed(c: TableState, seat: str) -> Callable[[list[Card]], bool]:
+    """Whether these cards are the tribute or return card ``seat`` may lay now (the engine's own check)."""
+    st = c.deal.state
+    kind = act.GIVE if st.phase == engine.TRIBUTE else act.RETURN
+
+    def takes(fresh: list[Card]) -> bool:
+        try:
+            engine.apply(st, act.Action(seat, kind, tuple(fresh)), c.now)
+        except GuandanError:
+            return False
+        return True
+
+    return takes
 
 
 def choose_reading(cards: list[Card], level: int, wild_reading: str,

@@ -216,3 +216,27 @@ def test_wrong_tribute_card_is_refused() -> None:
     h.send(CardsSeen(giver, [wrong]))
     assert h.alerts("wrong_tribute")[0]["seat"] == giver
     assert h.c.deal.state.pending_gives() == st.pending_gives()
+
+
+def test_an_unsure_tribute_card_is_chosen_by_what_is_owed() -> None:
+    """The tribute card read unsurely as a card that may not be given, its runner-up the card owed: the table
+    takes the owed card (as it chooses a play by the hand); with no owed card among the candidates, the giver
+    lays it again and nobody is accused."""
+    h = Harness(auto_deal=True, seed=2)
+    h.start_match(match_end={"method": "deals", "deals": 2})
+    for _ in range(3000):
+        if h.c.deal and h.c.deal.number == 2 and h.c.deal.state is not None:
+            break
+        h.bot_step()
+    st = h.c.deal.state
+    assert st.phase == engine.TRIBUTE
+    giver = st.pending_gives()[0]
+    allowed = {c.code for c in st.plan.payments[0].candidates}
+    wrong = next(c.code for c in st.hand(giver) if c.code not in allowed)
+    other = next(c.code for c in st.hand(giver) if c.code not in allowed and c.code != wrong)
+    h.send(CardsSeen(giver, [wrong], 0.5, candidates=[[(wrong, 0.5), (other, 0.4)]]))
+    assert not h.alerts("wrong_tribute") and len(h.alerts("misread")) == 1
+    owed_card = sorted(allowed)[0]
+    h.send(CardsSeen(giver, [wrong], 0.5, candidates=[[(wrong, 0.5), (owed_card, 0.49)]]))
+    assert not h.alerts("wrong_tribute") and len(h.alerts("misread")) == 1
+    assert giver not in h.c.deal.state.pending_gives() or h.c.deal.tribute_held.get(giver)

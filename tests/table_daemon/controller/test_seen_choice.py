@@ -101,3 +101,16 @@ def test_a_pair_read_with_one_wrong_card_becomes_the_held_pair() -> None:
                      candidates=[[("D9", 0.99), ("H9", 0.005)], [(wrong, 0.7), ("C9", 0.29)]]))
     assert h.alerts() == []
     assert h.of("events", "play")[0]["cards"] == ["D9", "C9"]
+
+
+def test_unsure_cards_beside_the_play_of_a_seat_not_on_turn_raise_nothing() -> None:
+    """A seat's play lies in its zone while the others play on; a pip of it read as another card, unsurely, in
+    a few frames is no exposed card and asks nothing of a seat not on turn."""
+    h = _game()
+    h.send(CardsSeen("S", ["D9"], 1.0, frame=9))
+    assert h.of("events", "play")[0]["cards"] == ["D9"] and h.c.deal.state.to_move == "E"
+    h.send(CardsSeen("S", ["C9"], 0.5, frame=10, candidates=[[("C9", 0.5), ("S9", 0.3)]]))
+    h.send(CardsSeen("S", [], 0.0, frame=11, unreadable=1))
+    assert h.alerts() == []
+    h.send(CardsSeen("S", ["C9"], 1.0, frame=12))  # surely another card laid beside it: an exposed card
+    assert [a["code"] for a in h.alerts()] == ["exposed_card"]
