@@ -130,6 +130,8 @@ class TableReader:
         return out
 
     def _outside(self, frame: np.ndarray) -> list[CardReading]:
+        """Sure readings of cards outside every zone (an exposed card is a foul: no seat's hand can settle an
+        unsure one, as the table's reader also reports them)."""
         mask = np.full(frame.shape[:2], 255, np.uint8)
         for zone in self.calibration.zones.values():
             cv2.fillConvexPoly(mask, zone.corners.astype(np.int32), 0)
@@ -137,7 +139,8 @@ class TableReader:
         for region in find_regions(frame, min_area_frac=0.002, mask=mask)[:12]:
             centre = region.corners.mean(axis=0)
             if self.calibration.zone_of((float(centre[0]), float(centre[1]))) is None:
-                found.extend(self.reader.read_region(frame, region).readings)
+                found.extend(r for r in self.reader.read_region(frame, region).readings
+                             if r.confidence >= self.reader.sure)
         return found
 
 

@@ -72,6 +72,29 @@ def test_card_outside_every_zone_is_reported(camera: SimulatedTableCamera, table
     assert all(got[s] == [] for s in "SENW")
 
 
+def test_outside_the_zones_only_sure_readings_are_reported(camera: SimulatedTableCamera) -> None:
+    """The table's learned reader also reports unsure readings, for a seat's hand to settle; outside the zones
+    nothing can, and a card there is an exposed-card foul: only sure ones are reported. Held-out designs'
+    kings and jokers read unsurely (a king of arimo-four-colour as S7 at 0.86)."""
+    from hardware.cameras.simulated import load_deck
+    from vision.readers import make_card_reader
+    from vision.render import paste_card
+
+    card_reader = make_card_reader("net", table=True)
+    table = TableReader(camera.calibration, card_reader=card_reader)
+    camera.clear()
+    seen = []
+    for deck, codes in (("arimo-four-colour", ["SK", "HK", "CK", "DK"]), ("lato-italic", ["SB", "CJ", "D9", "S6"])):
+        faces = load_deck(deck)
+        frame = camera.frame().copy()
+        for i, code in enumerate(codes):
+            paste_card(frame, faces[code], (420 + 140 * i, 360), 25.0 * i, 150)
+        got = table.read(frame, outside=True)["outside"]
+        assert all(r.confidence >= card_reader.sure for r in got), [(r.card, r.confidence) for r in got]
+        seen += [r.card for r in got]
+    assert "S7" not in seen and "S9" in seen  # the unsure misreading left out, a sure reading kept
+
+
 def test_calibration_needs_all_four_markers_and_round_trips(tmp_path, camera: SimulatedTableCamera) -> None:
     with pytest.raises(CalibrationError):
         TableCalibration.from_markers(np.full((720, 1280, 3), 128, np.uint8))
