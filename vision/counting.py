@@ -51,5 +51,5 @@ def missing_cards(index_x: Sequence[float], fan_width: float, fan_height: float)
     # a lone index has no pitch to go by: a card fanned as tightly as players fan (``MIN_PITCH``) still counts
     # (a pair fanned tight, its second index missed, is not a single)
     end_pitch = MIN_PITCH * card if len(xs) == 1 else pitch
-    after = max(0, round(overhang / pitch), 1) if overhang > HOLE * end_pitch + 0.05 * card else 0
+    after = max(1, round(overhang / pitch)) if overhang > HOLE * end_pitch + 0.05 * card else 0
     return before, after, between

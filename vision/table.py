@@ -108,12 +108,11 @@ class TableReader:
                 read = self.reader.read_region(view, region, turns=(0,))
                 found = [CardReading(r.card, r.confidence, map_box(inverse, r.box), r.candidates)
                          for r in read.readings]
-                if not found and id(region) in outermost and read.flat.shape[1] >= MIN_UNREAD_WIDTH * read.flat.shape[0]:
+                if found:
+                    readings.extend(_with_unread(found, read, region, inverse))
+                elif id(region) in outermost and read.flat.shape[1] >= MIN_UNREAD_WIDTH * read.flat.shape[0]:
                     # a card (or a fan) lying in the zone with no index read: a card not read, not nothing
-                    found = [CardReading(UNREADABLE, 0.0, map_box(inverse, region.box))]
-                    readings.extend(found)
-                    continue
-                readings.extend(_with_unread(found, read, region, inverse))
+                    readings.append(CardReading(UNREADABLE, 0.0, map_box(inverse, region.box)))
             order = np.array([[r.box[0] + r.box[2] / 2, r.box[1] + r.box[3] / 2] for r in readings], np.float32)
             if readings:  # sort by x in the seat's upright view
                 seat_x = cv2.perspectiveTransform(order[None], matrix)[0][:, 0]

@@ -41,6 +41,12 @@ EVIDENCE_FRAMES = 8
 EVIDENCE_WIDTH = 480
 
 
+def unsure_below(configured: float, card_reader: Any) -> float:
+    """The confidence under which a card is unsure: ``camera.min_confidence``, or with 0 the card reader's own
+    threshold (``sure``)."""
+    return configured or float(card_reader.sure)
+
+
 class CameraZones:
     """Camera + reader + stabiliser. ``simulated``: the camera is the simulated table (``lay``/``clear``)."""
 
@@ -110,7 +116,7 @@ class CameraZones:
 
         return cls(camera, make_reader(camera.calibration), fps=fps, stable_frames=stable_frames, simulated=True,
                    tracker=CalibrationTracker(camera.calibration), make_reader=make_reader,
-                   unsure_wait_frames=unsure_wait_frames, min_confidence=min_confidence or card_reader.sure)
+                   unsure_wait_frames=unsure_wait_frames, min_confidence=unsure_below(min_confidence, card_reader))
 
     @classmethod
     def from_config(cls, cam: Any) -> CameraZones:
@@ -142,7 +148,8 @@ class CameraZones:
         return cls(camera, make_reader(calibration) if calibration else None, fps=cam.fps,
                    stable_frames=cam.stable_frames, outside=True, make_reader=make_reader,
                    tracker=CalibrationTracker(calibration, move_px=cam.move_px),
-                   unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence or card_reader.sure)
+                   unsure_wait_frames=cam.unsure_wait_frames,
+                   min_confidence=unsure_below(cam.min_confidence, card_reader))
 
     # -- life cycle ----------------------------------------------------------------------------------------
     def start(self, feed: Callable[[Input], None]) -> None:
