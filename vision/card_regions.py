@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from .geometry import Region, find_regions, whole_image_region
+from .polarity import DARK_PAPER
 
 
 class Scored(Protocol):
@@ -41,6 +42,41 @@ def card_regions(image: np.ndarray) -> list[Region]:
     if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in top_level(regions)):
         regions = find_regions(image, sensitive=True) or regions
     return regions
+
+
+#: a dark blob is a card or a few overlapping cards: between these shares of the image, and filling at least
+#: ``DARK_FILL`` of its turned bounding box (a keyboard, a laptop or a shadow is bigger or ragged)
+DARK_AREA = (0.004, 0.25)
+DARK_FILL = 0.6
+
+
+def dark_regions(image: np.ndarray) -> list[Region]:
+    """Cards printed light on dark, found as dark paper: blobs darker than ``polarity.DARK_PAPER``. On a light desk their edges are strong, but the edge search merges them with whatever
+    else is dark and near (a keyboard); this finds them alone. Largest first."""
+    if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:
+        return []
+    h, w = image.shape[:2]
+    dark = (image.max(axis=2) < DARK_PAPER).astype(np.uint8)
+    # the light ink inside a dark card is a hole in the blob, which its outer contour ignores; an opening cuts the
+    # thin dark links (shadows, a card's edge) that join a card to a keyboard or to the dark edge of the photo
+    k = max(3, min(h, w) // 80) | 1
+    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    total = float(h * w)
+    out: list[Region] = []
+    for contour in contours:
+        area = float(cv2.contourArea(contour))
+        if not DARK_AREA[0] * total <= area <= DARK_AREA[1] * total:
+            continue
+        rect = cv2.minAreaRect(contour)
+        if area < DARK_FILL * rect[1][0] * rect[1][1]:
+            continue
+        corners = np.asarray(cv2.boxPoints(rect), np.float32)
+        centre = corners.mean(axis=0)
+        angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
+        corners = corners[np.argsort(angles)]
+        out.append(Region(np.roll(corners, -int(np.argmin(corners.sum(axis=1))), axis=0), area))
+    return sorted(out, key=lambda r: -r.area)
 
 
 def best_card(image: np.ndarray, read_region: Callable[[np.ndarray, Region], R]) -> tuple[Region, R]:

@@ -24,7 +24,7 @@ import numpy as np
 CARD_DOWN = (3.0, 13.0)
 CARD_RIGHT = (1.0, 9.5)
 #: from one corner index to the other, across over down: about a card's width over its height
-ASPECT = (0.4, 0.95)
+ASPECT = (0.35, 1.5)
 
 
 @dataclass(frozen=True)

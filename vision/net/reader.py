@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ..card_regions import best_card, card_regions, is_card_shaped, top_level
+from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, top_level
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
+from ..polarity import as_dark_on_light, is_light_on_dark
 from ..types import CardReading
 from .grouping import Sighting, physical_cards
 from .network import NONE, IndexNet
@@ -214,6 +215,8 @@ class CardReader:
     def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None) -> RegionRead:
         """The readings of one region in one quarter turn."""
         flat, inverse = rectify(image, region, turn)
+        if is_light_on_dark(flat):
+            flat = as_dark_on_light(flat)
         mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
         found = read_proposals(self.net, flat, propose(mask), accept)
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
@@ -243,7 +246,7 @@ class CardReader:
             return []
         floor = min(SIGHTING_FLOOR, self.net.accept)
         total = float(image.shape[0] * image.shape[1])
-        regions = top_level(card_regions(image))[:40]
+        regions = top_level(card_regions(image))[:40] + dark_regions(image)[:12]
         whole_region = whole_image_region(image)
         found: list[Sighting] = []
         whole_card = is_card_shaped(whole_region)
@@ -262,9 +265,14 @@ class CardReader:
         for region in regions:
             read = self.read_region(image, region, accept=floor)
             seen = list(read.sightings)
-            if not is_card_shaped(region) and region.area >= 0.02 * total:
-                spotted = self._spot(image, region, floor)  # a fan in an arc: each card turned its own way
-                if self._sure_weight(spotted) > self._sure_weight(seen):
+            dark = is_light_on_dark(rectify(image, region, 0)[0])
+            if dark or (not is_card_shaped(region) and region.area >= 0.02 * total):
+                # a fan in an arc (each card turned its own way), or dark cards, which the whole image's
+                # spotting below does not see (it looks for ink darker than its paper)
+                spotted = self._spot(image, region, floor, turn_over=dark)
+                if dark:
+                    seen += spotted
+                elif self._sure_weight(spotted) > self._sure_weight(seen):
                     seen = spotted
             found.extend(seen)
         found.extend(self._spot(image, whole_region, floor))
@@ -289,12 +297,15 @@ class CardReader:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
         return sum(s.confidence for s in self._sure(sightings))
 
-    def _spot(self, image: np.ndarray, region: Region, floor: float) -> list[Sighting]:
+    def _spot(self, image: np.ndarray, region: Region, floor: float, turn_over: bool = False) -> list[Sighting]:
+        """The indices spotted in ``region``'s box (``turn_over``: a dark card's, read as dark on light)."""
         x, y, w, h = region.box
         x0, y0 = max(0, x), max(0, y)
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
+        if turn_over:
+            crop = as_dark_on_light(crop)
         scale = min(1.0, 1600.0 / max(crop.shape[:2]))  # big phone photos: indices stay tens of pixels high
         if scale < 1.0:
             crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

@@ -61,3 +61,11 @@ def test_the_same_index_seen_twice_is_one() -> None:
     assert len(physical_cards([seen("CK", 40, 40), seen("CK", 44, 42, confidence=0.5)])) == 1
     # different cards at the same place are both kept, the surer first
     assert [c.card for c in physical_cards([seen("SK", 44, 42, confidence=0.7), seen("CK", 40, 40)])] == ["CK", "SK"]
+
+
+def test_a_card_in_a_photo_stretched_to_a_square_is_still_one_card() -> None:
+    """Photos are often resized to a square for a dataset: a card lying across a 16:9 photo then has its corner
+    indices about as far apart across as down (1.3 here, a card's own 0.7 stretched by 16/9)."""
+    top, bottom = seen("D8", 12, 15, h=18.0), seen("D8", 12 + 1.3 * 110, 15 + 110, up=(0.0, 1.0), h=18.0)
+    assert corners_of_one_card(top, bottom)
+    assert [c.card for c in physical_cards([top, bottom])] == ["D8"]
