@@ -111,6 +111,7 @@ def bench_model(model: Path = MODEL_PATH) -> dict[str, object]:
             "bytes": model.stat().st_size, "classes": len(net.classes),
             "temperature": net.temperature, "accept": net.accept, "spot_accept": net.spot_accept,
             "held_out_designs_window_accuracy": training.get("held_out_accuracy"),
+            "held_out_dark_designs_window_accuracy": training.get("held_out_dark_accuracy"),
             "real_photos_trained_on": f"{len(training.get('real_photos_trained_on', []))} cardcounter photos "
                                       "(the train part of vision/data/real_split.json)",
             "calibrated_on": training.get("calibrated_on")}

@@ -32,8 +32,11 @@ from vision.geometry import CARD_H, find_regions, rectify, whole_image_region
 from vision.index import BAND, Glyph, ink_mask
 from vision.net.network import CLASSES, NONE
 from vision.net.proposals import crops, propose
+from vision.polarity import as_dark_on_light, is_light_on_dark
 from vision.render import CARD_RATIO, light_scene, render_face, table_cloth
 from vision.training import font_faces
+from vision.training.dark_decks import dark_face
+from vision.training.printed_surfaces import printed_page
 from vision.types import CARD_CODES
 
 #: Debian decks never trained on (reported on as unseen designs)
@@ -65,9 +68,12 @@ def debian_decks(folder: Path) -> list[Deck]:
     return [d for d in decks if d is not None]
 
 
-def deck_specs(folder: Path, *, held: bool, font_seed: int = 1) -> list[tuple[str, object]]:
+def deck_specs(folder: Path, *, held: bool, font_seed: int = 1, dark: bool = False) -> list[tuple[str, object]]:
     """Training (``held=False``) or held-out designs, as (kind, what) to be drawn by ``make_deck``: Debian decks,
-    font designs and (training only) the built-in styles of ``vision.render``."""
+    font designs and (training only) the built-in styles of ``vision.render``; ``dark``: each of them printed
+    light on dark (``dark_decks``)."""
+    if dark:
+        return [("dark", spec) for spec in deck_specs(folder, held=held, font_seed=font_seed)]
     specs: list[tuple[str, object]] = []
     if folder.is_dir():
         specs += [("debian", p) for p in sorted(folder.iterdir()) if p.is_dir() and (p.name in HELD_OUT_DECKS) == held]
@@ -80,6 +86,11 @@ def deck_specs(folder: Path, *, held: bool, font_seed: int = 1) -> list[tuple[st
 def make_deck(spec: tuple[str, object]) -> Deck | None:
     """The faces of one design spec (None for a Debian deck with too few usable faces)."""
     kind, what = spec
+    if kind == "dark":
+        assert isinstance(what, tuple)
+        light = make_deck(what)
+        return None if light is None else Deck(spec_name(spec), {c: dark_face(f, light.name)
+                                                                 for c, f in light.faces.items()})
     if kind == "debian":
         assert isinstance(what, Path)
         return _debian_deck(what)
@@ -92,6 +103,8 @@ def make_deck(spec: tuple[str, object]) -> Deck | None:
 
 def spec_name(spec: tuple[str, object]) -> str:
     kind, what = spec
+    if kind == "dark":
+        return "dark:" + spec_name(what)  # type: ignore[arg-type]
     if kind == "debian":
         return str(getattr(what, "name", what))
     if kind == "font":
@@ -105,6 +118,8 @@ def face_anchors(face: np.ndarray) -> tuple[Glyph | None, Glyph | None]:
     for turned in (face, face[::-1, ::-1]):
         scale = CARD_H / turned.shape[0]
         upright = cv2.resize(turned, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if is_light_on_dark(upright):
+            upright = as_dark_on_light(upright)
         mask, _ = ink_mask(upright[: int(BAND * CARD_H)])
         width = upright.shape[1]
         near = [g for g in propose(mask) if g.x < 0.3 * width and g.y < 0.2 * CARD_H and g.x > 0.01 * width]
@@ -178,11 +193,15 @@ def _cloth(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     return scene
 
 
-def scene_of(deck: Deck, rng: np.random.Generator, kind: str) -> tuple[np.ndarray, list[Placed]]:
-    """A photo-like scene of ``kind`` ("single", "fan", "table", "spread") and the cards laid in it."""
+def scene_of(deck: Deck, rng: np.random.Generator, kind: str, text_share: float = 0.0
+             ) -> tuple[np.ndarray, list[Placed]]:
+    """A photo-like scene of ``kind`` ("single", "fan", "table", "spread") and the cards laid in it; laid on a
+    printed page (``printed_surfaces``) ``text_share`` of the time."""
     codes = list(deck.faces)
     h, w = int(rng.integers(320, 560)), int(rng.integers(420, 760))
     scene = _cloth(h, w, rng)
+    if text_share > 0 and rng.random() < text_share:  # drawn only then: sets made without pages stay the same
+        scene = printed_page(h, w, rng)
     placed: list[Placed] = []
     turn = float(rng.choice([0, 90, 180, 270])) if rng.random() < 0.5 else 0.0
 
@@ -302,6 +321,8 @@ def samples(scene: np.ndarray, placed: list[Placed], rng: np.random.Generator,
     for region in regions:
         for turn in range(4):
             flat, inverse = rectify(scene, region, turn)
+            if is_light_on_dark(flat):  # a dark card, as the reader reads it
+                flat = as_dark_on_light(flat)
             mask, _ = ink_mask(flat)  # the whole card: pips and pictures of its middle are negatives too
             glyphs = propose(mask, max_top=1.0)
             if not glyphs:
@@ -324,8 +345,9 @@ KINDS = ("single", "fan", "table", "spread", "cropped")
 KIND_P = (0.15, 0.35, 0.3, 0.08, 0.12)
 
 
-def _work(job: tuple[int, tuple[str, object], int, int, tuple[str, ...]]) -> tuple[list[np.ndarray], list[int], int]:
-    deck_index, spec, scenes, seed, only = job
+def _work(job: tuple[int, tuple[str, object], int, int, tuple[str, ...], float]
+          ) -> tuple[list[np.ndarray], list[int], int]:
+    deck_index, spec, scenes, seed, only, text_share = job
     deck = make_deck(spec)
     if deck is not None and only:
         deck = Deck(deck.name, {c: f for c, f in deck.faces.items() if c in only})
@@ -338,7 +360,7 @@ def _work(job: tuple[int, tuple[str, object], int, int, tuple[str, ...]]) -> tup
     ys: list[int] = []
     for _ in range(scenes):
         kind = str(rng.choice(KINDS, p=KIND_P))
-        scene, placed = scene_of(deck, rng, kind)
+        scene, placed = scene_of(deck, rng, kind, text_share)
         x, y = samples(scene, placed, rng)
         xs += x
         ys += y
@@ -347,10 +369,10 @@ def _work(job: tuple[int, tuple[str, object], int, int, tuple[str, ...]]) -> tup
 
 
 def build(specs: list[tuple[str, object]], scenes_per_deck: int, seed: int,
-          workers: int, only: tuple[str, ...] = ()) -> Iterator[tuple[list, list, int]]:
+          workers: int, only: tuple[str, ...] = (), text_share: float = 0.0) -> Iterator[tuple[list, list, int]]:
     """(windows, labels, design index) per design, made in ``workers`` processes (each draws its own faces);
     ``only``: lay only these cards (a set aimed at a weakness, such as telling the two jokers apart)."""
-    jobs = [(i, spec, scenes_per_deck, seed, only) for i, spec in enumerate(specs)]
+    jobs = [(i, spec, scenes_per_deck, seed, only, text_share) for i, spec in enumerate(specs)]
     if workers <= 1:
         yield from map(_work, jobs)
         return
@@ -366,6 +388,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--scenes-per-deck", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--text-share", type=float, default=0.0,
+                        help="lay this share of scenes on printed pages (newspaper, book: printed_surfaces.py)")
+    parser.add_argument("--dark", action="store_true", help="every design printed light on dark (dark_decks.py)")
     parser.add_argument("--cards", default="", help="lay only these cards (comma-separated codes, e.g. SB,HR)")
     args = parser.parse_args(argv)
     only = tuple(c for c in args.cards.split(",") if c)
@@ -373,12 +398,13 @@ def main(argv: list[str]) -> int:
     if unknown:
         parser.error(f"unknown card code(s) in --cards: {' '.join(unknown)}")
     start = time.monotonic()
-    decks = deck_specs(args.decks, held=args.held_out)
+    decks = deck_specs(args.decks, held=args.held_out, dark=args.dark)
     print(f"{len(decks)} designs", file=sys.stderr)
     xs: list[np.ndarray] = []
     ys: list[int] = []
     ds: list[int] = []
-    for n, (x, y, deck_index) in enumerate(build(decks, args.scenes_per_deck, args.seed, args.workers, only), 1):
+    for n, (x, y, deck_index) in enumerate(build(decks, args.scenes_per_deck, args.seed, args.workers, only,
+                                                          args.text_share), 1):
         xs += x
         ys += y
         ds += [deck_index] * len(y)

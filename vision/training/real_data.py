@@ -1,10 +1,12 @@
 """Labelled windows for the index network cut from real photos (cardcounter's train or calibration part).
 
-The reader's own steps run on each photo, as in ``index_data.py``: card regions by edges (and the whole image),
-each rectified in its four quarter turns, proposals over the whole card (so that pips, court pictures and card
-backs are read too), and the spotting windows of ``vision.net.spotting`` (any direction, for fans). Each window's
-first glyph is then placed in the photo (centre, height, which way is up) and labelled from cardcounter's boxes,
-which surround each visible corner index (rank and suit) but say nothing of its direction:
+The reader's own steps run on each photo, as in ``index_data.py``: card regions by edges, dark cards as dark
+paper, and the whole image, each rectified in its four quarter turns (a dark card read turned over,
+``vision.polarity``), proposals over the whole card (so that pips, court pictures and card backs are read too),
+and the spotting windows of ``vision.net.spotting`` (any direction, for fans) in the photo and in the photo
+turned over. Each window's first glyph is then placed in the photo (centre, height, which way is up) and
+labelled from cardcounter's boxes, which surround each visible corner index (rank and suit) but say nothing of
+its direction:
 - outside every box, or in a box of a card face down: ``NONE`` (the hard negatives: pips, pictures, backs,
   the desk);
 - in a box, near its top and leftmost in the glyph's own frame: a candidate start of that card's index. An
@@ -31,12 +33,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.card_regions import dark_regions
 from vision.files import load_image
 from vision.geometry import find_regions, rectify, whole_image_region
 from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.spotting import spot_windows
+from vision.polarity import as_dark_on_light, is_light_on_dark
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 
 N_NONE = CLASSES.index(NONE)
@@ -55,12 +59,15 @@ class Window:
 
 
 def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
-    """Proposal windows of the photo's largest regions and of the whole photo, in their four turns."""
+    """Proposal windows of the photo's largest regions (by edges, and dark cards as dark paper) and of the whole
+    photo, in their four turns."""
     out: list[Window] = []
-    regions = find_regions(image)[:max_regions] + [whole_image_region(image)]
+    regions = find_regions(image)[:max_regions] + dark_regions(image)[:max_regions] + [whole_image_region(image)]
     for region in regions:
         for turn in range(4):
             flat, inverse = rectify(image, region, turn)
+            if is_light_on_dark(flat):  # as the reader reads it
+                flat = as_dark_on_light(flat)
             mask, _ = ink_mask(flat)
             glyphs = propose(mask, max_top=1.0)
             if not glyphs:
@@ -76,8 +83,13 @@ def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
 
 
 def spotted_windows(image: np.ndarray) -> list[Window]:
-    _, windows, frames, _ = spot_windows(image)
-    return [Window(w, np.array(c), np.array(u), h) for w, (c, h, u) in zip(windows, frames, strict=True)]
+    """The spotting windows of the photo and of the photo turned over (the reader spots dark cards turned over:
+    these are their windows and more)."""
+    out: list[Window] = []
+    for view in (image, as_dark_on_light(image)):
+        _, windows, frames, _ = spot_windows(view)
+        out += [Window(w, np.array(c), np.array(u), h) for w, (c, h, u) in zip(windows, frames, strict=True)]
+    return out
 
 
 def _in_box(w: Window, box: np.ndarray, pad: float = 0.1) -> bool:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduce the committed card index network (vision/data/index_net.onnx + .json) on this machine's CPU:
 #   vision/training/train.sh            fine-tune the rendered-only model (vision/data/index_net_rendered.onnx)
-#                                       on real photos (about 55 minutes on 2 busy cores)
+#                                       on real photos (about an hour on 2 busy cores)
 #   vision/training/train.sh --scratch  first train that rendered-only model again (about an hour more)
 # Needs the train extra (pip install -e '.[train]'), the Debian card-art and font packages listed in
 # vision/README.md, and the shared real photos (../shared/data/cards). Which real photos are trained on, used for
@@ -49,6 +49,23 @@ $RUN vision.training.train_net "$WORK/rendered.npz" --real "$WORK/real_train_har
     --cards SB,HR --scenes-per-deck 4 --seed 7 --workers "$THREADS"
 $RUN vision.training.train_net "$WORK/rendered.npz" "$WORK/jokers.npz" --real "$WORK/real_train_hard.npz" \
     --real-repeat 1 --calibration "$WORK/real_cal_hard.npz" --held "$WORK/held.npz" --init "$WORK/stage3.onnx" \
-    --epochs 2 --lr 2e-4 --threads "$THREADS" --seed 6
+    --epochs 2 --lr 2e-4 --threads "$THREADS" --seed 6 --out "$WORK/stage4.onnx"
+# stage 5: cards printed light on dark (read turned over, vision/polarity.py: every design turned dark, and the real
+# windows of stage 3, whose photos' dark cards are now found as dark paper) and cards laid on printed pages (text
+# read as the black joker's letters): a short fine-tune of stage 4 on these and on stage 4's own sets
+[ -f "$WORK/dark.npz" ] || $RUN vision.training.index_data "$WORK/dark.npz" --decks "$WORK/decks" --dark \
+    --scenes-per-deck 4 --seed 11 --workers "$THREADS"
+[ -f "$WORK/held_dark.npz" ] || $RUN vision.training.index_data "$WORK/held_dark.npz" --decks "$WORK/decks" --dark \
+    --held-out --scenes-per-deck 4 --seed 98 --workers "$THREADS"
+[ -f "$WORK/rendered_text.npz" ] || $RUN vision.training.index_data "$WORK/rendered_text.npz" --decks "$WORK/decks" \
+    --scenes-per-deck 5 --seed 21 --text-share 0.3 --workers "$THREADS"
+[ -f "$WORK/jokers_text.npz" ] || $RUN vision.training.index_data "$WORK/jokers_text.npz" --decks "$WORK/decks" \
+    --cards SB,HR --scenes-per-deck 3 --seed 27 --text-share 0.4 --workers "$THREADS"
+[ -f "$WORK/rendered2.npz" ] || $RUN vision.training.index_data "$WORK/rendered2.npz" --decks "$WORK/decks" \
+    --scenes-per-deck 8 --seed 31 --workers "$THREADS"
+$RUN vision.training.train_net "$WORK/rendered.npz" "$WORK/rendered2.npz" "$WORK/jokers.npz" "$WORK/dark.npz" \
+    "$WORK/rendered_text.npz" "$WORK/jokers_text.npz" --real "$WORK/real_train_hard.npz" --real-repeat 1 \
+    --calibration "$WORK/real_cal_hard.npz" --held "$WORK/held.npz" --held-dark "$WORK/held_dark.npz" \
+    --init "$WORK/stage4.onnx" --epochs 2 --lr 2e-4 --threads "$THREADS" --seed 8
 # the accept threshold, on the calibration photos read by the whole reader
 $RUN vision.training.choose_threshold

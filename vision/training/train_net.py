@@ -177,6 +177,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("train", type=Path, nargs="+", help="training windows (one or more index_data outputs)")
     parser.add_argument("--held", type=Path, required=True, help="held-out designs' windows (temperature, report)")
+    parser.add_argument("--held-dark", type=Path,
+                        help="the held-out designs printed light on dark (index_data --dark --held-out), reported")
     parser.add_argument("--real", type=Path, action="append", default=[],
                         help="windows cut from real photos (real_data.py, the split's train part)")
     parser.add_argument("--real-repeat", type=int, default=4, help="each real window is seen this often an epoch")
@@ -250,6 +252,10 @@ def main(argv: list[str]) -> int:
                                "held_out_accuracy": round(acc, 4), "epochs": args.epochs, "seed": args.seed,
                                "fine_tuned_from": str(args.init.name) if args.init else None,
                                "real_photos_trained_on": real_photos}
+    if args.held_dark:
+        dx, dy, dark_classes, _, _ = load(args.held_dark)
+        assert dark_classes == classes, "the dark held-out windows name their classes differently"
+        info["held_out_dark_accuracy"] = round(evaluate(net, dx, dy)[0], 4)
     if args.calibration:
         cx, cy, cal_classes, _, cal_photos = load(args.calibration)
         assert cal_classes == classes, "the calibration windows name their classes differently"
