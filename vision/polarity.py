@@ -23,7 +23,7 @@ def is_light_on_dark(image: np.ndarray) -> bool:
     """Whether ``image`` (BGR, an upright card region) is mostly dark: a card printed light on dark."""
     if image.size == 0:
         return False
-    return float(np.median(image.max(axis=2))) < DARK_PAPER
+    return float(np.median(image[::4, ::4].max(axis=2))) < DARK_PAPER  # every fourth pixel: a frame's budget
 
 
 def turn_over(image: np.ndarray) -> np.ndarray:
