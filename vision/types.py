@@ -11,6 +11,8 @@ from dataclasses import dataclass
 SUITS: tuple[str, ...] = ("S", "H", "C", "D")
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 CARD_CODES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + ("SB", "HR")
+#: copies of each card in the pack (Guandan is played with two decks; ``guandan.cards.COPIES`` for the rules)
+PACK_COPIES = 2
 RED_SUITS = frozenset("HD")
 #: The code of a card the table reader knows is there (the fan's shape says so) but could not read.
 UNREADABLE = "??"

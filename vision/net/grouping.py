@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..types import PACK_COPIES
+
 #: a card's height and width, in glyph heights of its index (small to jumbo indices)
 CARD_DOWN = (3.0, 13.0)
 CARD_RIGHT = (1.0, 9.5)
@@ -117,3 +119,16 @@ def physical_cards(sightings: list[Sighting]) -> list[Sighting]:
             first, seen = cards[home]
             cards[home] = (fused(first, s), seen + [s])
     return sorted((card for card, _ in cards), key=lambda s: -s.confidence)
+
+
+def at_most_a_pack(cards: list[Sighting]) -> list[Sighting]:
+    """``cards`` with no more of one code than the pack holds (``PACK_COPIES``), the surest kept, in their order:
+    more sightings of one card than can exist are at least partly false (newspaper letters read as the black
+    joker six times in one photo)."""
+    seen: dict[str, int] = {}
+    kept: list[Sighting] = []
+    for s in sorted(cards, key=lambda s: -s.confidence):
+        seen[s.card] = seen.get(s.card, 0) + 1
+        if seen[s.card] <= PACK_COPIES:
+            kept.append(s)
+    return [s for s in cards if any(s is k for k in kept)]

@@ -26,7 +26,7 @@ from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
 from ..polarity import as_dark_on_light, is_light_on_dark
 from ..types import CardReading
-from .grouping import Sighting, physical_cards
+from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
 from .proposals import crops, propose
 from .spotting import spot
@@ -260,7 +260,7 @@ class CardReader:
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
             whole = _best_turn(by_turn)
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
-                return self._sure(physical_cards(list(whole.sightings)))
+                return at_most_a_pack(self._sure(physical_cards(list(whole.sightings))))
             found.extend(whole.sightings)
         for region in regions:
             read = self.read_region(image, region, accept=floor)
@@ -276,7 +276,7 @@ class CardReader:
                     seen = spotted
             found.extend(seen)
         found.extend(self._spot(image, whole_region, floor))
-        return self._sure(physical_cards(found))
+        return at_most_a_pack(self._sure(physical_cards(found)))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
         """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision.net.grouping import Sighting, corners_of_one_card, fused, physical_cards
+from vision.net.grouping import Sighting, at_most_a_pack, corners_of_one_card, fused, physical_cards
 
 
 def seen(card: str, x: float, y: float, up: tuple[float, float] = (0.0, -1.0), h: float = 20.0,
@@ -69,3 +69,13 @@ def test_a_card_in_a_photo_stretched_to_a_square_is_still_one_card() -> None:
     top, bottom = seen("D8", 12, 15, h=18.0), seen("D8", 12 + 1.3 * 110, 15 + 110, up=(0.0, 1.0), h=18.0)
     assert corners_of_one_card(top, bottom)
     assert [c.card for c in physical_cards([top, bottom])] == ["D8"]
+
+
+def test_no_more_of_one_card_than_the_two_decks_hold() -> None:
+    """Six black jokers "seen" in one photo (newspaper letters): at most two can be; the surest two stay, and
+    other cards, two copies of one card among them, are untouched, in their order."""
+    jokers = [seen("SB", 40 + 60 * i, 20, confidence=0.9 + 0.01 * i) for i in range(6)]
+    others = [seen("D8", 30, 300), seen("D8", 200, 300), seen("C4", 400, 300)]
+    kept = at_most_a_pack(jokers + others)
+    assert [k.card for k in kept] == ["SB", "SB", "D8", "D8", "C4"]
+    assert [k.confidence for k in kept[:2]] == [jokers[4].confidence, jokers[5].confidence]
