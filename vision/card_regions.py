@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 import cv2
 import numpy as np
 
-from .geometry import Region, find_regions, whole_image_region
+from .geometry import Region, find_regions, order_corners, whole_image_region
 from .polarity import DARK_PAPER
 
 
@@ -51,8 +51,9 @@ DARK_FILL = 0.6
 
 
 def dark_regions(image: np.ndarray) -> list[Region]:
-    """Cards printed light on dark, found as dark paper: blobs darker than ``polarity.DARK_PAPER``. On a light desk their edges are strong, but the edge search merges them with whatever
-    else is dark and near (a keyboard); this finds them alone. Largest first."""
+    """Cards printed light on dark, found as dark paper: blobs darker than ``polarity.DARK_PAPER``. On a light
+    desk their edges are strong, but the edge search merges them with whatever else is dark and near (a
+    keyboard); this finds them alone. Largest first."""
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:
         return []
     h, w = image.shape[:2]
@@ -71,11 +72,7 @@ def dark_regions(image: np.ndarray) -> list[Region]:
         rect = cv2.minAreaRect(contour)
         if area < DARK_FILL * rect[1][0] * rect[1][1]:
             continue
-        corners = np.asarray(cv2.boxPoints(rect), np.float32)
-        centre = corners.mean(axis=0)
-        angles = np.arctan2(corners[:, 1] - centre[1], corners[:, 0] - centre[0])
-        corners = corners[np.argsort(angles)]
-        out.append(Region(np.roll(corners, -int(np.argmin(corners.sum(axis=1))), axis=0), area))
+        out.append(Region(order_corners(cv2.boxPoints(rect)), area))
     return sorted(out, key=lambda r: -r.area)
 
 

@@ -32,7 +32,7 @@ class Region:
         return int(x), int(y), int(w), int(h)
 
 
-def _order(points: np.ndarray) -> np.ndarray:
+def order_corners(points: np.ndarray) -> np.ndarray:
     """Order 4 points clockwise starting from the one nearest the top-left."""
     pts = points.reshape(4, 2).astype(np.float32)
     centre = pts.mean(axis=0)
@@ -83,7 +83,7 @@ def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarr
         quad = approx.reshape(-1, 2) if len(approx) == 4 and cv2.contourArea(approx) > 0.85 * area else None
         if quad is None:
             quad = cv2.boxPoints(rect)
-        corners = _order(np.asarray(quad, np.float32) / scale)
+        corners = order_corners(np.asarray(quad, np.float32) / scale)
         # the dilation grew every outline by about 2 px of the searched image: shrink back towards the centre
         centre = corners.mean(axis=0)
         corners = centre + (corners - centre) * (1 - 3.0 / max(min(rw, rh), 1.0))

@@ -1,7 +1,7 @@
 """Cards printed light on dark (a black deck with gold, silver or white indices), read as dark on light.
 
 Everything that finds and reads an index looks for ink darker than its paper. A dark card's indices are lighter
-than its paper, so a region whose paper is dark is read through ``as_dark_on_light``: grey turns over (black
+than its paper, so a region whose paper is dark is read turned over (``as_read``): grey turns over (black
 paper becomes white, white or silver ink black) while coloured ink keeps its colour and brightness (red and
 gold stay red and gold), so a red suit is still told from a black one by its ink. Colour is judged by chroma
 (the spread of the three channels), not by saturation: the noise of dark paper is saturated but has no chroma.
@@ -38,6 +38,7 @@ def turn_over(image: np.ndarray) -> np.ndarray:
                         cv2.COLOR_HSV2BGR)
 
 
-def as_dark_on_light(image: np.ndarray) -> np.ndarray:
-    """``image`` (BGR) as a card printed dark on light would look: see the module's docstring."""
-    return turn_over(image)
+def as_read(image: np.ndarray) -> np.ndarray:
+    """``image`` (BGR, an upright card region) as the reader reads it: turned over if it is printed light on
+    dark, else as it is."""
+    return turn_over(image) if is_light_on_dark(image) else image

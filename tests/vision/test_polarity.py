@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.index import ink_mask
-from vision.polarity import as_dark_on_light, is_light_on_dark, turn_over
+from vision.polarity import as_read, is_light_on_dark, turn_over
 
 
 def patch(bgr: tuple[int, int, int]) -> np.ndarray:
@@ -38,7 +38,7 @@ def test_gold_and_white_indices_on_black_are_ink_once_turned_over() -> None:
     card[20:50, 15:35] = (55, 175, 212)  # a gold rank
     card[20:50, 120:140] = (235, 235, 235)  # a white rank
     before, _ = ink_mask(card)
-    after, _ = ink_mask(as_dark_on_light(card))
+    after, _ = ink_mask(as_read(card))
     assert before[20:50, 15:35].sum() == 0 and before[20:50, 120:140].sum() == 0
     assert after[25:45, 18:32].all() and after[25:45, 123:137].all()
     assert after[100:, :].sum() == 0  # the paper itself is no ink

@@ -126,9 +126,9 @@ def at_most_a_pack(cards: list[Sighting]) -> list[Sighting]:
     more sightings of one card than can exist are at least partly false (newspaper letters read as the black
     joker six times in one photo)."""
     seen: dict[str, int] = {}
-    kept: list[Sighting] = []
+    kept: set[int] = set()
     for s in sorted(cards, key=lambda s: -s.confidence):
         seen[s.card] = seen.get(s.card, 0) + 1
         if seen[s.card] <= PACK_COPIES:
-            kept.append(s)
-    return [s for s in cards if any(s is k for k in kept)]
+            kept.add(id(s))
+    return [s for s in cards if id(s) in kept]

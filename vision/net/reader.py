@@ -24,7 +24,7 @@ import numpy as np
 from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, top_level
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
-from ..polarity import as_dark_on_light, is_light_on_dark
+from ..polarity import is_light_on_dark, turn_over
 from ..types import CardReading
 from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
@@ -55,6 +55,8 @@ class RegionRead:
     flat_boxes: tuple[tuple[int, int, int, int], ...] = ()
     #: each reading with where it stands and which way it faces in the image (for grouping into cards)
     sightings: tuple[Sighting, ...] = field(default=())
+    #: the region is a card printed light on dark, read turned over (``vision.polarity``)
+    dark: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,8 +217,9 @@ class CardReader:
     def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None) -> RegionRead:
         """The readings of one region in one quarter turn."""
         flat, inverse = rectify(image, region, turn)
-        if is_light_on_dark(flat):
-            flat = as_dark_on_light(flat)
+        dark = is_light_on_dark(flat)
+        if dark:
+            flat = turn_over(flat)
         mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
         found = read_proposals(self.net, flat, propose(mask), accept)
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
@@ -227,7 +230,7 @@ class CardReader:
         # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)
         score = sum(r.confidence for r in readings if r.confidence >= self.net.accept) \
             + 1e-3 * sum(r.confidence for r in readings)
-        return RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings)
+        return RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings, dark)
 
     def read_image(self, image: np.ndarray) -> list[CardReading]:
         """Every physical card read in a free-standing image, one reading each, left to right (by index box)."""
@@ -265,11 +268,11 @@ class CardReader:
         for region in regions:
             read = self.read_region(image, region, accept=floor)
             seen = list(read.sightings)
-            dark = is_light_on_dark(rectify(image, region, 0)[0])
+            dark = read.dark
             if dark or (not is_card_shaped(region) and region.area >= 0.02 * total):
                 # a fan in an arc (each card turned its own way), or dark cards, which the whole image's
                 # spotting below does not see (it looks for ink darker than its paper)
-                spotted = self._spot(image, region, floor, turn_over=dark)
+                spotted = self._spot(image, region, floor, dark)
                 if dark:
                     seen += spotted
                 elif self._sure_weight(spotted) > self._sure_weight(seen):
@@ -297,15 +300,15 @@ class CardReader:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
         return sum(s.confidence for s in self._sure(sightings))
 
-    def _spot(self, image: np.ndarray, region: Region, floor: float, turn_over: bool = False) -> list[Sighting]:
-        """The indices spotted in ``region``'s box (``turn_over``: a dark card's, read as dark on light)."""
+    def _spot(self, image: np.ndarray, region: Region, floor: float, dark: bool = False) -> list[Sighting]:
+        """The indices spotted in ``region``'s box (``dark``: a dark card's, read turned over)."""
         x, y, w, h = region.box
         x0, y0 = max(0, x), max(0, y)
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        if turn_over:
-            crop = as_dark_on_light(crop)
+        if dark:
+            crop = turn_over(crop)
         scale = min(1.0, 1600.0 / max(crop.shape[:2]))  # big phone photos: indices stay tens of pixels high
         if scale < 1.0:
             crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

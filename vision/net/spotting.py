@@ -15,7 +15,7 @@ import numpy as np
 
 from ..geometry import CARD_H
 from ..index import Glyph
-from ..spotting import glyph_pairs
+from ..spotting import GlyphPairs, glyph_pairs
 from .grouping import Sighting
 from .network import NONE, IndexNet
 from .proposals import CROP, PAD, SIDE
@@ -33,13 +33,14 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
          floor: float = 0.5) -> list[Sighting]:
     """Every index spotted in ``image`` (BGR), with its place and direction; ``steady``: the windows read as a
     card at least ``floor`` sure are read again a little turned (``_steadied``)."""
-    tries, windows, frames, stats = spot_windows(image, min_glyph, max_tries)
+    tries, windows, frames, g = spot_windows(image, min_glyph, max_tries)
     if not tries:
         return []
+    stats = g.stats
     probs = net.predict(windows)
     none = net.classes.index(NONE)
     if steady:
-        probs = _steadied(image, net, tries, stats, probs, floor)
+        probs = _steadied(image, net, tries, g, probs, floor)
     best: dict[int, Sighting] = {}
     for (a, _), p, (centre, glyph_h, up) in zip(tries, probs, frames, strict=True):
         cards = p.copy()
@@ -61,12 +62,12 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
     return kept
 
 
-#: the small changes of a spotted window read again (turn in degrees, zoom): a real index reads as the same card in
-#: each, a pip or a letter that only looks like an index from one exact framing often does not
-JITTERS = ((3.0, 1.0), (-3.0, 1.0))
+#: the small turns (degrees) of a spotted window read again: a real index reads as the same card in each, a pip
+#: or a letter that only looks like an index from one exact framing often does not
+JITTERS = (3.0, -3.0)
 
 
-def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], stats: np.ndarray,
+def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], g: GlyphPairs,
               probs: np.ndarray, floor: float) -> np.ndarray:
     """``probs`` with each window read as a card at least ``floor`` sure read again in its ``JITTERS`` views: where
     any view reads another class, the window's probabilities become the mean over all views (a reading that
@@ -76,13 +77,12 @@ def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], 
     again = [i for i in np.flatnonzero(cards >= floor) if probs[i].argmax() != none]
     if not again:
         return probs
-    g = glyph_pairs(image, 8)
     views = []
     for i in again:
         a, angle = tries[i]
-        for turn, zoom in JITTERS:
-            views.append(_window(image, g.mask, g.centroids[a], float(stats[a, 3]), float(g.sizes[a]), angle + turn,
-                                 zoom)[0])
+        for turn in JITTERS:
+            views.append(_window(image, g.mask, g.centroids[a], float(g.stats[a, 3]), float(g.sizes[a]),
+                                 angle + turn)[0])
     more = net.predict(np.stack(views)).reshape(len(again), len(JITTERS), -1)
     out = probs.copy()
     for k, i in enumerate(again):
@@ -92,8 +92,8 @@ def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], 
 
 
 def spot_windows(image: np.ndarray, min_glyph: int = 8, max_tries: int = 1500
-                 ) -> tuple[list[tuple[int, float]], np.ndarray, list[Frame], np.ndarray]:
-    """The windows ``spot`` reads: the (component, angle) tries, their windows, frames and the component stats
+                 ) -> tuple[list[tuple[int, float]], np.ndarray, list[Frame], GlyphPairs]:
+    """The windows ``spot`` reads: the (component, angle) tries, their windows, frames and the glyph components
     (also what training labels on real photos, so that it learns from exactly what the reader will read)."""
     empty = np.empty((0, CROP, CROP, 3), np.uint8)
     g = glyph_pairs(image, min_glyph)
@@ -106,21 +106,20 @@ def spot_windows(image: np.ndarray, min_glyph: int = 8, max_tries: int = 1500
         tries.append((a, down + 90.0))  # b beside a, to its right
     tries = tries[:max_tries]
     if not tries:
-        return [], empty, [], stats
+        return [], empty, [], g
     windows = np.empty((len(tries), CROP, CROP, 3), np.uint8)
     frames: list[tuple[tuple[float, float], float, tuple[float, float]]] = []
     for i, (a, angle) in enumerate(tries):
         windows[i], frame = _window(image, mask, centroids[a], float(stats[a, 3]), float(sizes[a]), angle)
         frames.append(frame)
-    return tries, windows, frames, stats
+    return tries, windows, frames, g
 
 
 def _window(image: np.ndarray, mask: np.ndarray, centre: np.ndarray, a_h: float, a_size: float,
-            angle: float, zoom: float = 1.0) -> tuple[np.ndarray, Frame]:
-    """The network's window for a component stood upright by turning the image ``angle`` degrees about it
-    (``zoom``: the window that much tighter about the glyph)."""
+            angle: float) -> tuple[np.ndarray, Frame]:
+    """The network's window for a component stood upright by turning the image ``angle`` degrees about it."""
     glyph_h = max(a_h if abs(((angle + 180) % 360) - 180) < 30 else a_size, 4.0)
-    scale = TARGET_H / glyph_h * zoom
+    scale = TARGET_H / glyph_h
     side = int(4 * TARGET_H)
     matrix = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
     matrix[:, 2] += np.array([side / 2 - centre[0], side / 2 - centre[1]])

@@ -1,7 +1,7 @@
 """Decks printed light on dark, made from any design: training data for reading black luxury decks.
 
 Real decks with black paper and gold, silver or white indices exist (the shared cardcounter photos hold one); the
-reader reads them through ``vision.polarity.as_dark_on_light``. Each design is turned dark with
+reader reads them turned over (``vision.polarity``). Each design is turned dark with
 ``vision.polarity.turn_over`` (paper black, black ink white, coloured ink as bright as it was), and then given a
 look drawn from its name: red suits turned gold or left red, black suits white, silver or pale gold, the paper a
 dark tint. The same design is always turned dark the same way.

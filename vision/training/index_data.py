@@ -32,7 +32,7 @@ from vision.geometry import CARD_H, find_regions, rectify, whole_image_region
 from vision.index import BAND, Glyph, ink_mask
 from vision.net.network import CLASSES, NONE
 from vision.net.proposals import crops, propose
-from vision.polarity import as_dark_on_light, is_light_on_dark
+from vision.polarity import as_read
 from vision.render import CARD_RATIO, light_scene, render_face, table_cloth
 from vision.training import font_faces
 from vision.training.dark_decks import dark_face
@@ -117,9 +117,7 @@ def face_anchors(face: np.ndarray) -> tuple[Glyph | None, Glyph | None]:
     out: list[Glyph | None] = []
     for turned in (face, face[::-1, ::-1]):
         scale = CARD_H / turned.shape[0]
-        upright = cv2.resize(turned, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        if is_light_on_dark(upright):
-            upright = as_dark_on_light(upright)
+        upright = as_read(cv2.resize(turned, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
         mask, _ = ink_mask(upright[: int(BAND * CARD_H)])
         width = upright.shape[1]
         near = [g for g in propose(mask) if g.x < 0.3 * width and g.y < 0.2 * CARD_H and g.x > 0.01 * width]
@@ -321,8 +319,7 @@ def samples(scene: np.ndarray, placed: list[Placed], rng: np.random.Generator,
     for region in regions:
         for turn in range(4):
             flat, inverse = rectify(scene, region, turn)
-            if is_light_on_dark(flat):  # a dark card, as the reader reads it
-                flat = as_dark_on_light(flat)
+            flat = as_read(flat)  # a dark card turned over, as the reader reads it
             mask, _ = ink_mask(flat)  # the whole card: pips and pictures of its middle are negatives too
             glyphs = propose(mask, max_top=1.0)
             if not glyphs:

@@ -40,7 +40,7 @@ from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.spotting import spot_windows
-from vision.polarity import as_dark_on_light, is_light_on_dark
+from vision.polarity import as_read, turn_over
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 
 N_NONE = CLASSES.index(NONE)
@@ -66,8 +66,7 @@ def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
     for region in regions:
         for turn in range(4):
             flat, inverse = rectify(image, region, turn)
-            if is_light_on_dark(flat):  # as the reader reads it
-                flat = as_dark_on_light(flat)
+            flat = as_read(flat)
             mask, _ = ink_mask(flat)
             glyphs = propose(mask, max_top=1.0)
             if not glyphs:
@@ -86,7 +85,7 @@ def spotted_windows(image: np.ndarray) -> list[Window]:
     """The spotting windows of the photo and of the photo turned over (the reader spots dark cards turned over:
     these are their windows and more)."""
     out: list[Window] = []
-    for view in (image, as_dark_on_light(image)):
+    for view in (image, turn_over(image)):
         _, windows, frames, _ = spot_windows(view)
         out += [Window(w, np.array(c), np.array(u), h) for w, (c, h, u) in zip(windows, frames, strict=True)]
     return out

@@ -8,7 +8,7 @@ import numpy as np
 from vision.geometry import CARD_H
 from vision.index import BAND, ink_mask
 from vision.net.proposals import propose
-from vision.polarity import as_dark_on_light, is_light_on_dark
+from vision.polarity import as_read, is_light_on_dark
 from vision.render import render_face
 from vision.training.dark_decks import dark_face
 
@@ -34,7 +34,7 @@ def test_its_index_is_found_where_the_light_design_has_it_once_turned_back() -> 
     for code in ("HQ", "S7", "DT", "C2"):
         face = render_face(code, 200, 1)
         x, y = first_glyph(face)
-        dx, dy = first_glyph(as_dark_on_light(dark_face(face, "builtin:1")))
+        dx, dy = first_glyph(as_read(dark_face(face, "builtin:1")))
         assert abs(dx - x) <= 3 and abs(dy - y) <= 3, code
 
 
