@@ -65,8 +65,10 @@ def test_unwell_hardware_is_reported_missing_and_alerted(mosquitto: Any, topic_r
                    pi_health=PiHealth(sys_root, disk_path=tmp_path, vcgencmd=None))
     app.start()
     try:
+        # the alerts, and the health report read below (published on its own, it may come after them)
         log.wait_for(lambda ms: {"dealer_missing", "panels_missing", "pi_under_voltage", "pi_throttled", "pi_hot"}
-                     <= {m.payload.get("code") for m in ms if m.topic.endswith("/alerts")})
+                     <= {m.payload.get("code") for m in ms if m.topic.endswith("/alerts")}
+                     and any(m.topic.endswith("/health") for m in ms))
         status = latest(log, "/status")
         assert status["online"] is True
         dealer = status["devices"]["dealer"]
