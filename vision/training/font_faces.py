@@ -3,8 +3,10 @@
 Training data for the index network (``train_net.py``): every installed font that has Latin capitals and digits
 becomes a deck design, with a random index layout (suit pip below the rank, or beside it), index size (small to
 jumbo), ink colours (two-colour or four-colour decks), paper tint, border, "10" set tight or loose, and jokers
-that say JOKER down the corner, carry Chinese text (大王 / 小王) or show a picture. Fonts are split into training
-and held-out designs by a hash of their file name, so a figure on the held-out ones is a figure on unseen type.
+that say JOKER down the corner, carry Chinese text (大王 / 小王) or show a picture; court cards carry the court
+art of a Debian deck when one is given (``render(..., court_art=...)``). Fonts are split into training and
+held-out designs by *family* (every weight and style of a typeface, and its metric clones, on one side), so a
+figure on the held-out ones is a figure on unseen type, not on the bold of a font trained in italic.
 
 Training only: needs Pillow (``pip install -e '.[train]'``) and Debian font packages (see ``vision/README.md``).
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import cv2
@@ -26,8 +28,18 @@ from vision.types import CARD_CODES, RED_SUITS
 FONT_DIRS = (Path("/usr/share/fonts"),)
 SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "C": "\u2663", "D": "\u2666"}
 CJK_FONTS = ("wqy-microhei.ttc", "wqy-zenhei.ttc")
-#: share of fonts kept out of training (chosen by file-name hash, so the split is the same on every machine)
+#: share of font families kept out of training (chosen by a hash of the family, the same on every machine)
 HELD_OUT_SHARE = 0.15
+#: families always held out: those of the simulated camera's held-out decks (``hardware/cameras/decks``), so
+#: that the simulated table reads type the network never saw
+HELD_FAMILIES = frozenset({"noto", "liberation", "lato", "roboto"})
+#: families that are one design under several names (metric clones drawn from the same outlines)
+FAMILY_ALIASES = {"arimo": "liberation", "tinos": "liberation", "cousine": "liberation", "freesans": "urw",
+                  "freeserif": "urw", "freemono": "urw", "nimbus": "urw", "c059": "urw", "p052": "urw",
+                  "z003": "urw", "d050000l": "urw", "standard": "urw"}
+#: fonts whose letters are not letters (symbols, dingbats, keyboard keys, boxed OCR forms): a card drawn with
+#: them would be labelled with a rank it does not show
+NOT_LETTERS = frozenset({"D050000L", "StandardSymbolsPS", "LinBiolinum_K", "OCRBE", "OCRBX"})
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,8 @@ class Design:
 
 
 def _has_latin(path: Path) -> bool:
+    if path.stem in NOT_LETTERS:
+        return False
     try:
         font = ImageFont.truetype(str(path), 40)
     except OSError:
@@ -78,19 +92,32 @@ def latin_fonts() -> tuple[Path, ...]:
     return tuple(p for p in files if _has_latin(p))
 
 
+@cache
+def family(font: Path) -> str:
+    """The typeface a font file belongs to: the first word of its family name, lower case, metric clones
+    merged ("Liberation Sans Narrow" and "Arimo" are "liberation"; "Noto Serif Display" is "noto")."""
+    try:
+        name = ImageFont.truetype(str(font), 20).getname()[0] or font.stem
+    except OSError:
+        name = font.stem
+    first = name.replace("-", " ").replace("_", " ").split()[0].lower()
+    return FAMILY_ALIASES.get(first, first)
+
+
 def held_out(font: Path) -> bool:
-    """True for the fonts never trained on."""
-    digest = hashlib.sha256(font.name.encode()).digest()
-    return digest[0] / 256.0 < HELD_OUT_SHARE
+    """True for the fonts never trained on: their whole family is held out."""
+    key = family(font)
+    return key in HELD_FAMILIES or hashlib.sha256(key.encode()).digest()[0] / 256.0 < HELD_OUT_SHARE
 
 
 def designs(seed: int, *, held: bool) -> list[Design]:
-    """One design per font of the training (``held=False``) or held-out set, layout drawn from ``seed``."""
-    rng = np.random.default_rng(seed)
+    """One design per font of the training (``held=False``) or held-out set, its layout drawn from ``seed`` and
+    the font's name (installing another font leaves every other design as it was)."""
     out = []
     for font in latin_fonts():
         if held_out(font) != held:
             continue
+        rng = np.random.default_rng([seed, int.from_bytes(hashlib.sha256(font.name.encode()).digest()[:4], "big")])
         out.append(Design(font, int(rng.integers(1 << 30)), beside=bool(rng.random() < 0.2),
                           index_scale=float(rng.uniform(0.1, 0.2)), four_colour=bool(rng.random() < 0.15),
                           tight_ten=bool(rng.random() < 0.5),
@@ -213,9 +240,15 @@ def _ornaments(draw: ImageDraw.ImageDraw, design: Design, left: float, top: floa
         draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=colour)
 
 
+def court_picture(face: np.ndarray) -> np.ndarray:
+    """The middle of a court card's face (BGR), inside its corner indices: the picture to lend another design."""
+    h, w = face.shape[:2]
+    return face[round(0.17 * h): round(0.83 * h), round(0.2 * w): round(0.8 * w)]
+
+
 def _centre(img: np.ndarray, design: Design, code: str, width: int, height: int, fill: tuple[int, int, int],
-            rng: np.random.Generator) -> None:
-    """Pips, a court picture or a joker picture in the middle of the face."""
+            rng: np.random.Generator, court_art: np.ndarray | None = None) -> None:
+    """Pips, a court picture (``court_art``, BGR, when given) or a joker picture in the middle of the face."""
     pil = Image.fromarray(img)
     draw = ImageDraw.Draw(pil)
     x0, x1 = width * 0.24, width * 0.76
@@ -232,6 +265,14 @@ def _centre(img: np.ndarray, design: Design, code: str, width: int, height: int,
         img[:] = np.asarray(pil)
         return
     rank = code[1]
+    if rank in "JQK" and court_art is not None:
+        box = (round(x0), round(y0), round(x1), round(y1))
+        art = cv2.resize(court_art, (box[2] - box[0], box[3] - box[1]), interpolation=cv2.INTER_AREA)
+        img[box[1]:box[3], box[0]:box[2]] = np.minimum(img[box[1]:box[3], box[0]:box[2]],
+                                                       cv2.cvtColor(art, cv2.COLOR_BGR2RGB))
+        if rng.random() < 0.6:
+            cv2.rectangle(img, box[:2], (box[2] - 1, box[3] - 1), fill, max(1, width // 100), cv2.LINE_AA)
+        return
     if rank in "JQK":
         draw.rectangle((x0, y0, x1, y1), outline=fill, width=max(1, width // 100))
         for _ in range(6):
@@ -254,8 +295,8 @@ def _centre(img: np.ndarray, design: Design, code: str, width: int, height: int,
         draw_suit(img, code[0], cx, cy, size, fill)
 
 
-def render(design: Design, code: str, width: int = 240) -> np.ndarray:
-    """The face of ``code`` in ``design`` as a BGR image."""
+def render(design: Design, code: str, width: int = 240, court_art: np.ndarray | None = None) -> np.ndarray:
+    """The face of ``code`` in ``design`` as a BGR image; a court card shows ``court_art`` (BGR) when given."""
     rng = np.random.default_rng([design.seed, CARD_CODES.index(code)])
     layout_rng = np.random.default_rng(design.seed)  # the same corner placement on every card of the deck
     height = round(width * float(layout_rng.uniform(1.38, 1.56)))
@@ -263,7 +304,7 @@ def render(design: Design, code: str, width: int = 240) -> np.ndarray:
     img = np.empty((height, width, 3), np.uint8)
     img[:] = paper.astype(np.uint8)
     fill = _colour(code, design, rng)
-    _centre(img, design, code, width, height, fill, rng)
+    _centre(img, design, code, width, height, fill, rng, court_art)
     half = np.empty((height // 2, width, 3), np.uint8)
     half[:] = paper.astype(np.uint8)
     _corner(half, design, code, width, fill, np.random.default_rng(design.seed + 1))

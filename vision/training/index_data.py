@@ -75,12 +75,41 @@ def deck_specs(folder: Path, *, held: bool, font_seed: int = 1, dark: bool = Fal
     if dark:
         return [("dark", spec) for spec in deck_specs(folder, held=held, font_seed=font_seed)]
     specs: list[tuple[str, object]] = []
+    debian: list[Path] = []
     if folder.is_dir():
-        specs += [("debian", p) for p in sorted(folder.iterdir()) if p.is_dir() and (p.name in HELD_OUT_DECKS) == held]
-    specs += [("font", design) for design in font_faces.designs(font_seed, held=held)]
+        debian = [p for p in sorted(folder.iterdir()) if p.is_dir() and (p.name in HELD_OUT_DECKS) == held]
+        specs += [("debian", p) for p in debian]
+    courts = [p for p in debian if all((p / f"S{rank}.png").is_file() for rank in "JQK")]
+    specs += [("font", (design, _court_source(design, courts))) for design in font_faces.designs(font_seed, held=held)]
     if not held:
         specs += [("builtin", style) for style in range(HERSHEY_STYLES)]
     return specs
+
+
+#: share of generated designs whose court cards carry a Debian deck's court pictures (the rest: a frame of
+#: coloured discs), so that the network sees real court art beside indices of every type face
+COURT_ART_SHARE = 0.6
+
+
+def _court_source(design: font_faces.Design, debian: list[Path]) -> Path | None:
+    """The Debian deck (of the same side of the split) whose court pictures ``design`` borrows, if any."""
+    rng = np.random.default_rng([design.seed, 6])
+    if not debian or rng.random() >= COURT_ART_SHARE:
+        return None
+    return debian[int(rng.integers(len(debian)))]
+
+
+def _court_art(folder: Path | None) -> dict[str, np.ndarray]:
+    """The court pictures of a rendered Debian deck, by card code (none when it has no usable faces)."""
+    if folder is None:
+        return {}
+    out = {}
+    for code in CARD_CODES:
+        if code[1:] in ("J", "Q", "K"):
+            face = load_face(folder / f"{code}.png") if (folder / f"{code}.png").is_file() else None
+            if face is not None:
+                out[code] = font_faces.court_picture(face)
+    return out
 
 
 def make_deck(spec: tuple[str, object]) -> Deck | None:
@@ -95,8 +124,11 @@ def make_deck(spec: tuple[str, object]) -> Deck | None:
         assert isinstance(what, Path)
         return _debian_deck(what)
     if kind == "font":
-        assert isinstance(what, font_faces.Design)
-        return Deck(f"font:{what.font.stem}", {c: font_faces.render(what, c) for c in CARD_CODES})
+        assert isinstance(what, tuple)
+        design, court_dir = what
+        art = _court_art(court_dir)
+        return Deck(f"font:{design.font.stem}", {c: font_faces.render(design, c, court_art=art.get(c))
+                                                 for c in CARD_CODES})
     assert isinstance(what, int)
     return Deck(f"builtin:{what}", {c: render_face(c, 200, what) for c in CARD_CODES})
 
@@ -108,7 +140,7 @@ def spec_name(spec: tuple[str, object]) -> str:
     if kind == "debian":
         return str(getattr(what, "name", what))
     if kind == "font":
-        return f"font:{what.font.stem}"  # type: ignore[attr-defined]
+        return f"font:{what[0].font.stem}"  # type: ignore[index]
     return f"builtin:{what}"
 
 
