@@ -1,8 +1,8 @@
 """Train the index network with PyTorch on CPU and export it to ONNX (``vision/data/index_net.onnx``).
 
 Input: the windows made by ``index_data.py`` (training designs) and, for choosing the temperature and
-reporting, the held-out designs' windows. The network is small on purpose (about 4 M multiply-adds a window,
-under 1 MB of weights): a table reads tens of windows a frame on a Raspberry Pi's CPU. Training augments each
+reporting, the held-out designs' windows. The network is small on purpose (about 5 M multiply-adds a window,
+about 1.3 MB of weights): a table reads tens of windows a frame on a Raspberry Pi's CPU. Training augments each
 batch (shift and scale of the window, contrast, brightness, channel order, grey) so that the exact framing of a
 proposal and the colour of a deck matter less. Deterministic for a given seed (one thread per op).
 
@@ -35,18 +35,19 @@ from vision.net.proposals import CROP, normalise
 
 
 def make_net(classes: int) -> nn.Sequential:
-    """Four 3x3 convolution stages with batch norm, then two dense layers."""
-    def stage(cin: int, cout: int, pool: bool) -> list[nn.Module]:
+    """3x3 convolutions with batch norm: one at 32 px, one at 16, two at 8 and two at 4 (the last two scales
+    hold the glyphs' shapes; their extra layers cost little at that size), then two dense layers."""
+    def conv(cin: int, cout: int, pool: bool = False) -> list[nn.Module]:
         layers: list[nn.Module] = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
         return layers + ([nn.MaxPool2d(2)] if pool else [])
 
-    return nn.Sequential(*stage(3, 16, True), *stage(16, 32, True), *stage(32, 64, True), *stage(64, 96, False),
-                         nn.Flatten(), nn.Dropout(0.2), nn.Linear(96 * (CROP // 8) ** 2, 128), nn.ReLU(),
-                         nn.Linear(128, classes))
+    return nn.Sequential(*conv(3, 16, True), *conv(16, 32, True), *conv(32, 32), *conv(32, 64, True),
+                         *conv(64, 64), *conv(64, 96), nn.Flatten(), nn.Dropout(0.2),
+                         nn.Linear(96 * (CROP // 8) ** 2, 128), nn.ReLU(), nn.Linear(128, classes))
 
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Random framing, contrast, brightness, channel order and grey for a normalised batch (N, 3, H, W)."""
+    """Random framing, resolution, contrast, brightness, channel order and grey for a normalised batch (N, 3, H, W)."""
     n = x.shape[0]
     scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.3
     shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.16
@@ -59,6 +60,11 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     theta[:, :, 2] = shift
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x + 0.5, grid, padding_mode="border", align_corners=False)
+    low = torch.rand(n, generator=gen) < 0.3  # a small index in a phone photo: fewer pixels, scaled up again
+    if low.any():
+        side = int(torch.randint(12, 25, (1,), generator=gen))
+        small = F.interpolate(x[low], size=(side, side), mode="bilinear", align_corners=False, antialias=True)
+        x[low] = F.interpolate(small, size=tuple(x.shape[-2:]), mode="bilinear", align_corners=False)
     contrast = 0.6 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)
     x = 1 - (1 - x) * contrast  # ink fainter or stronger against the paper
     x = x * (0.85 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen))
