@@ -7,7 +7,8 @@ stored beside it (``index_net.json``) with the accept thresholds chosen on held-
 which card.
 
 Two runtimes can run the model: OpenCV's ``cv2.dnn`` (the default: no extra package on the table) and
-onnxruntime when it is installed (about twice as fast on this CPU: ``bench/vision_net.py``).
+onnxruntime when it is installed (as fast as OpenCV 5.1's ``cv2.dnn`` on this CPU with one thread, faster than
+OpenCV 4's: ``bench/vision.py``'s ``runtimes`` figure).
 """
 
 from __future__ import annotations
