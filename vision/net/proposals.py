@@ -31,15 +31,63 @@ def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP) ->
 
     ``max_top`` (in card heights) bounds how low a proposal may start; training takes the whole card
     (``max_top=1``) so that the network learns what a pip or a picture in the middle of a card is not."""
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     out: list[Glyph] = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
-        if area < 10 or w < 2 or y > max_top * height or not MIN_H * height <= h <= MAX_H * height \
-                or w > MAX_W * height or area < 0.08 * w * h:
-            continue
-        out.append(Glyph(x, y, w, h))
+        glyph = Glyph(x, y, w, h)
+        if _glyph_sized(glyph, area, height, max_top):
+            out.append(glyph)
+        elif (h > MAX_H * height or w > MAX_W * height) and y <= MAX_TOP * height:
+            out.extend(_split_from_lines(labels[y: y + h, x: x + w] == i, x, y, height))
     return out
+
+
+#: a frame line is thinner than this (pixels of the upright region; an index's strokes are thicker) ...
+LINE_THICKNESS = 5
+#: ... and runs straight for longer than this share of the card height (an index's strokes are shorter)
+LINE_LENGTH = 0.12
+
+
+def _split_from_lines(component: np.ndarray, x0: int, y0: int, height: int) -> list[Glyph]:
+    """Glyph-sized parts of an ink component too large for a glyph, once thin lines are taken out of it: an
+    index touching the frame line of a court card's picture, or the edge of the card over it, is otherwise
+    proposed nowhere (the card is seen but not read). Long thin straight lines go first; a part still too large
+    (an index's rank and suit joined by a short piece of frame) is split into its thick cores."""
+    ink = component.astype(np.uint8)
+    square = np.ones((LINE_THICKNESS, LINE_THICKNESS), np.uint8)
+    thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, square)
+    thin = ink & (1 - thick)
+    run = max(8, int(LINE_LENGTH * height))
+    lines = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) \
+        | cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
+    rest = ink & (1 - cv2.dilate(lines, np.ones((3, 3), np.uint8)))
+    out: list[Glyph] = []
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if h > MAX_H * height or w > MAX_W * height:
+            # the thick cores of the part, each grown back by half a line's thickness (what the opening took)
+            cores = thick[y: y + h, x: x + w] & (labels[y: y + h, x: x + w] == i)
+            m, _, core_stats, _ = cv2.connectedComponentsWithStats(cores.astype(np.uint8), connectivity=8)
+            grow = LINE_THICKNESS // 2
+            for j in range(1, m):
+                cx, cy, cw, ch, core_area = (int(v) for v in core_stats[j])
+                glyph = Glyph(x0 + x + cx - grow, y0 + y + cy - grow, cw + 2 * grow, ch + 2 * grow)
+                if _glyph_sized(glyph, core_area, height):
+                    out.append(glyph)
+            continue
+        glyph = Glyph(x0 + x, y0 + y, w, h)
+        if _glyph_sized(glyph, area, height):
+            out.append(glyph)
+    return out
+
+
+def _glyph_sized(glyph: Glyph, area: int, height: int, max_top: float = MAX_TOP) -> bool:
+    """Whether an ink component of this box and area may be an index's first glyph (see :func:`propose`)."""
+    w, h = glyph.w, glyph.h
+    return area >= 10 and w >= 2 and MIN_H * height <= h <= MAX_H * height and w <= MAX_W * height \
+        and area >= 0.08 * w * h and glyph.y <= max_top * height
 
 
 def window(glyph: Glyph) -> tuple[float, float, float]:

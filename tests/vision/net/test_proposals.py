@@ -1,10 +1,13 @@
-"""The network's input: each crop scaled by its own paper level, so dim light and colour casts matter less."""
+"""Where an index may start (proposals, also where it touches a frame line) and the network's input: each crop
+scaled by its own paper level, so dim light and colour casts matter less."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
-from vision.net.proposals import CROP, PAPER_PERCENTILE, normalise
+from vision.geometry import CARD_H
+from vision.net.proposals import CROP, MAX_H, PAPER_PERCENTILE, normalise, propose
 
 
 def crops_of_paper_and_ink(n: int, seed: int) -> np.ndarray:
@@ -33,3 +36,29 @@ def test_a_black_crop_is_not_blown_up_and_none_is_empty() -> None:
     black = np.zeros((2, CROP, CROP, 3), np.uint8)
     assert np.all(normalise(black) == -0.5)
     assert normalise(black[:0]).shape == (0, 3, CROP, CROP)
+
+
+def test_an_index_touching_a_frame_line_is_still_proposed() -> None:
+    """A court card's rank that touches the thin frame line of its picture, with a short piece of the frame joining
+    it to its suit, forms one component too large for a glyph: the rank is proposed once the lines are out."""
+    alone = np.zeros((135, 300), np.uint8)
+    cv2.putText(alone, "K", (14, 48), cv2.FONT_HERSHEY_SIMPLEX, 1.8, 1, 7)
+    cv2.circle(alone, (32, 76), 11, 1, -1)  # the suit below the rank
+    (rank,) = [g for g in propose(alone) if g.y < 40]
+    framed = alone.copy()
+    cv2.line(framed, (rank.x + rank.w - 4, rank.y + rank.h - 2), (280, rank.y + rank.h - 2), 1, 2)  # frame's top
+    cv2.line(framed, (rank.x + rank.w - 4, rank.y + rank.h - 2), (rank.x + rank.w - 4, 134), 1, 2)  # its side
+    cv2.line(framed, (rank.x + 8, rank.y + rank.h - 3), (rank.x + 8, 70), 1, 2)  # a piece joining rank and suit
+    n, _, stats, _ = cv2.connectedComponentsWithStats(framed, connectivity=8)
+    assert n == 2 and stats[1][3] > MAX_H * CARD_H  # one component, taller than any glyph
+    found = [g for g in propose(framed) if g.y < 40]
+    assert len(found) == 1
+    (g,) = found
+    assert abs(g.x - rank.x) <= 3 and abs(g.y - rank.y) <= 3 and abs(g.h - rank.h) <= 4 and abs(g.w - rank.w) <= 5
+
+
+def test_long_thin_lines_alone_propose_nothing() -> None:
+    lines = np.zeros((135, 300), np.uint8)
+    cv2.rectangle(lines, (20, 10), (280, 200), 1, 2)
+    cv2.line(lines, (150, 10), (150, 134), 1, 3)
+    assert propose(lines) == []
