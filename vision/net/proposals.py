@@ -40,7 +40,36 @@ def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP) ->
             out.append(glyph)
         elif (h > MAX_H * height or w > MAX_W * height) and y <= MAX_TOP * height:
             out.extend(_split_from_lines(labels[y: y + h, x: x + w] == i, x, y, height))
+    return out + _joined_fragments(mask, out, height, max_top)
+
+
+#: pieces of one glyph at most this far apart (pixels of the upright region, diagonally too) are joined
+FRAGMENT_GAP = 2
+
+
+def _joined_fragments(mask: np.ndarray, found: list[Glyph], height: int, max_top: float) -> list[Glyph]:
+    """Glyphs whose strokes the ink mask broke into pieces (a thin or pale type face, blur): the mask's pieces
+    up to ``FRAGMENT_GAP`` pixels apart taken together, where that makes a glyph-sized box not already proposed.
+    Without them a "5" whose curve lost a stroke is proposed by its upper half alone, and the window, scaled by
+    that height, is read as another card."""
+    grow = FRAGMENT_GAP // 2 + 1
+    grown = cv2.dilate(mask, np.ones((2 * grow - 1, 2 * grow - 1), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    ink = np.bincount(labels[mask > 0], minlength=n)
+    out: list[Glyph] = []
+    for i in range(1, n):
+        x, y, w, h, _ = (int(v) for v in stats[i])
+        # the grown box less the growth: the box of the pieces themselves, give or take a pixel
+        glyph = Glyph(x + grow - 1, y + grow - 1, w - 2 * (grow - 1), h - 2 * (grow - 1))
+        if _glyph_sized(glyph, int(ink[i]), height, max_top) and not any(_inside(glyph, g) for g in found):
+            out.append(glyph)
     return out
+
+
+def _inside(a: Glyph, b: Glyph, slack: int = 1) -> bool:
+    """Whether box ``a`` lies within box ``b`` (give or take ``slack`` pixels): bridging added nothing."""
+    return a.x >= b.x - slack and a.y >= b.y - slack and a.x + a.w <= b.x + b.w + slack \
+        and a.y + a.h <= b.y + b.h + slack
 
 
 #: a frame line is thinner than this (pixels of the upright region; an index's strokes are thicker) ...

@@ -62,3 +62,19 @@ def test_long_thin_lines_alone_propose_nothing() -> None:
     cv2.rectangle(lines, (20, 10), (280, 200), 1, 2)
     cv2.line(lines, (150, 10), (150, 134), 1, 3)
     assert propose(lines) == []
+
+
+def test_a_glyph_broken_into_pieces_is_also_proposed_whole() -> None:
+    """A pale thin "5" whose curve the ink mask parted from its bar (touching only at a corner, a pixel apart):
+    each piece alone is proposed by its own height, so the whole is proposed too."""
+    whole = np.zeros((135, 300), np.uint8)
+    cv2.putText(whole, "5", (20, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 1, 2)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(whole, connectivity=8)
+    assert n == 2
+    x, y, w, h = (int(v) for v in stats[1][:4])
+    broken = whole.copy()
+    broken[y + h // 3: y + h // 3 + 2, :] = 0  # a two-pixel band of the stroke lost
+    assert cv2.connectedComponentsWithStats(broken, connectivity=8)[0] > 2
+    found = propose(broken)
+    assert any(abs(g.x - x) <= 1 and abs(g.y - y) <= 1 and abs(g.h - h) <= 2 and abs(g.w - w) <= 2 for g in found)
+    assert len(propose(whole)) == 1  # an unbroken glyph is proposed once
