@@ -51,6 +51,8 @@ def misread_kind(alert: dict) -> str:
         return "a card seen but not read"
     if "candidates" in evidence:
         return "no held, legal choice near the reading"
+    if "one_card_short_of" in evidence:
+        return "sure, but one card short of a play"
     return "unsure cards of a seat not on turn" if alert.get("seat") != alert.get("turn") else "unsure"
 
 
@@ -70,12 +72,18 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
     sim = SimTable(cfg, seed=seed, speed=0, camera=True)
     alerts: dict[str, int] = {}
     misreads: dict[str, int] = {}
+    foul_notes: list[str] = []
 
     def on_alert(a: dict) -> None:
         alerts[a["code"]] = alerts.get(a["code"], 0) + 1
         if a["code"] == "misread":
             why = misread_kind(a)
             misreads[why] = misreads.get(why, 0) + 1
+        elif a["code"] in FOULS:  # each is the reader's: say what was laid and what the alert says was seen
+            seat = a.get("seat")
+            said = {k: v for k, v in a.items() if k not in ("image", "picture", "evidence_image")}
+            foul_notes.append(f"  {a['code']}: {seat} laid {' '.join(sim.seats.last_laid.get(seat, []))}; "
+                              f"alert {json.dumps(said, ensure_ascii=False)[:400]}")
 
     sim.app.alert_listeners.append(on_alert)
     plays = [0]
@@ -110,6 +118,8 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
         print(f"  misread alerts: {misreads}")
     for seat, laid, taken in wrong:
         print(f"  {seat} laid {' '.join(laid)}, taken as {' '.join(taken)}")
+    for note in foul_notes:
+        print(note)
     return {"deals": done, "plays": plays[0], "misread": misread, "fouls": fouls, "wall": wall, "frames": frames,
             "wrong": len(wrong), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 

@@ -111,12 +111,36 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         return
     if reading is None:
         missing = engine.hand_without(st.hand(e.seat), new) is None
+        if not missing and doubt_a_hidden_card(c, e.seat, new, evidence):
+            return
         code = "not_held" if missing else "illegal_play"
         c.alert(code, e.seat, f"{e.seat} does not hold these cards (非本家牌)" if missing else why,
                 {**evidence, "hand_size": len(st.hand(e.seat))})
         return
     if act_on(c, act.play(e.seat, new, reading), evidence):
         d.zone[e.seat] = list(cards)
+
+
+def doubt_a_hidden_card(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any]) -> bool:
+    """Whether to ask for the cards again instead of calling ``illegal_play``: the reading, sure of every card
+    it read, is one card short of a play the seat could make with a card it holds. A card lying almost wholly
+    under another in a tight fan shows no index, and the fan's count does not always notice (a full house read
+    as two pairs). The first time a seat shows this set in this turn the table raises ``misread`` (please lay the
+    cards again) with the plays it could be; the same set shown again in the turn is the foul."""
+    d = c.deal
+    st = d.state
+    seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
+    if d.doubted_short == seen:
+        return False
+    rest = engine.hand_without(st.hand(seat), new) or []
+    takes = playable(c, seat, {})
+    could_be = sorted({x.code for x in rest if takes([*new, x])})
+    if not could_be:
+        return False
+    d.doubted_short = seen
+    c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
+            {**evidence, "one_card_short_of": could_be})
+    return True
 
 
 def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[str, Any],

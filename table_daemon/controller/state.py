@@ -96,6 +96,8 @@ class TableDeal:
     redeal_attempts: int = 0
     tribute_held: dict[str, Card] = field(default_factory=dict)
     tribute_choice: dict[str, Any] | None = None
+    #: a sure reading one card short of a play (seat, its codes, the turn's start) already asked for again once
+    doubted_short: tuple[str, tuple[str, ...], float] | None = None
 
     def t(self, now: float) -> float:
         """Seconds since the deal started (the ``t`` of record actions and events)."""

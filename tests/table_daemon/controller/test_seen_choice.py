@@ -114,3 +114,29 @@ def test_unsure_cards_beside_the_play_of_a_seat_not_on_turn_raise_nothing() -> N
     assert h.alerts() == []
     h.send(CardsSeen("S", ["C9"], 1.0, frame=12))  # surely another card laid beside it: an exposed card
     assert [a["code"] for a in h.alerts()] == ["exposed_card"]
+
+
+def test_a_sure_reading_one_card_short_of_a_play_is_laid_again_once_before_it_is_a_foul() -> None:
+    """A card lying almost wholly under another in a tight fan shows no index: a full house read surely as two
+    pairs. The table asks for the cards again (misread) and names the held cards that would make a play; the
+    same set shown again in the turn is the foul."""
+    h = Harness("national", hands=[hands_with(7, {"S": "H5 D5 S5 H9 C9"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    two_pairs = ["H5", "D5", "H9", "C9"]
+    h.send(CardsSeen("S", two_pairs, 1.0, frame=20))
+    (asked,) = h.alerts("misread")
+    assert "S5" in asked["evidence"]["one_card_short_of"] and asked["evidence"]["seen"] == two_pairs
+    assert not h.alerts("illegal_play") and h.c.deal.state.to_move == "S"
+    h.send(CardsSeen("S", two_pairs, 1.0, frame=21))  # laid again, and still two pairs: the foul
+    assert len(h.alerts("illegal_play")) == 1 and len(h.alerts("misread")) == 1
+    h.send(CardsSeen("S", ["H5", "D5", "S5", "H9", "C9"], 1.0, frame=22))
+    assert h.of("events", "play")[0]["cards"] == ["H5", "D5", "S5", "H9", "C9"]
+
+
+def test_a_sure_reading_no_held_card_completes_is_a_foul_at_once() -> None:
+    h = _game()  # S holds H3 D9 C9: H3 with D9 is no play, and no third card makes one
+    h.send(CardsSeen("S", ["H3", "D9"], 1.0, frame=23))
+    assert len(h.alerts("illegal_play")) == 1 and not h.alerts("misread")
