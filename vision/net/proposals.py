@@ -49,7 +49,8 @@ FRAGMENT_GAP = 2
 
 def _joined_fragments(mask: np.ndarray, found: list[Glyph], height: int, max_top: float) -> list[Glyph]:
     """Glyphs whose strokes the ink mask broke into pieces (a thin or pale type face, blur): the mask's pieces
-    up to ``FRAGMENT_GAP`` pixels apart taken together, where that makes a glyph-sized box not already proposed.
+    up to ``FRAGMENT_GAP`` pixels apart taken together, where that makes a glyph-sized box not already proposed
+    holding at most one proposed glyph.
     Without them a "5" whose curve lost a stroke is proposed by its upper half alone, and the window, scaled by
     that height, is read as another card."""
     grow = FRAGMENT_GAP // 2 + 1
@@ -61,7 +62,11 @@ def _joined_fragments(mask: np.ndarray, found: list[Glyph], height: int, max_top
         x, y, w, h, _ = (int(v) for v in stats[i])
         # the grown box less the growth: the box of the pieces themselves, give or take a pixel
         glyph = Glyph(x + grow - 1, y + grow - 1, w - 2 * (grow - 1), h - 2 * (grow - 1))
-        if _glyph_sized(glyph, int(ink[i]), height, max_top) and not any(_inside(glyph, g) for g in found):
+        if not _glyph_sized(glyph, int(ink[i]), height, max_top) or any(_inside(glyph, g) for g in found):
+            continue
+        # glyphs standing close (a rank and its suit beside it, a "10") are proposed one by one already: only a
+        # glyph with pieces too small to be glyphs themselves is proposed whole
+        if sum(_inside(g, glyph) for g in found) <= 1:
             out.append(glyph)
     return out
 
