@@ -38,6 +38,8 @@ def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP) ->
         glyph = Glyph(x, y, w, h)
         if _glyph_sized(glyph, area, height, max_top):
             out.append(glyph)
+            if h >= 2 * MIN_H * height and y <= MAX_TOP * height:
+                out.extend(_stacked_cores(labels[y: y + h, x: x + w] == i, x, y, height))
         elif (h > MAX_H * height or w > MAX_W * height) and y <= MAX_TOP * height:
             out.extend(_split_from_lines(labels[y: y + h, x: x + w] == i, x, y, height))
     return out + _joined_fragments(mask, out, height, max_top)
@@ -115,6 +117,37 @@ def _split_from_lines(component: np.ndarray, x0: int, y0: int, height: int) -> l
         if _glyph_sized(glyph, area, height):
             out.append(glyph)
     return out
+
+
+def _stacked_cores(component: np.ndarray, x0: int, y0: int, height: int) -> list[Glyph]:
+    """The upper and lower parts of a glyph-sized ink component whose thick cores include two glyph-sized ones
+    standing one above the other, cut at the row with least ink between them, when both parts are glyph-sized:
+    a rank and its suit joined by a thin sliver (a piece of the card's inner frame line beside them) make one
+    component as tall as both, whose window, scaled by that height, reads neither. Each part keeps its thin
+    strokes (its box is the ink's). One part alone is not proposed: cut from a single glyph (a sideways "8" in
+    a real photo), it was read as a card surely and wrongly."""
+    ink = component.astype(np.uint8)
+    cores = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((LINE_THICKNESS, LINE_THICKNESS), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=8)
+    if n < 3:
+        return []
+    tall = [(int(s[1]), int(s[1] + s[3])) for s in stats[1:] if s[3] + LINE_THICKNESS >= MIN_H * height]
+    gaps = [(top_end, low_start) for _, top_end in tall for low_start, _ in tall if low_start > top_end]
+    if not gaps:
+        return []
+    top_end, low_start = min(gaps, key=lambda g: g[1] - g[0])
+    rows = ink[top_end: low_start].sum(axis=1)
+    cut = top_end + int(np.argmin(rows))
+    out: list[Glyph] = []
+    for part, offset in ((ink[:cut], 0), (ink[cut + 1:], cut + 1)):
+        ys, xs = np.nonzero(part)
+        if len(ys) == 0:
+            continue
+        glyph = Glyph(x0 + int(xs.min()), y0 + offset + int(ys.min()), int(xs.max() - xs.min()) + 1,
+                      int(ys.max() - ys.min()) + 1)
+        if _glyph_sized(glyph, len(ys), height):
+            out.append(glyph)
+    return out if len(out) == 2 else []  # a rank and a suit, or not what this is for
 
 
 def _glyph_sized(glyph: Glyph, area: int, height: int, max_top: float = MAX_TOP) -> bool:

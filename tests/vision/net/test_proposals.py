@@ -78,3 +78,34 @@ def test_a_glyph_broken_into_pieces_is_also_proposed_whole() -> None:
     found = propose(broken)
     assert any(abs(g.x - x) <= 1 and abs(g.y - y) <= 1 and abs(g.h - h) <= 2 and abs(g.w - w) <= 2 for g in found)
     assert len(propose(whole)) == 1  # an unbroken glyph is proposed once
+
+
+def test_a_rank_and_suit_joined_by_a_thin_sliver_are_proposed_apart() -> None:
+    """A piece of a card's inner frame line beside the index joins the rank to the suit below it: one component
+    as tall as both. Its two parts, cut at the thin join, are proposed too, each with its own box."""
+    apart = np.zeros((135, 300), np.uint8)
+    cv2.putText(apart, "7", (14, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 1, 6)
+    cv2.circle(apart, (26, 60), 9, 1, -1)  # the suit below the rank
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(apart, connectivity=8)
+    assert n == 3
+    rank_label, suit_label = sorted((1, 2), key=lambda i: stats[i][1])
+    rank, suit = (tuple(int(v) for v in stats[i][:4]) for i in (rank_label, suit_label))
+    ys, xs = np.nonzero(labels == rank_label)
+    lowest = (int(xs[ys.argmax()]), int(ys.max()))  # the rank's lowest ink ...
+    ys, xs = np.nonzero(labels == suit_label)
+    topmost = (int(xs[ys.argmin()]), int(ys.min()))  # ... joined to the suit's highest by a 1 px sliver
+    joined = apart.copy()
+    cv2.line(joined, lowest, topmost, 1, 1)
+    assert cv2.connectedComponentsWithStats(joined, connectivity=8)[0] == 2
+    boxes = [(g.x, g.y, g.w, g.h) for g in propose(joined)]
+    assert any(b[3] > rank[3] + suit[3] for b in boxes)  # the whole, as before
+    # the rank (an index's first glyph) with its own box; the suit's part keeps the sliver's rows above it
+    assert any(abs(b[0] - rank[0]) <= 1 and abs(b[1] - rank[1]) <= 1 and abs(b[2] - rank[2]) <= 2
+               and abs(b[3] - rank[3]) <= 3 for b in boxes), (rank, boxes)
+    assert any(rank[1] + rank[3] <= b[1] <= suit[1] and b[1] + b[3] == suit[1] + suit[3] for b in boxes), boxes
+
+
+def test_one_glyph_is_not_cut_into_parts() -> None:
+    eight = np.zeros((135, 300), np.uint8)
+    cv2.putText(eight, "8", (14, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 1, 7)
+    assert len(propose(eight)) == 1
