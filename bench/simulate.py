@@ -51,8 +51,8 @@ def misread_kind(alert: dict) -> str:
         return "a card seen but not read"
     if "candidates" in evidence:
         return "no held, legal choice near the reading"
-    if "one_card_short_of" in evidence:
-        return "sure, but one card short of a play"
+    if "short_of" in evidence:
+        return "sure, but a card or two short of a play"
     return "unsure cards of a seat not on turn" if alert.get("seat") != alert.get("turn") else "unsure"
 
 

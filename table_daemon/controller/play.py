@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from itertools import combinations
 from typing import Any
 
 from guandan import (
@@ -121,12 +122,17 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         d.zone[e.seat] = list(cards)
 
 
+#: at most this many cards of a play may lie hidden under others in a tight fan (a bomb's cards, fanned close)
+HIDDEN_AT_MOST = 2
+
+
 def doubt_a_hidden_card(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any]) -> bool:
     """Whether to ask for the cards again instead of calling ``illegal_play``: the reading, sure of every card
-    it read, is one card short of a play the seat could make with a card it holds. A card lying almost wholly
-    under another in a tight fan shows no index, and the fan's count does not always notice (a full house read
-    as two pairs). The first time a seat shows this set in this turn the table raises ``misread`` (please lay the
-    cards again) with the plays it could be; the same set shown again in the turn is the foul."""
+    it read, is one or two cards short of a play the seat could make with cards it holds. A card lying almost
+    wholly under another in a tight fan shows no index, and the fan's count does not always notice (a full house
+    read as two pairs, a bomb of four as a pair). The first time a seat shows this set in this turn the table
+    raises ``misread`` (please lay the cards again) with the held cards that would complete a play; the same
+    set shown again in the turn is the foul."""
     d = c.deal
     st = d.state
     seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
@@ -134,12 +140,22 @@ def doubt_a_hidden_card(c: TableState, seat: str, new: list[Card], evidence: dic
         return False
     rest = engine.hand_without(st.hand(seat), new) or []
     takes = playable(c, seat, {})
-    could_be = sorted({x.code for x in rest if takes([*new, x])})
-    if not could_be:
+    completions: list[list[str]] = []
+    for hidden in range(1, HIDDEN_AT_MOST + 1):
+        tried: set[tuple[str, ...]] = set()
+        for extra in combinations(rest, hidden):
+            codes = tuple(sorted(x.code for x in extra))
+            if codes not in tried:
+                tried.add(codes)
+                if takes([*new, *extra]):
+                    completions.append(list(codes))
+        if completions:
+            break
+    if not completions:
         return False
     d.doubted_short = seen
     c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
-            {**evidence, "one_card_short_of": could_be})
+            {**evidence, "short_of": len(completions[0]), "completed_by": completions[:12]})
     return True
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from guandan import deal as engine
-from table_daemon.controller import CardsSeen, Command
+from table_daemon.controller import CardsSeen, Command, Press
 from table_daemon.controller import seen_choice as sc
 
 from .harness import Harness, hands_with
@@ -128,7 +128,8 @@ def test_a_sure_reading_one_card_short_of_a_play_is_laid_again_once_before_it_is
     two_pairs = ["H5", "D5", "H9", "C9"]
     h.send(CardsSeen("S", two_pairs, 1.0, frame=20))
     (asked,) = h.alerts("misread")
-    assert "S5" in asked["evidence"]["one_card_short_of"] and asked["evidence"]["seen"] == two_pairs
+    assert asked["evidence"]["short_of"] == 1 and ["S5"] in asked["evidence"]["completed_by"]
+    assert asked["evidence"]["seen"] == two_pairs
     assert not h.alerts("illegal_play") and h.c.deal.state.to_move == "S"
     h.send(CardsSeen("S", two_pairs, 1.0, frame=21))  # laid again, and still two pairs: the foul
     assert len(h.alerts("illegal_play")) == 1 and len(h.alerts("misread")) == 1
@@ -140,3 +141,23 @@ def test_a_sure_reading_no_held_card_completes_is_a_foul_at_once() -> None:
     h = _game()  # S holds H3 D9 C9: H3 with D9 is no play, and no third card makes one
     h.send(CardsSeen("S", ["H3", "D9"], 1.0, frame=23))
     assert len(h.alerts("illegal_play")) == 1 and not h.alerts("misread")
+
+
+def test_a_bomb_read_as_a_pair_that_does_not_beat_is_laid_again_once() -> None:
+    """Two cards of a bomb of four hidden in a tight fan: the pair seen does not beat the bomb on the table, the
+    bomb laid would; asked again once, then the foul."""
+    h = Harness("national", hands=[hands_with(7, {"S": "S7 C7 D7 H7", "W": "S6 C6 D6 H6"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "W", h.now)
+    h.send(CardsSeen("W", ["S6", "C6", "D6", "H6"], 1.0, frame=30))
+    assert h.of("events", "play")[0]["cards"] == ["S6", "C6", "D6", "H6"]
+    h.send(Press("N", "pass"))
+    h.send(Press("E", "pass"))
+    assert h.c.deal.state.to_move == "S"
+    h.send(CardsSeen("S", ["C7", "H7"], 1.0, frame=31))
+    (asked,) = h.alerts("misread")
+    assert asked["evidence"]["short_of"] == 2 and ["D7", "S7"] in asked["evidence"]["completed_by"]
+    h.send(CardsSeen("S", ["C7", "H7"], 1.0, frame=32))
+    assert "does not beat" in h.alerts("illegal_play")[0]["message"]
