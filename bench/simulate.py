@@ -81,9 +81,8 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
             misreads[why] = misreads.get(why, 0) + 1
         elif a["code"] in FOULS:  # each is the reader's: say what was laid and what the alert says was seen
             seat = a.get("seat")
-            said = {k: v for k, v in a.items() if k not in ("image", "picture", "evidence_image")}
             foul_notes.append(f"  {a['code']}: {seat} laid {' '.join(sim.seats.last_laid.get(seat, []))}; "
-                              f"alert {json.dumps(said, ensure_ascii=False)[:400]}")
+                              f"{a.get('message')}; evidence {json.dumps(a.get('evidence'), ensure_ascii=False)}")
 
     sim.app.alert_listeners.append(on_alert)
     plays = [0]

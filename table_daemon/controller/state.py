@@ -96,7 +96,7 @@ class TableDeal:
     redeal_attempts: int = 0
     tribute_held: dict[str, Card] = field(default_factory=dict)
     tribute_choice: dict[str, Any] | None = None
-    #: a sure reading one card short of a play (seat, its codes, the turn's start) already asked for again once
+    #: a sure reading one or two cards short of a play (seat, its codes, the turn's start), asked for again once
     doubted_short: tuple[str, tuple[str, ...], float] | None = None
 
     def t(self, now: float) -> float:

@@ -85,14 +85,18 @@ LINE_THICKNESS = 5
 LINE_LENGTH = 0.12
 
 
+def _thick_strokes(ink: np.ndarray) -> np.ndarray:
+    """The ink of strokes at least ``LINE_THICKNESS`` thick: an index's cores, without frame lines and slivers."""
+    return cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((LINE_THICKNESS, LINE_THICKNESS), np.uint8))
+
+
 def _split_from_lines(component: np.ndarray, x0: int, y0: int, height: int) -> list[Glyph]:
     """Glyph-sized parts of an ink component too large for a glyph, once thin lines are taken out of it: an
     index touching the frame line of a court card's picture, or the edge of the card over it, is otherwise
     proposed nowhere (the card is seen but not read). Long thin straight lines go first; a part still too large
     (an index's rank and suit joined by a short piece of frame) is split into its thick cores."""
     ink = component.astype(np.uint8)
-    square = np.ones((LINE_THICKNESS, LINE_THICKNESS), np.uint8)
-    thick = cv2.morphologyEx(ink, cv2.MORPH_OPEN, square)
+    thick = _thick_strokes(ink)
     thin = ink & (1 - thick)
     run = max(8, int(LINE_LENGTH * height))
     lines = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) \
@@ -127,8 +131,7 @@ def _stacked_cores(component: np.ndarray, x0: int, y0: int, height: int) -> list
     strokes (its box is the ink's). One part alone is not proposed: cut from a single glyph (a sideways "8" in
     a real photo), it was read as a card surely and wrongly."""
     ink = component.astype(np.uint8)
-    cores = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((LINE_THICKNESS, LINE_THICKNESS), np.uint8))
-    n, _, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(_thick_strokes(ink), connectivity=8)
     if n < 3:
         return []
     tall = [(int(s[1]), int(s[1] + s[3])) for s in stats[1:] if s[3] + LINE_THICKNESS >= MIN_H * height]
