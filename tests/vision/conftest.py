@@ -29,3 +29,11 @@ def cardcounter() -> Path:
     if not (folder / "labels").is_dir():
         pytest.skip(f"real card photos not found at {folder.resolve()} (shared/data/cards is not checked out)")
     return folder
+
+
+@pytest.fixture(scope="session")
+def edje() -> Path:
+    folder = SHARED.parent / "edje"
+    if not (folder / "images" / "test").is_dir():
+        pytest.skip(f"real card photos not found at {folder.resolve()} (shared/data/cards is not checked out)")
+    return folder

@@ -12,6 +12,10 @@ The two corners of a card lying whole are two looks at the card, so what they sa
 (``fused``): corners that agree make the reading surer than either alone. Corners that read different cards are
 not paired: in fans and four-hand deals an index and some other card's turned index often stand where a
 card's two corners would (pairing them by place alone lost about one card in ten of the fanned real deals).
+
+A spotted index's "up" is taken from its rank to its suit, so it may be turned off the card's own: two spotted
+sightings of one card that stand as its corners only within ``SPOTTED_SLACK`` are reported as one card, as sure
+as the surer of them, not weighed together.
 """
 
 from __future__ import annotations
@@ -60,18 +64,39 @@ def same_corner(a: Sighting, b: Sighting) -> bool:
     return abs(down) < 1.0 and abs(right) < 1.0
 
 
-def corners_of_one_card(a: Sighting, b: Sighting) -> bool:
-    """``a`` and ``b`` are the two corner indices of one card lying whole: the same card, standing so."""
+#: how far (degrees) a spotted index's "up" may be off the card's own: spotting takes it from the rank to the suit
+#: below or beside it, which a big rank over a small suit set off to its side turns (two real queens lying whole
+#: were spotted with "up" 15-20 degrees off, and each was reported twice). Under 33 degrees, so that two copies
+#: of a card lying head to toe side by side, whose indices stand level, stay two cards.
+SPOTTED_SLACK = 25.0
+SLACK_STEP = 5.0
+
+
+def corners_of_one_card(a: Sighting, b: Sighting, slack: float = 0.0) -> bool:
+    """``a`` and ``b`` are the two corner indices of one card lying whole: the same card, standing so in the
+    first one's frame, or in a frame turned at most ``slack`` degrees from it."""
     if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
         return False
     if not 0.6 <= a.glyph_h / max(b.glyph_h, 1e-6) <= 1.6:
         return False
+    turns = np.radians(np.arange(-slack, slack + SLACK_STEP / 2, SLACK_STEP)) if slack else np.zeros(1)
     for first, second in ((a, b), (b, a)):
-        down, right = _frame(first, second)
-        if CARD_DOWN[0] <= down <= CARD_DOWN[1] and CARD_RIGHT[0] <= right <= CARD_RIGHT[1] \
-                and ASPECT[0] <= right / down <= ASPECT[1]:
-            return True
+        down0, right0 = _frame(first, second)
+        for t in turns:
+            down = down0 * np.cos(t) - right0 * np.sin(t)
+            right = down0 * np.sin(t) + right0 * np.cos(t)
+            if CARD_DOWN[0] <= down <= CARD_DOWN[1] and CARD_RIGHT[0] <= right <= CARD_RIGHT[1] \
+                    and ASPECT[0] <= right / down <= ASPECT[1]:
+                return True
     return False
+
+
+def maybe_corners_of_one_card(a: Sighting, b: Sighting) -> bool:
+    """``a`` and ``b`` may be the two corners of one card, one of them spotted, its "up" not quite the card's:
+    they stand so within ``SPOTTED_SLACK``. Such a pair is reported once, but not weighed as two looks at one
+    card (``fused``): two pips of one card that look like some index also stand so, and together they would
+    make a sure wrong reading (seen on a real photo)."""
+    return (a.spotted or b.spotted) and corners_of_one_card(a, b, SPOTTED_SLACK)
 
 
 #: cards a sighting can be of (the 54 card codes)
@@ -113,11 +138,17 @@ def physical_cards(sightings: list[Sighting]) -> list[Sighting]:
             continue
         home = next((i for i, (_, seen) in enumerate(cards)
                      if len(seen) == 1 and corners_of_one_card(seen[0], s)), None)
-        if home is None:
-            cards.append((s, [s]))
-        else:
+        if home is not None:
             first, seen = cards[home]
             cards[home] = (fused(first, s), seen + [s])
+            continue
+        home = next((i for i, (_, seen) in enumerate(cards)
+                     if len(seen) == 1 and maybe_corners_of_one_card(seen[0], s)), None)
+        if home is not None:  # the surer reading stands for the card, as it was
+            first, seen = cards[home]
+            cards[home] = (first, seen + [s])
+            continue
+        cards.append((s, [s]))
     return sorted((card for card, _ in cards), key=lambda s: -s.confidence)
 
 

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
-from vision.net.grouping import Sighting, at_most_a_pack, corners_of_one_card, fused, physical_cards
+from vision.net.grouping import (
+    Sighting,
+    at_most_a_pack,
+    corners_of_one_card,
+    fused,
+    maybe_corners_of_one_card,
+    physical_cards,
+)
 
 
 def seen(card: str, x: float, y: float, up: tuple[float, float] = (0.0, -1.0), h: float = 20.0,
@@ -33,6 +43,33 @@ def test_corners_reading_different_cards_are_not_paired() -> None:
     top, bottom = seen("SQ", 12, 15), seen("S9", 138, 195, up=(0.0, 1.0), confidence=0.8)
     assert not corners_of_one_card(top, bottom)
     assert [c.card for c in physical_cards([top, bottom])] == ["SQ", "S9"]
+
+
+def test_spotted_corners_whose_up_is_off_are_still_one_card() -> None:
+    """Spotting takes "up" from the rank to its suit, so a big rank over a small suit set to its side gives an
+    "up" tilted off the card's. These are the corners of a real queen of diamonds lying whole, tilted about 20
+    degrees, spotted with "up" 40 degrees from upright (edje IMG_2387: it was reported twice)."""
+    tilt = np.radians(40.0)
+    up = (float(np.sin(tilt)), float(-np.cos(tilt)))
+    top, bottom = seen("DQ", 136, 188, up=up, h=17.1), seen("DQ", 220, 331, up=(-up[0], -up[1]), h=17.4)
+    assert not corners_of_one_card(top, bottom)  # read by regions, whose "up" is the card's, they would not pair
+    assert not maybe_corners_of_one_card(top, bottom)
+    spotted = [replace(top, spotted=True, confidence=0.97), replace(bottom, spotted=True, confidence=0.9)]
+    assert maybe_corners_of_one_card(*spotted)
+    # one card, as sure as its surer corner: two pips of one card that look like an index stand like this too,
+    # so the two are not weighed as two looks at one card
+    [card] = physical_cards(spotted)
+    assert card.card == "DQ" and card.confidence == 0.97
+
+
+def test_spotted_copies_lying_head_to_toe_side_by_side_are_two_cards() -> None:
+    """Two copies of one card side by side, one turned half a turn: their indices stand level, a quarter turn
+    from where a card's own second corner can be even with the slack allowed to a spotted "up"."""
+    left = seen("S5", 12, 15, h=20.0)
+    right = seen("S5", 200, 15, up=(0.0, 1.0), h=20.0)
+    spotted = [replace(left, spotted=True), replace(right, spotted=True)]
+    assert not maybe_corners_of_one_card(*spotted)
+    assert len(physical_cards(spotted)) == 2
 
 
 def test_fusing_weighs_both_distributions() -> None:

@@ -97,3 +97,15 @@ def test_a_deck_printed_light_on_dark(cardcounter: Path) -> None:
         found += len(cards & set(got))
         wrong += sum(c not in cards for c in got)
     assert found >= 10 and wrong == 0, (found, wrong)
+
+
+#: edje photos (never trained on) of one queen lying whole on carpet and on a knitted blanket, its two corners found
+#: by spotting with "up" turned off the card's; each was reported twice
+QUEENS_LYING_WHOLE = (("IMG_2387.JPG", "DQ"), ("IMG_2433.JPG", "SQ"))
+
+
+def test_a_card_lying_whole_spotted_at_both_corners_is_one_card(edje: Path) -> None:
+    reader = CardReader()
+    folder = edje / "images" / "test"
+    for name, card in QUEENS_LYING_WHOLE:
+        assert [r.card for r in reader.read_image(load_image(folder / name))] == [card], name
