@@ -10,7 +10,9 @@ object per figure, each naming its reader (``glyphs``: ``vision.reader``; ``net`
   exactly right;
 - one figure per real set (``vision/training/real_eval.py``; cardcounter: the test part of the fixed split
   ``vision/data/real_split.json``, whose train part the network was fine-tuned on): single-card accuracy,
-  card precision, recall and F1, and the readings at or above the accept threshold that were wrong;
+  card precision, recall and F1, and the readings at or above the accept threshold that were wrong; where
+  ``vision/data/label_audit.json`` corrects labels of the set's photos (a label that does not say what the
+  photo shows), the same figures with those corrections beside them (``labels_audited``);
 - ``single_cards`` (glyphs): the bidly photos pasted turned on a light desk, without and with enrolment.
 """
 
@@ -36,7 +38,7 @@ from vision.net.network import MODEL_PATH, IndexNet, ModelMissingError  # noqa: 
 from vision.net.reader import CardReader as NetCardReader  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
-from vision.training.real_eval import TRAINED_ON, real_sets, score  # noqa: E402
+from vision.training.real_eval import TRAINED_ON, audited, real_sets, score  # noqa: E402
 from vision.types import CARD_CODES, LOW_CONFIDENCE  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "data" / "cards" / "bidly"
@@ -148,11 +150,20 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
         read, threshold = CardReader().read_image, LOW_CONFIDENCE
     out = []
     for set_name, photos in real_sets("test").items():
-        result = score(lambda path: read(load_image(path)), photos[:limit])
+        photos = photos[:limit]
+        readings = {photo.path: read(load_image(photo.path)) for photo in photos}
+        result = score(readings.__getitem__, photos)
         figure: dict[str, object] = {"figure": set_name, "reader": name, "threshold": threshold}
         # the net reader reports only readings above its thresholds; the glyph reader reports all, flagging those
         # under it as unsure
-        figure |= result.figures(threshold, at=threshold if name == "net" else 0.0)
+        at = threshold if name == "net" else 0.0
+        figure |= result.figures(threshold, at=at)
+        corrected = audited(photos)
+        changed = sum(a.wanted != b.wanted for a, b in zip(photos, corrected, strict=True))
+        if changed:
+            figure["labels_audited"] = {"photos_corrected": changed} | {
+                k: v for k, v in score(readings.__getitem__, corrected).figures(threshold, at=at).items()
+                if k in ("precision", "recall", "f1", "wrong_above_threshold", "single_accuracy")}
         figure["trained_on"] = TRAINED_ON[set_name] if name == "net" else "glyph reader (vision/README.md)"
         out.append(figure)
     return out

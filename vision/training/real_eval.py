@@ -12,6 +12,10 @@ The sets, as ``bench/vision.py`` reports them:
 A photo's labels are a multiset of cards (one deck: each code at most once, whatever the number of its corners
 in sight). A reading is right while its card is still owed by the labels (surest readings first): a card
 reported twice is once right and once wrong. Pure Python and OpenCV: no torch.
+
+Some labels do not say what their photo shows (a seven of spades labelled as the six, a card in sight with no
+label). ``vision/data/label_audit.json`` lists those found by looking at the photos, each with why;
+``audited`` applies it. Figures are reported as labelled first, and with the audit beside them.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vision.files import labelled_images
@@ -79,6 +83,51 @@ def edje() -> list[Photo]:
         wanted.setdefault(parts[0], Counter())[EDJE_RANKS[parts[3]]] += 1
     return [Photo(folder / name, w, sum(w.values()) == 1, by_rank=True) for name, w in wanted.items()
             if (folder / name).exists()]
+
+
+AUDIT_PATH = Path(__file__).resolve().parents[1] / "data" / "label_audit.json"
+#: the sets the audit may name (folders of ``CARDS``)
+AUDIT_SETS = ("bidly", "cardcounter", "edje")
+#: an audited photo: (its set, its file name)
+AuditKey = tuple[str, str]
+
+
+class LabelAuditError(ValueError):
+    """The label audit names a photo or a label that is not there."""
+
+
+def label_audit(path: Path = AUDIT_PATH) -> dict[AuditKey, tuple[Counter[str], Counter[str]]]:
+    """The audited photos, by set and file name: (codes labelled that the photo does not show, codes it shows that are
+    not labelled). Kept beside the model data so that anyone can look at the same photos and disagree."""
+    data = json.loads(path.read_text())
+    out: dict[AuditKey, tuple[Counter[str], Counter[str]]] = {}
+    for entry in data["photos"]:
+        if entry["set"] not in AUDIT_SETS:
+            raise LabelAuditError(f"{path}: unknown set {entry['set']!r} for {entry['photo']}")
+        codes = [*entry["labelled"], *entry["shows"]]
+        if any(normalise_label(c) != c for c in codes):
+            raise LabelAuditError(f"{path}: {entry['photo']}: card codes must be written as ours (SA, HT, SB): {codes}")
+        out[(entry["set"], entry["photo"])] = (Counter(entry["labelled"]), Counter(entry["shows"]))
+    return out
+
+
+def audited(photos: list[Photo], audit: dict[AuditKey, tuple[Counter[str], Counter[str]]] | None = None
+            ) -> list[Photo]:
+    """``photos`` with the label audit's corrections (a photo's cards are a set of codes: a corrected card
+    already labelled elsewhere in the photo stays once)."""
+    audit = label_audit() if audit is None else audit
+    out = []
+    for photo in photos:
+        key = (photo.path.relative_to(CARDS).parts[0], photo.path.name)
+        if key not in audit:
+            out.append(photo)
+            continue
+        wrong, missing = audit[key]
+        if any(photo.wanted[c] < n for c, n in wrong.items()):
+            raise LabelAuditError(f"{photo.path.name}: the audit removes {dict(wrong)}, not all labelled there")
+        wanted = (photo.wanted - wrong) | Counter({c: 1 for c in missing})
+        out.append(replace(photo, wanted=wanted))
+    return out
 
 
 def real_sets(part: str = "test") -> dict[str, list[Photo]]:
