@@ -32,15 +32,18 @@ def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP) ->
     ``max_top`` (in card heights) bounds how low a proposal may start; training takes the whole card
     (``max_top=1``) so that the network learns what a pip or a picture in the middle of a card is not."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    xs, ys, ws, hs, areas = stats[1:].T
+    sized = _all_glyph_sized(xs, ys, ws, hs, areas, height, max_top)
+    # a band holds hundreds of specks: only components that are glyphs, or too large for one, are looked at
+    large = ~sized & ((hs > MAX_H * height) | (ws > MAX_W * height)) & (ys <= MAX_TOP * height)
     out: list[Glyph] = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        glyph = Glyph(x, y, w, h)
-        if _glyph_sized(glyph, area, height, max_top):
-            out.append(glyph)
+    for i in np.flatnonzero(sized | large) + 1:
+        x, y, w, h, _ = (int(v) for v in stats[i])
+        if sized[i - 1]:
+            out.append(Glyph(x, y, w, h))
             if h >= 2 * MIN_H * height and y <= MAX_TOP * height:
                 out.extend(_stacked_cores(labels[y: y + h, x: x + w] == i, x, y, height))
-        elif (h > MAX_H * height or w > MAX_W * height) and y <= MAX_TOP * height:
+        else:
             out.extend(_split_from_lines(labels[y: y + h, x: x + w] == i, x, y, height))
     return out + _joined_fragments(mask, out, height, max_top)
 
@@ -59,12 +62,13 @@ def _joined_fragments(mask: np.ndarray, found: list[Glyph], height: int, max_top
     grown = cv2.dilate(mask, np.ones((2 * grow - 1, 2 * grow - 1), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
     ink = np.bincount(labels[mask > 0], minlength=n)
+    # the grown boxes less the growth: the boxes of the pieces themselves, give or take a pixel
+    boxes = stats[1:, :4] + np.array([grow - 1, grow - 1, -2 * (grow - 1), -2 * (grow - 1)])
+    sized = _all_glyph_sized(*boxes.T, ink[1:], height, max_top)
     out: list[Glyph] = []
-    for i in range(1, n):
-        x, y, w, h, _ = (int(v) for v in stats[i])
-        # the grown box less the growth: the box of the pieces themselves, give or take a pixel
-        glyph = Glyph(x + grow - 1, y + grow - 1, w - 2 * (grow - 1), h - 2 * (grow - 1))
-        if not _glyph_sized(glyph, int(ink[i]), height, max_top) or any(_inside(glyph, g) for g in found):
+    for i in np.flatnonzero(sized):
+        glyph = Glyph(*(int(v) for v in boxes[i]))
+        if any(_inside(glyph, g) for g in found):
             continue
         # glyphs standing close (a rank and its suit beside it, a "10") are proposed one by one already: only a
         # glyph with pieces too small to be glyphs themselves is proposed whole
@@ -155,9 +159,14 @@ def _stacked_cores(component: np.ndarray, x0: int, y0: int, height: int) -> list
 
 def _glyph_sized(glyph: Glyph, area: int, height: int, max_top: float = MAX_TOP) -> bool:
     """Whether an ink component of this box and area may be an index's first glyph (see :func:`propose`)."""
-    w, h = glyph.w, glyph.h
-    return area >= 10 and w >= 2 and MIN_H * height <= h <= MAX_H * height and w <= MAX_W * height \
-        and area >= 0.08 * w * h and glyph.y <= max_top * height
+    return bool(_all_glyph_sized(glyph.x, glyph.y, glyph.w, glyph.h, area, height, max_top))
+
+
+def _all_glyph_sized(x: np.ndarray | int, y: np.ndarray | int, w: np.ndarray | int, h: np.ndarray | int,
+                     area: np.ndarray | int, height: int, max_top: float = MAX_TOP) -> np.ndarray | bool:
+    """:func:`_glyph_sized` of many components at once (arrays of their boxes and areas), or of one."""
+    return (area >= 10) & (w >= 2) & (MIN_H * height <= h) & (h <= MAX_H * height) & (w <= MAX_W * height) \
+        & (area >= 0.08 * w * h) & (y <= max_top * height)
 
 
 def window(glyph: Glyph) -> tuple[float, float, float]:
