@@ -85,6 +85,9 @@ def main() -> int:
             elif not right:
                 wrong_unflagged += not flagged
                 flagged_wrong += flagged
+                if not flagged:  # the case only a person can catch: say which
+                    print(f"wrong, unflagged: play {n} seat {seat} laid {' '.join(truth)} read {' '.join(got)}",
+                          file=sys.stderr)
         always += right_every_frame
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
