@@ -156,3 +156,36 @@ def test_a_held_out_pale_thin_index_broken_by_the_ink_mask_is_read_at_the_table(
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["W"]
     assert [r.card for r in got] == ["S5", "C5", "C5"], got
     assert got[0].candidates[0][0] == "S5" and got[0].confidence > 0.9
+
+
+def test_the_lower_glyphs_of_a_jokers_column_are_not_more_cards() -> None:
+    """A joker's index is a column (JOKER spelt downwards, 大 over 王): the windows of its lower glyphs were read as
+    cards too, 王 as the red joker again and the K as a king, so a pair of jokers was read as three cards. A
+    reading standing beside the column (the next card's index), or surer than the joker, is kept."""
+    from vision.index import Glyph
+    from vision.net.reader import IndexSeen, _without_joker_columns
+
+    def seen(card: str, confidence: float, x: int, y: int, h: int = 30) -> IndexSeen:
+        return IndexSeen(card, confidence, ((card, confidence),), Glyph(x, y, 28, h))
+
+    big = seen("HR", 1.0, 91, 4)
+    assert _without_joker_columns([big, seen("HR", 0.998, 93, 39), seen("CK", 0.97, 90, 150),
+                                   seen("HR", 1.0, 127, 43)]) == [big, seen("HR", 1.0, 127, 43)]
+    sure_king = seen("CK", 1.0, 92, 40)
+    assert _without_joker_columns([seen("SB", 0.9, 91, 4), sure_king])[1] == sure_king
+    below_the_column = seen("D9", 0.95, 91, 4 + 7 * 30)
+    assert below_the_column in _without_joker_columns([big, below_the_column])
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_a_pair_of_red_jokers_fanned_at_the_table_is_two_cards(seed: int) -> None:
+    """arimo-four-colour's red jokers (大 over 王 in the corner): the 王 of the first one was read as a third red
+    joker."""
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from vision.table import TableReader
+
+    net = CardReader(unsure=True)
+    camera = SimulatedTableCamera(seed=seed, deck="arimo-four-colour")
+    camera.lay("S", ["HR", "HR"])
+    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
+    assert [r.card for r in got] == ["HR", "HR"], got
