@@ -56,8 +56,10 @@ def misread_kind(alert: dict) -> str:
     return "unsure cards of a seat not on turn" if alert.get("seat") != alert.get("turn") else "unsure"
 
 
-def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: str) -> dict[str, int | float]:
-    """``deals`` deals of one table at full speed, its camera drawing ``deck`` and read by ``reader``."""
+def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: str, show_misreads: bool = False
+              ) -> dict[str, int | float]:
+    """``deals`` deals of one table at full speed, its camera drawing ``deck`` and read by ``reader``
+    (``show_misreads``: print each misread alert with what was laid)."""
     from dataclasses import replace
 
     from hardware.cameras.simulated import camera_url
@@ -79,6 +81,10 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
         if a["code"] == "misread":
             why = misread_kind(a)
             misreads[why] = misreads.get(why, 0) + 1
+            if show_misreads:
+                seat = a.get("seat")
+                print(f"  misread ({why}): {seat} laid {' '.join(sim.seats.last_laid.get(seat, []))}; evidence "
+                      f"{json.dumps(a.get('evidence'), ensure_ascii=False)[:400]}", flush=True)
         elif a["code"] in FOULS:  # each is the reader's: say what was laid and what the alert says was seen
             seat = a.get("seat")
             foul_notes.append(f"  {a['code']}: {seat} laid {' '.join(sim.seats.last_laid.get(seat, []))}; "
@@ -123,14 +129,15 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
             "wrong": len(wrong), "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def reading_tables(broker: LocalBroker, deals: int, seeds: list[int], deck: str | None, reader: str) -> None:
+def reading_tables(broker: LocalBroker, deals: int, seeds: list[int], deck: str | None, reader: str,
+                   show_misreads: bool = False) -> None:
     """One table after another (one per seed: each draws its own held-out design), with the totals: misread and
     false foul alerts per 100 plays, deals per minute, and the daemon's resident memory."""
     # each table in a process of its own, as on a Pi: one daemon per table, and its peak memory its own
     runs = []
     for seed in seeds:
         with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-            runs.append(pool.submit(one_table, broker.url, deals, seed, deck, reader).result())
+            runs.append(pool.submit(one_table, broker.url, deals, seed, deck, reader, show_misreads).result())
     plays = sum(int(r["plays"]) for r in runs) or 1
     misread = sum(int(r["misread"]) for r in runs)
     fouls = sum(int(r["fouls"]) for r in runs)
@@ -212,11 +219,13 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=60.0)
     ap.add_argument("--camera", action="store_true", help="many-table run with the camera too")
     ap.add_argument("--skip-one", action="store_true")
+    ap.add_argument("--misreads", action="store_true", help="print each misread alert with what was laid")
     ap.add_argument("--skip-many", action="store_true")
     args = ap.parse_args()
     with LocalBroker() as broker:
         if not args.skip_one:
-            reading_tables(broker, args.deals, [int(x) for x in args.seeds.split(",")], args.deck, args.reader)
+            reading_tables(broker, args.deals, [int(x) for x in args.seeds.split(",")], args.deck, args.reader,
+                           args.misreads)
         if not args.skip_many:
             many_tables(broker, args.tables, args.duration, args.camera)
     return 0

@@ -141,14 +141,15 @@ def _without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
 JOKER_COLUMN = 6.0
 
 
-def _without_joker_columns(found: list[IndexSeen]) -> list[IndexSeen]:
+def _without_joker_columns(found: list[IndexSeen], sure: float) -> list[IndexSeen]:
     """Drop the readings that start on a lower glyph of a joker's index: a joker's index is printed as a column
     (JOKER spelt downwards, 大 over 王), and the window of a glyph under its first one is read as a card too
     (王 as the red joker again, the K of JOKER as a king: fanned jokers were read so at the table, a pair of
-    jokers as three cards). Only readings no surer than the joker's go."""
+    jokers as three cards). Only a joker read at least ``sure`` has a column, and only readings no surer than it
+    go."""
     kept: list[IndexSeen] = []
     for f in found:
-        if not any(j.card in JOKERS and j.confidence >= f.confidence and j is not f
+        if not any(j.card in JOKERS and j.confidence >= max(f.confidence, sure) and j is not f
                    and abs(f.glyph.cx - j.glyph.cx) < 0.6 * j.glyph.h
                    and j.glyph.y + 0.5 * j.glyph.h < f.glyph.y <= j.glyph.y + JOKER_COLUMN * j.glyph.h
                    for j in found):
@@ -243,7 +244,8 @@ class CardReader:
         found = read_proposals(self.net, flat, propose(mask), accept)
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
-        found = on_the_index_line(_without_joker_columns(_without_second_glyphs(sorted(found, key=lambda f: f.glyph.x))))
+        found = on_the_index_line(_without_joker_columns(
+            _without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)), self.net.accept))
         sightings = tuple(sighting(f, inverse) for f in found)
         readings = [reading_of(s) for s in sightings]
         # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)
