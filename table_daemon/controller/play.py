@@ -11,6 +11,7 @@ from itertools import combinations
 from typing import Any
 
 from guandan import (
+    COPIES,
     SEATS,
     AmbiguousPlayError,
     Card,
@@ -67,6 +68,11 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     if cards is None:
         c.alert("misread", e.seat, "unknown card code from the reader", evidence)
         return
+    too_many = sorted(code for code, n in Counter(x.code for x in cards).items() if n > COPIES)
+    if too_many:  # no seat can lay that: a card read twice (a joker's 大王 or JOKER read as one more joker)
+        c.alert("misread", e.seat, "please lay the cards again: more copies seen than the pack holds "
+                "(请重新摆牌，识别张数超出牌数)", {**evidence, "more_than_the_pack_holds": too_many})
+        return
     tributes = d is not None and st is not None and c.phase in ("tribute", "playing") and st.phase in (
         engine.TRIBUTE, engine.RETURNING)
     if e.confidence < c.timing.min_confidence and not (on_turn_play or tributes):
@@ -99,6 +105,12 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     cards, new = choose_seen(c, e, cards, evidence, playable(c, e.seat, worked_out))
     if not new:
         return
+    missing = engine.hand_without(st.hand(e.seat), new) is None
+    if missing:  # the cards' shape does not matter: a seat cannot lay what it does not hold
+        if not doubt_the_reading(c, e.seat, new, evidence, held=False):
+            c.alert("not_held", e.seat, f"{e.seat} does not hold these cards (非本家牌)",
+                    {**evidence, "hand_size": len(st.hand(e.seat))})
+        return
     reading, candidates, why = worked_out.get(tuple(x.code for x in new)) or choose_reading(
         new, st.level, c.profile.wild_reading, st.trick_reading)
     if reading is None and candidates:
@@ -111,12 +123,8 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         publish_state(c)
         return
     if reading is None:
-        missing = engine.hand_without(st.hand(e.seat), new) is None
-        if not missing and doubt_a_hidden_card(c, e.seat, new, evidence):
-            return
-        code = "not_held" if missing else "illegal_play"
-        c.alert(code, e.seat, f"{e.seat} does not hold these cards (非本家牌)" if missing else why,
-                {**evidence, "hand_size": len(st.hand(e.seat))})
+        if not doubt_the_reading(c, e.seat, new, evidence, held=True):
+            c.alert("illegal_play", e.seat, why, {**evidence, "hand_size": len(st.hand(e.seat))})
         return
     if act_on(c, act.play(e.seat, new, reading), evidence):
         d.zone[e.seat] = list(cards)
@@ -126,20 +134,34 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
 HIDDEN_AT_MOST = 2
 
 
-def doubt_a_hidden_card(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any]) -> bool:
-    """Whether to ask for the cards again instead of calling ``illegal_play``: the reading, sure of every card
-    it read, is one or two cards short of a play the seat could make with cards it holds. A card lying almost
-    wholly under another in a tight fan shows no index, and the fan's count does not always notice (a full house
-    read as two pairs, a bomb of four as a pair). The first time a seat shows this set in this turn the table
-    raises ``misread`` (please lay the cards again) with the held cards that would complete a play; the same
-    set shown again in the turn is the foul."""
+def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any], held: bool) -> bool:
+    """Whether to ask for the cards again instead of calling a foul (``illegal_play``, ``not_held``) on a reading
+    sure of every card it read, because the reader may have seen one card too few or one too many:
+    - one or two short (``held``: every card seen is held) of a play the seat could make with cards it holds: a
+      card lying almost wholly under another in a tight fan shows no index, and the fan's count does not always
+      notice (a full house read as two pairs, a bomb of four as a pair);
+    - one over a play it could make, the card over read twice: a picture or a word printed on a card read as one
+      more index of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王 printed
+      beside the index read as a joker; at the table, the edge of a card read as the index beside it).
+    The first time a seat shows this set in this turn the table raises ``misread`` (please lay the cards again)
+    with what would make a play (``completed_by`` the held cards, or ``without`` the card read too many); the
+    same set shown again in the turn is the foul."""
     d = c.deal
     st = d.state
     seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
-    if d.doubted_short == seen:
+    if d.doubted == seen:
+        return False
+    takes = playable(c, seat, {})
+    twice = {code for code, n in Counter(x.code for x in new).items() if n > 1}
+    over = sorted({x.code for i, x in enumerate(new) if x.code in twice and takes(new[:i] + new[i + 1:])})
+    if over:
+        d.doubted = seen
+        c.alert("misread", seat, "please lay the cards again: a card may have been read twice "
+                "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
+        return True
+    if not held:
         return False
     rest = engine.hand_without(st.hand(seat), new) or []
-    takes = playable(c, seat, {})
     completions: list[list[str]] = []
     for hidden in range(1, HIDDEN_AT_MOST + 1):
         tried: set[tuple[str, ...]] = set()
@@ -153,7 +175,7 @@ def doubt_a_hidden_card(c: TableState, seat: str, new: list[Card], evidence: dic
             break
     if not completions:
         return False
-    d.doubted_short = seen
+    d.doubted = seen
     c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
             {**evidence, "short_of": len(completions[0]), "completed_by": completions[:12]})
     return True

@@ -96,8 +96,9 @@ class TableDeal:
     redeal_attempts: int = 0
     tribute_held: dict[str, Card] = field(default_factory=dict)
     tribute_choice: dict[str, Any] | None = None
-    #: a sure reading one or two cards short of a play (seat, its codes, the turn's start), asked for again once
-    doubted_short: tuple[str, tuple[str, ...], float] | None = None
+    #: a sure reading one or two cards short of a play, or one card over (seat, its codes, the turn's start),
+    #: asked for again once
+    doubted: tuple[str, tuple[str, ...], float] | None = None
 
     def t(self, now: float) -> float:
         """Seconds since the deal started (the ``t`` of record actions and events)."""

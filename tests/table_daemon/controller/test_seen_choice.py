@@ -161,3 +161,50 @@ def test_a_bomb_read_as_a_pair_that_does_not_beat_is_laid_again_once() -> None:
     assert asked["evidence"]["short_of"] == 2 and ["D7", "S7"] in asked["evidence"]["completed_by"]
     h.send(CardsSeen("S", ["C7", "H7"], 1.0, frame=32))
     assert "does not beat" in h.alerts("illegal_play")[0]["message"]
+
+
+def test_a_sure_reading_with_a_card_read_twice_is_laid_again_once_before_it_is_a_foul() -> None:
+    """A pair read surely with one card twice (at the table, the edge of a card read as the index beside it): not
+    held, but the held pair without the card read twice. Asked again once; the same set shown again in the turn is
+    the foul."""
+    h = Harness("national", hands=[hands_with(2, {"S": "D3 S3 H9"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    assert [c.code for c in h.c.deal.state.hand("S")].count("D3") == 1
+    h.send(CardsSeen("S", ["D3", "D3", "S3"], 1.0, frame=40))  # S holds one D3: seen as a triple, laid a pair
+    (asked,) = h.alerts("misread")
+    assert asked["evidence"]["one_over"] and asked["evidence"]["without"] == ["D3"]
+    assert not h.alerts("not_held") and not h.alerts("illegal_play") and h.c.deal.state.to_move == "S"
+    h.send(CardsSeen("S", ["D3", "D3", "S3"], 1.0, frame=41))
+    assert len(h.alerts("not_held")) == 1 and len(h.alerts("misread")) == 1
+    h.send(CardsSeen("S", ["D3", "S3"], 1.0, frame=42))
+    assert h.of("events", "play")[0]["cards"] == ["D3", "S3"]
+
+
+def test_more_copies_of_a_card_than_the_pack_holds_is_never_a_foul() -> None:
+    """Three red jokers read surely (the 大王 or JOKER printed beside a joker's index read as one more): no seat
+    can lay that, so it is always a misread, and the table does not stop."""
+    h = Harness("national", hands=[hands_with(7, {"S": "HR HR S4"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    for frame in (44, 45):
+        h.send(CardsSeen("S", ["HR", "HR", "HR"], 1.0, frame=frame))
+    assert [a["evidence"]["more_than_the_pack_holds"] for a in h.alerts("misread")] == [["HR"], ["HR"]]
+    assert not any(h.alerts(code) for code in ("not_held", "illegal_play"))
+    h.send(CardsSeen("S", ["HR", "HR"], 1.0, frame=46))
+    assert h.of("events", "play")[0]["cards"] == ["HR", "HR"]
+
+
+def test_a_sure_illegal_reading_with_no_card_twice_is_a_foul_at_once() -> None:
+    """Only a card read twice may be one too many: two different cards that are no play are the foul."""
+    h = Harness("national", hands=[hands_with(7, {"S": "H5 H5 D9"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.send(CardsSeen("S", ["H5", "H5", "D9"], 1.0, frame=43))  # without D9 a pair, but D9 was read once
+    assert len(h.alerts("illegal_play")) == 1 and not h.alerts("misread")
