@@ -17,7 +17,12 @@ Flagged frames are not lost at the table: it chooses among an unsure card's cand
 (``table_daemon.controller.seen_choice``) or asks for the cards to be laid again; ``bench/simulate.py`` counts
 what that leaves.
 
+``--plays-of jokers`` lays only the plays made of jokers (each joker alone, a pair of each, the four jokers'
+bomb 天王炸), which random hands rarely hold: fanned jokers are the hardest plays to read (a joker's 大王 or JOKER
+word printed beside its index is read as one more card).
+
     python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1] [--deck held-out] [--reader net]
+                                  [--plays-of any|jokers]
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ from vision.readers import make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.types import UNREADABLE  # noqa: E402
 
+#: the plays made of jokers only, as laid left to right
+JOKER_PLAYS = (("HR",), ("SB",), ("HR", "HR"), ("SB", "SB"), ("HR", "HR", "SB", "SB"))
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -48,6 +56,8 @@ def main() -> int:
                          "hardware/cameras/decks/, or 'builtin' (the designs the reader trained on)")
     ap.add_argument("--reader", choices=("glyphs", "net"), default="net",
                     help="the learned reader (vision.net, at its accept threshold; the table's) or the glyph rules")
+    ap.add_argument("--plays-of", choices=("any", "jokers"), default="any",
+                    help="random legal plays of random hands, or only plays made of jokers")
     args = ap.parse_args()
     card_reader = make_card_reader(args.reader, table=True)
     rng = random.Random(args.seed)
@@ -58,10 +68,13 @@ def main() -> int:
             camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck)
             reader = TableReader(camera.calibration, card_reader=card_reader)
         assert camera is not None and reader is not None
-        pack = full_pack()
-        rng.shuffle(pack)
-        play = rng.choice(list(legal_plays(pack[:27], 2, None)))
-        truth = [c.code.replace("10", "T") for c in play.cards]
+        if args.plays_of == "jokers":
+            truth = list(rng.choice(JOKER_PLAYS))
+        else:
+            pack = full_pack()
+            rng.shuffle(pack)
+            play = rng.choice(list(legal_plays(pack[:27], 2, None)))
+            truth = [c.code.replace("10", "T") for c in play.cards]
         seat = rng.choice("SENW")
         camera.clear()
         camera.lay(seat, truth)
@@ -91,7 +104,8 @@ def main() -> int:
         always += right_every_frame
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
-    print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays": args.plays, "frames": frames,
+    print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays_of": args.plays_of,
+                      "plays": args.plays, "frames": frames,
                       "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
                       "unsure_right": unsure_right,
