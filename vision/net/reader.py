@@ -157,6 +157,38 @@ def _without_joker_columns(found: list[IndexSeen], sure: float) -> list[IndexSee
     return kept
 
 
+#: two readings of one joker side by side are one index in pieces when the gap between their glyphs is under this
+#: share of a glyph's height and the two together no wider than ``JOKER_PIECES_SPAN`` glyph heights: one character
+#: (小 is about as wide as it is high). Two jokers fanned at the least pitch players use (``counting.MIN_PITCH``, a
+#: quarter of the card's width: about 1.7 glyph heights) stand further apart, a card's edge and margin between.
+JOKER_PIECES_GAP = 0.8
+JOKER_PIECES_SPAN = 2.0
+
+
+def _one_joker_per_index(found: list[IndexSeen]) -> list[IndexSeen]:
+    """Drop a joker reading standing just beside a surer reading of the same joker, level with it, the two no wider
+    than one character: one index whose glyph came apart (小's strokes are three ink components, and the network
+    reads the small joker in more than one; the edge of a card next to its 大 is read as the red joker too). Of
+    equally sure readings the one with the larger glyph stays."""
+    def rank(f: IndexSeen) -> tuple[float, int]:
+        return f.confidence, f.glyph.w * f.glyph.h
+
+    kept: list[IndexSeen] = []
+    for f in found:
+        g = f.glyph
+        if f.card in JOKERS and any(
+                k.card == f.card and k is not f and rank(k) >= rank(f)
+                and max(k.glyph.x - (g.x + g.w), g.x - (k.glyph.x + k.glyph.w))
+                < JOKER_PIECES_GAP * max(g.h, k.glyph.h)
+                and max(k.glyph.x + k.glyph.w, g.x + g.w) - min(k.glyph.x, g.x)
+                < JOKER_PIECES_SPAN * max(g.h, k.glyph.h)
+                and min(g.y + g.h, k.glyph.y + k.glyph.h) - max(g.y, k.glyph.y) > 0.5 * min(g.h, k.glyph.h)
+                for k in found):
+            continue
+        kept.append(f)
+    return kept
+
+
 def on_the_index_line(found: list[IndexSeen]) -> list[IndexSeen]:
     """The readings of a fan that stand on its line of corner indices.
 
@@ -244,8 +276,8 @@ class CardReader:
         found = read_proposals(self.net, flat, propose(mask), accept)
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
-        found = on_the_index_line(_without_joker_columns(
-            _without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)), self.net.accept))
+        found = on_the_index_line(_one_joker_per_index(_without_joker_columns(
+            _without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)), self.net.accept)))
         sightings = tuple(sighting(f, inverse) for f in found)
         readings = [reading_of(s) for s in sightings]
         # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)

@@ -191,3 +191,37 @@ def test_a_pair_of_red_jokers_fanned_at_the_table_is_two_cards(seed: int) -> Non
     camera.lay("S", ["HR", "HR"])
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
     assert [r.card for r in got] == ["HR", "HR"], got
+
+
+def test_a_joker_index_in_pieces_is_one_reading() -> None:
+    """小 is three ink components and the network reads the small joker in more than one of them; the edge of a
+    card beside its 大 is read as the red joker too. Two jokers' indices in a fan, each a whole character, stay two
+    even fanned tight."""
+    from vision.index import Glyph
+    from vision.net.reader import IndexSeen, _one_joker_per_index
+
+    def seen(card: str, confidence: float, x: int, y: int, w: int, h: int) -> IndexSeen:
+        return IndexSeen(card, confidence, ((card, confidence),), Glyph(x, y, w, h))
+
+    left_stroke, right_dot = seen("SB", 1.0, 16, 22, 10, 19), seen("SB", 0.97, 40, 22, 10, 19)
+    next_card = seen("SB", 1.0, 107, 29, 10, 18)
+    assert _one_joker_per_index([left_stroke, right_dot, next_card]) == [left_stroke, next_card]
+    edge, big = seen("HR", 1.0, 85, 21, 3, 34), seen("HR", 1.0, 94, 18, 30, 29)
+    assert _one_joker_per_index([edge, big]) == [big]  # equally sure: the larger glyph stays
+    tight = [seen("HR", 1.0, 10, 10, 30, 30), seen("HR", 1.0, 52, 12, 29, 30)]  # 大 and 大, 1.4 glyphs apart
+    assert _one_joker_per_index(tight) == tight
+    assert _one_joker_per_index([seen("SB", 1.0, 16, 22, 10, 19), seen("HR", 0.9, 40, 22, 10, 19)])[1].card == "HR"
+
+
+@pytest.mark.parametrize(("seed", "play"), [(2, ["SB", "SB"]), (3, ["SB", "SB"]), (2, ["HR", "HR", "SB", "SB"])])
+def test_small_jokers_fanned_at_the_table_are_read_once_each(seed: int, play: list[str]) -> None:
+    """noto-sans-beside's small jokers (小 over 王): the pieces of 小 were read as more small jokers, so a pair was
+    read as three cards and the four jokers' bomb as five or six."""
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from vision.table import TableReader
+
+    net = CardReader(unsure=True)
+    camera = SimulatedTableCamera(seed=seed, deck="noto-sans-beside")
+    camera.lay("S", play)
+    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
+    assert [r.card for r in got] == play, got
