@@ -189,6 +189,28 @@ def _one_joker_per_index(found: list[IndexSeen]) -> list[IndexSeen]:
     return kept
 
 
+#: a word printed on a joker's face (JOKER, 大王) is at least this many times taller than the joker's index ...
+JOKER_WORD_SIZE = 1.4
+#: ... and stands right of it, below its top, within this many of the index's glyph heights
+JOKER_WORD_REACH = 6.0
+
+
+def _without_joker_words(found: list[IndexSeen]) -> list[IndexSeen]:
+    """Drop a joker reading that is the word printed on a joker's face, not its index: read as the same joker as
+    an index standing above it and to its left, in glyphs much taller than that index's (both copies of a joker
+    carry indices of one size). The big JOKER across the top of a face was read as a third joker of a pair."""
+    kept: list[IndexSeen] = []
+    for f in found:
+        g = f.glyph
+        if f.card in JOKERS and any(
+                k.card == f.card and k is not f and g.h >= JOKER_WORD_SIZE * k.glyph.h
+                and g.y > k.glyph.y + 0.5 * k.glyph.h and 0 < g.x - k.glyph.x < JOKER_WORD_REACH * k.glyph.h
+                for k in found):
+            continue
+        kept.append(f)
+    return kept
+
+
 def on_the_index_line(found: list[IndexSeen]) -> list[IndexSeen]:
     """The readings of a fan that stand on its line of corner indices.
 
@@ -276,8 +298,8 @@ class CardReader:
         found = read_proposals(self.net, flat, propose(mask), accept)
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
-        found = on_the_index_line(_one_joker_per_index(_without_joker_columns(
-            _without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)), self.net.accept)))
+        found = on_the_index_line(_without_joker_words(_one_joker_per_index(_without_joker_columns(
+            _without_second_glyphs(sorted(found, key=lambda f: f.glyph.x)), self.net.accept))))
         sightings = tuple(sighting(f, inverse) for f in found)
         readings = [reading_of(s) for s in sightings]
         # the turn is chosen by its sure readings (a wrong turn has many unsure ones: pips, pictures)

@@ -225,3 +225,33 @@ def test_small_jokers_fanned_at_the_table_are_read_once_each(seed: int, play: li
     camera.lay("S", play)
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
     assert [r.card for r in got] == play, got
+
+
+def test_the_word_on_a_jokers_face_is_not_another_joker() -> None:
+    """The big JOKER across the top of a face, right of and below the joker's small index, was read as one more
+    joker (lato-italic at the table: a pair of red jokers read as three). A joker of the same index size beside it
+    (the next card of a fan) stays."""
+    from vision.index import Glyph
+    from vision.net.reader import IndexSeen, _without_joker_words
+
+    def seen(card: str, x: int, y: int, w: int, h: int) -> IndexSeen:
+        return IndexSeen(card, 1.0, ((card, 1.0),), Glyph(x, y, w, h))
+
+    first, second = seen("HR", 10, 8, 7, 14), seen("HR", 122, 10, 7, 14)
+    word = seen("HR", 158, 45, 30, 25)
+    assert _without_joker_words([first, second, word]) == [first, second]
+    lower_card = seen("HR", 150, 30, 7, 15)  # a fan sloping down: the next index is lower, but of index size
+    assert _without_joker_words([first, second, lower_card]) == [first, second, lower_card]
+
+
+@pytest.mark.parametrize(("deck", "seed"), [("lato-italic", 5), ("roboto-condensed", 8)])
+def test_a_pair_of_jokers_whose_face_says_joker_is_two_cards_at_the_table(deck: str, seed: int) -> None:
+    """The word JOKER across the face was read surely as a third red joker."""
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from vision.table import TableReader
+
+    net = CardReader(unsure=True)
+    camera = SimulatedTableCamera(seed=seed, deck=deck)
+    camera.lay("S", ["HR", "HR"])
+    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
+    assert [r.card for r in got if r.confidence >= net.sure] == ["HR", "HR"], got
