@@ -99,13 +99,19 @@ class LabelAuditError(ValueError):
 def label_audit(path: Path = AUDIT_PATH) -> dict[AuditKey, tuple[Counter[str], Counter[str]]]:
     """The audited photos, by set and file name: (codes labelled that the photo does not show, codes it shows that are
     not labelled). Kept beside the model data so that anyone can look at the same photos and disagree."""
-    data = json.loads(path.read_text())
+    try:
+        entries = json.loads(path.read_text())["photos"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise LabelAuditError(f"{path}: not a label audit ({exc!r}): a JSON object with a list \"photos\"") from exc
     out: dict[AuditKey, tuple[Counter[str], Counter[str]]] = {}
-    for entry in data["photos"]:
+    for n, entry in enumerate(entries):
+        missing_keys = [k for k in ("set", "photo", "labelled", "shows") if not isinstance(entry, dict) or k not in entry]
+        if missing_keys:
+            raise LabelAuditError(f"{path}: entry {n} lacks {', '.join(missing_keys)}")
         if entry["set"] not in AUDIT_SETS:
             raise LabelAuditError(f"{path}: unknown set {entry['set']!r} for {entry['photo']}")
         codes = [*entry["labelled"], *entry["shows"]]
-        if any(normalise_label(c) != c for c in codes):
+        if any(not isinstance(c, str) or normalise_label(c) != c for c in codes):
             raise LabelAuditError(f"{path}: {entry['photo']}: card codes must be written as ours (SA, HT, SB): {codes}")
         out[(entry["set"], entry["photo"])] = (Counter(entry["labelled"]), Counter(entry["shows"]))
     return out
@@ -118,7 +124,7 @@ def audited(photos: list[Photo], audit: dict[AuditKey, tuple[Counter[str], Count
     audit = label_audit() if audit is None else audit
     out = []
     for photo in photos:
-        key = (photo.path.relative_to(CARDS).parts[0], photo.path.name)
+        key = (photo.path.relative_to(CARDS).parts[0], photo.path.name) if photo.path.is_relative_to(CARDS) else None
         if key not in audit:
             out.append(photo)
             continue

@@ -42,6 +42,15 @@ def test_a_malformed_audit_is_refused_by_name(tmp_path: Path, entry: dict[str, o
         label_audit(_audit(tmp_path, entry))
 
 
+def test_an_unreadable_audit_or_an_entry_missing_a_key_is_refused_by_name(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(LabelAuditError, match="not a label audit"):
+        label_audit(broken)
+    with pytest.raises(LabelAuditError, match="entry 0 lacks labelled, shows"):
+        label_audit(_audit(tmp_path, {"set": "bidly", "photo": "x.jpg"}))
+
+
 def test_an_audit_removing_a_label_the_photo_does_not_have_is_refused(tmp_path: Path) -> None:
     photo = Photo(CARDS / "bidly" / "cards" / "x.jpg", Counter({"S6": 1}), True)
     audit = label_audit(_audit(tmp_path, {"set": "bidly", "photo": "x.jpg", "labelled": ["S5"], "shows": ["S7"]}))
