@@ -51,9 +51,18 @@ class IndexCandidate:
     stack: int
 
 
-def ink_mask(band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Binary ink mask of an upright card band and its per-pixel redness (red ink minus background)."""
-    mask, redness = ink_mask_k(band, max(9, (CARD_H // 14) | 1))
+#: how much darker than its paper ink must be: at least ``INK_FLOOR`` grey levels and 1 / ``INK_CONTRAST`` of the
+#: paper's brightness; a faint look (a second look at a card nothing was read on) asks for less, to find pale
+#: thin print (a light grey italic "Q" fades below the usual contrast)
+INK_FLOOR, INK_CONTRAST = 28, 4
+FAINT_INK_FLOOR, FAINT_INK_CONTRAST = 20, 6
+
+
+def ink_mask(band: np.ndarray, faint: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Binary ink mask of an upright card band and its per-pixel redness (red ink minus background); ``faint``:
+    fainter ink counts too."""
+    floor, contrast = (FAINT_INK_FLOOR, FAINT_INK_CONTRAST) if faint else (INK_FLOOR, INK_CONTRAST)
+    mask, redness = ink_mask_k(band, max(9, (CARD_H // 14) | 1), floor, contrast)
     edge = max(2, CARD_H // 75)  # the card's own outline and any sliver of table left by the rectification
     mask[:edge] = 0
     mask[:, :edge] = 0
@@ -86,14 +95,16 @@ def _drop_thin_lines(mask: np.ndarray) -> np.ndarray:
     return mask & (1 - cv2.dilate(remove, np.ones((3, 3), np.uint8)))
 
 
-def ink_mask_k(image: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Ink: clearly darker than the paper around it, the paper estimated by a ``k``-pixel grey closing."""
+def ink_mask_k(image: np.ndarray, k: int, floor: int = INK_FLOOR, contrast: int = INK_CONTRAST
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Ink: clearly darker than the paper around it (``floor`` grey levels, and 1 / ``contrast`` of the paper's
+    brightness), the paper estimated by a ``k``-pixel grey closing."""
     b, g, r = (image[:, :, i].astype(np.int16) for i in range(3))
     dark = np.minimum(np.minimum(b, g), r).astype(np.uint8)
     background = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
     background = cv2.blur(background, (k, k))
     diff = background.astype(np.int16) - dark.astype(np.int16)
-    threshold = np.maximum(28, background.astype(np.int16) // 4)
+    threshold = np.maximum(floor, background.astype(np.int16) // contrast)
     mask = (diff > threshold).astype(np.uint8)
     mask[background < 70] = 0  # no ink on a dark background: that is cloth, not card
     redness = np.clip(r - np.maximum(g, b), -255, 255)

@@ -132,15 +132,23 @@ class CardReader:
         sure; by default the model's threshold, or ``SIGHTING_FLOOR`` for the table's reader)."""
         if accept is None and self.unsure:
             accept = min(SIGHTING_FLOOR, self.net.accept)
-        return _best_turn([self._read_turn(image, region, turn, accept) for turn in turns])
+        best = _best_turn([self._read_turn(image, region, turn, accept) for turn in turns])
+        if self.unsure and not best.readings:
+            # the table's reader: a card on which nothing was read is "seen but not read" (the seat is asked to lay
+            # again); a second look takes fainter ink (pale thin print) before saying so
+            second = _best_turn([self._read_turn(image, region, turn, accept, faint=True) for turn in turns])
+            if second.readings:
+                return second
+        return best
 
-    def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None) -> RegionRead:
-        """The readings of one region in one quarter turn."""
+    def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None,
+                   faint: bool = False) -> RegionRead:
+        """The readings of one region in one quarter turn (``faint``: fainter ink counts too)."""
         flat, inverse = rectify(image, region, turn)
         dark = is_light_on_dark(flat)
         if dark:
             flat = turn_over(flat)
-        mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
+        mask, _ = ink_mask(flat[: int(BAND * CARD_H)], faint=faint)
         found = read_proposals(self.net, flat, propose(mask), accept)
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
