@@ -16,6 +16,7 @@ scores both on the real photos, ``bench/table_reading.py --deck held-out`` at th
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ import cv2
 import numpy as np
 
 from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, top_level
+from ..counting import missing_cards
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
 from ..polarity import is_light_on_dark, turn_over
@@ -105,6 +107,25 @@ def _best_turn(reads: list[RegionRead]) -> RegionRead:
     return best
 
 
+def _cards_unread(read: RegionRead) -> int:
+    """How many cards of the region ``read`` read no index of: all of it when nothing was read, else those the
+    fan's shape says are there (``vision.counting.missing_cards``)."""
+    if not read.readings:
+        return 1
+    height, width = read.flat.shape[:2]
+    before, after, between = missing_cards([box[0] for box in read.flat_boxes], float(width), float(height))
+    return before + after + sum(between)
+
+
+def _reads_more(second: RegionRead, first: RegionRead, sure: float) -> bool:
+    """Whether a second look at a region reads it better than the first: fewer cards left unread, and every card
+    the first read surely read so again."""
+    if _cards_unread(second) >= _cards_unread(first):
+        return False
+    left = Counter(r.card for r in second.readings if r.confidence >= sure)
+    return not Counter(r.card for r in first.readings if r.confidence >= sure) - left
+
+
 def reading_of(s: Sighting) -> CardReading:
     return CardReading(s.card, s.confidence, s.box, s.candidates)
 
@@ -133,11 +154,11 @@ class CardReader:
         if accept is None and self.unsure:
             accept = min(SIGHTING_FLOOR, self.net.accept)
         best = _best_turn([self._read_turn(image, region, turn, accept) for turn in turns])
-        if self.unsure and not best.readings:
-            # the table's reader: a card on which nothing was read is "seen but not read" (the seat is asked to lay
-            # again); a second look takes fainter ink (pale thin print) before saying so
+        if self.unsure and _cards_unread(best):
+            # the table's reader: a card whose index was not read makes the seat lay its cards again ("seen but not
+            # read"); a second look takes fainter ink (pale thin print) before saying so
             second = _best_turn([self._read_turn(image, region, turn, accept, faint=True) for turn in turns])
-            if second.readings:
+            if _reads_more(second, best, self.net.accept):
                 return second
         return best
 
