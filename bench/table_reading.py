@@ -11,7 +11,11 @@ one JSON object:
   turning a confidently short reading (a pair read as a single) into an unreadable card;
 - ``false_alarms``: frames read right but with an unreadable card too;
 - ``unsure_right``: frames read right with a card under the reader's ``sure`` (the table chooses by the hand);
-- ``wrong_unflagged``: frames with a wrong card code and no flag (the case only a person can catch).
+- ``wrong_unflagged``: frames with a wrong card code and no flag (the case only a person can catch);
+- ``the_table_takes``: what the table makes of each frame's reading when the seat leads, choosing by the hand the
+  play was drawn from as the controller does (``table_daemon.controller.seen_choice``): the play ``right``, a
+  ``wrong`` one (silently), ``asked_again`` (a misread alert), or ``sure_but_no_play`` (sure, and nothing the hand
+  could lay: asked again once where a card or two may be hidden or read twice, else a false foul).
 
 Flagged frames are not lost at the table: it chooses among an unsure card's candidates by what the seat holds
 (``table_daemon.controller.seen_choice``) or asks for the cards to be laid again; ``bench/simulate.py`` counts
@@ -31,19 +35,46 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from guandan import full_pack, legal_plays  # noqa: E402
+from guandan import full_pack, legal_plays, parse_cards  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
+from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
-from vision.types import UNREADABLE  # noqa: E402
+from vision.types import UNREADABLE, CardReading  # noqa: E402
 
 #: the plays made of jokers only, as laid left to right
 JOKER_PLAYS = (("HR",), ("SB",), ("HR", "HR"), ("SB", "SB"), ("HR", "HR", "SB", "SB"))
+
+
+#: what the table makes of a frame's reading, choosing by the seat's hand as the controller does
+TAKES = ("right", "wrong", "asked_again", "sure_but_no_play")
+
+
+def what_the_table_takes(read: list[CardReading], truth: list[str], could_lay: set[tuple[str, ...]], sure: float) -> str:
+    """What the table takes of one frame's reading of a play the seat led (``could_lay``: the plays its hand
+    could make): the reader's first reading when it is sure and a play the seat could make, else the most
+    probable set of candidates the hand allows (``seen_choice.choose``); ``asked_again`` when a card was not read
+    or nothing probable enough fits (a misread alert); ``sure_but_no_play`` when the reading is sure and no set
+    fits (the table asks again once where a card or two may be hidden or read twice, else calls a foul)."""
+    if any(r.card == UNREADABLE for r in read):
+        return "asked_again"
+    first = tuple(r.card for r in read)
+
+    def fits(codes: tuple[str, ...]) -> bool:
+        return tuple(sorted(codes)) in could_lay
+
+    all_sure = all(r.confidence >= sure for r in read)
+    chosen = first if all_sure and fits(first) else choose(
+        [list(r.candidates) if r.candidates else [(r.card, r.confidence)] for r in read], fits, max(SURE, sure))
+    if chosen is None:
+        return "sure_but_no_play" if all_sure else "asked_again"
+    return "right" if sorted(chosen) == sorted(truth) else "wrong"
 
 
 def main() -> int:
@@ -62,6 +93,7 @@ def main() -> int:
     card_reader = make_card_reader(args.reader, table=True)
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = unsure_right = wrong_unflagged = flagged_wrong = 0
+    takes: Counter[str] = Counter()
     camera = reader = None
     for n in range(args.plays):
         if n % 50 == 0:
@@ -70,11 +102,17 @@ def main() -> int:
         assert camera is not None and reader is not None
         if args.plays_of == "jokers":
             truth = list(rng.choice(JOKER_PLAYS))
+            # the rest of the hand from a generator of its own, so that the plays drawn stay those of before
+            others = [c for c in full_pack() if not c.is_joker]
+            random.Random(n).shuffle(others)
+            hand_plays = list(legal_plays([*parse_cards(" ".join(truth)), *others[:27 - len(truth)]], 2, None))
         else:
             pack = full_pack()
             rng.shuffle(pack)
-            play = rng.choice(list(legal_plays(pack[:27], 2, None)))
+            hand_plays = list(legal_plays(pack[:27], 2, None))
+            play = rng.choice(hand_plays)
             truth = [c.code.replace("10", "T") for c in play.cards]
+        could_lay = {tuple(sorted(c.code.replace("10", "T") for c in p.cards)) for p in hand_plays}
         seat = rng.choice("SENW")
         camera.clear()
         camera.lay(seat, truth)
@@ -87,6 +125,11 @@ def main() -> int:
             unread = len(known) != len(got)
             flagged = unread or any(r.confidence < card_reader.sure for r in read)
             frames += 1
+            taken = what_the_table_takes(read, truth, could_lay, card_reader.sure)
+            takes[taken] += 1
+            if taken in ("wrong", "sure_but_no_play"):
+                print(f"the table: {taken}, play {n} laid {' '.join(truth)} read "
+                      f"{' '.join(f'{r.card}:{r.confidence:.3f}' for r in read)}", file=sys.stderr)
             right = known == truth
             exact += right and not flagged
             right_every_frame &= right and not flagged
@@ -109,7 +152,8 @@ def main() -> int:
                       "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
                       "unsure_right": unsure_right,
-                      "wrong_unflagged": wrong_unflagged, "wrong_flagged": flagged_wrong}))
+                      "wrong_unflagged": wrong_unflagged, "wrong_flagged": flagged_wrong,
+                      "the_table_takes": {k: takes[k] for k in TAKES}}))
     return 0
 
 
