@@ -11,7 +11,8 @@ the whole reading (``FOUL_DOUBT``), and no held, legal reading comes near: a ref
 the player did not make.
 
 An unsure reading may also be no card at all (a pip or a picture of a card read as an index): the choice may
-leave it out, with the probability its candidates leave over (``NO_CARD``).
+leave it out, with the probability its candidates leave over (``NO_CARD``), unless a card the reader did not name
+would fit there too (what is left over stands for both).
 """
 
 from __future__ import annotations
@@ -117,7 +118,28 @@ def choose(options: Options, fits: Callable[[tuple[str, ...]], bool], sure_at: f
             return None  # too much of what may have been laid is left untried
     if best is None or best[1] < RATIO * first_probability(options):
         return None
+    if NO_CARD in best[0] and _unnamed_card_fits(best[0], options, fits):
+        return None  # the card left out may as well be one the reader did not name: ask, do not drop it
     return cards_only(best[0])
+
+
+#: every card code a reading may stand for (the reader's notation)
+ALL_CODES = tuple(s + r for s in "SHCD" for r in "A23456789TJQK") + ("SB", "HR")
+
+
+def _unnamed_card_fits(codes: tuple[str, ...], options: Options, fits: Callable[[tuple[str, ...]], bool]) -> bool:
+    """Whether a card left out of ``codes`` (``NO_CARD``) could instead be a card its reading did not name, making
+    a set that fits: what a reading's candidates leave over stands for no card *or* any unnamed card, so leaving
+    it out is only safe when no unnamed card would do (a triple of kings read K, K and, unsurely, J: the third
+    king is not among the J's candidates, and leaving it out took the pair silently)."""
+    for i, code in enumerate(codes):
+        if code != NO_CARD:
+            continue
+        named = {c for c, _ in options[i]}
+        for other in ALL_CODES:
+            if other not in named and fits(cards_only(codes[:i] + (other,) + codes[i + 1:])):
+                return True
+    return False
 
 
 def cards_only(codes: tuple[str, ...]) -> tuple[str, ...]:
