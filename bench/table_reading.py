@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from guandan import full_pack, legal_plays, parse_cards  # noqa: E402
+from guandan import classify, full_pack, legal_plays, parse_cards  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
@@ -52,13 +52,15 @@ from vision.types import UNREADABLE, CardReading  # noqa: E402
 JOKER_PLAYS = (("HR",), ("SB",), ("HR", "HR"), ("SB", "SB"), ("HR", "HR", "SB", "SB"))
 
 
+#: the level the plays are drawn and judged at
+LEVEL = 2
 #: what the table makes of a frame's reading, choosing by the seat's hand as the controller does
 TAKES = ("right", "wrong", "asked_again", "sure_but_no_play")
 
 
-def what_the_table_takes(read: list[CardReading], truth: list[str], could_lay: set[tuple[str, ...]], sure: float) -> str:
-    """What the table takes of one frame's reading of a play the seat led (``could_lay``: the plays its hand
-    could make): the reader's first reading when it is sure and a play the seat could make, else the most
+def what_the_table_takes(read: list[CardReading], truth: list[str], held: Counter[str], sure: float) -> str:
+    """What the table takes of one frame's reading of a play the seat led (``held``: its hand): the reader's
+    first reading when it is sure and a play the seat could make (cards it holds, a legal lead), else the most
     probable set of candidates the hand allows (``seen_choice.choose``); ``asked_again`` when a card was not read
     or nothing probable enough fits (a misread alert); ``sure_but_no_play`` when the reading is sure and no set
     fits (the table asks again once where a card or two may be hidden or read twice, else calls a foul)."""
@@ -67,7 +69,7 @@ def what_the_table_takes(read: list[CardReading], truth: list[str], could_lay: s
     first = tuple(r.card for r in read)
 
     def fits(codes: tuple[str, ...]) -> bool:
-        return tuple(sorted(codes)) in could_lay
+        return bool(codes) and not Counter(codes) - held and bool(classify(parse_cards(" ".join(codes)), LEVEL))
 
     all_sure = all(r.confidence >= sure for r in read)
     chosen = first if all_sure and fits(first) else choose(
@@ -105,14 +107,14 @@ def main() -> int:
             # the rest of the hand from a generator of its own, so that the plays drawn stay those of before
             others = [c for c in full_pack() if not c.is_joker]
             random.Random(n).shuffle(others)
-            hand_plays = list(legal_plays([*parse_cards(" ".join(truth)), *others[:27 - len(truth)]], 2, None))
+            hand = [*parse_cards(" ".join(truth)), *others[:27 - len(truth)]]
         else:
             pack = full_pack()
             rng.shuffle(pack)
-            hand_plays = list(legal_plays(pack[:27], 2, None))
-            play = rng.choice(hand_plays)
+            hand = pack[:27]
+            play = rng.choice(list(legal_plays(hand, LEVEL, None)))
             truth = [c.code.replace("10", "T") for c in play.cards]
-        could_lay = {tuple(sorted(c.code.replace("10", "T") for c in p.cards)) for p in hand_plays}
+        held = Counter(c.code.replace("10", "T") for c in hand)
         seat = rng.choice("SENW")
         camera.clear()
         camera.lay(seat, truth)
@@ -125,7 +127,7 @@ def main() -> int:
             unread = len(known) != len(got)
             flagged = unread or any(r.confidence < card_reader.sure for r in read)
             frames += 1
-            taken = what_the_table_takes(read, truth, could_lay, card_reader.sure)
+            taken = what_the_table_takes(read, truth, held, card_reader.sure)
             takes[taken] += 1
             if taken in ("wrong", "sure_but_no_play"):
                 print(f"the table: {taken}, play {n} laid {' '.join(truth)} read "
