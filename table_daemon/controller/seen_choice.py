@@ -20,6 +20,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 
+from guandan import ALL_CARDS
+
 #: the chosen set's probability over that of the reader's first reading, below which it is not taken
 RATIO = 0.2
 #: the chosen set's probability given that the seat laid a held, legal set, below which it is not taken: a
@@ -123,8 +125,8 @@ def choose(options: Options, fits: Callable[[tuple[str, ...]], bool], sure_at: f
     return cards_only(best[0])
 
 
-#: every card code a reading may stand for (the reader's notation)
-ALL_CODES = tuple(s + r for s in "SHCD" for r in "A23456789TJQK") + ("SB", "HR")
+#: every card code a reading may stand for
+ALL_CODES = tuple(c.code for c in ALL_CARDS)
 
 
 def _unnamed_card_fits(codes: tuple[str, ...], options: Options, fits: Callable[[tuple[str, ...]], bool]) -> bool:

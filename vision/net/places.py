@@ -10,6 +10,7 @@ the readings' glyph boxes and confidences.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,20 +78,23 @@ def without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
 JOKER_COLUMN = 6.0
 
 
+def _unshadowed(found: list[IndexSeen], shadows: Callable[[IndexSeen, IndexSeen], bool]) -> list[IndexSeen]:
+    """``found`` without each reading that another reading of it ``shadows`` (``shadows(other, reading)``)."""
+    return [f for f in found if not any(k is not f and shadows(k, f) for k in found)]
+
+
 def without_joker_columns(found: list[IndexSeen], sure: float) -> list[IndexSeen]:
     """Drop the readings that start on a lower glyph of a joker's index: a joker's index is printed as a column
     (JOKER spelt downwards, 大 over 王), and the window of a glyph under its first one is read as a card too
     (王 as the red joker again, the K of JOKER as a king: fanned jokers were read so at the table, a pair of
     jokers as three cards). Only a joker read at least ``sure`` has a column, and only readings no surer than it
     go."""
-    kept: list[IndexSeen] = []
-    for f in found:
-        if not any(j.card in JOKERS and j.confidence >= max(f.confidence, sure) and j is not f
-                   and abs(f.glyph.cx - j.glyph.cx) < 0.6 * j.glyph.h
-                   and j.glyph.y + 0.5 * j.glyph.h < f.glyph.y <= j.glyph.y + JOKER_COLUMN * j.glyph.h
-                   for j in found):
-            kept.append(f)
-    return kept
+    def column_of(j: IndexSeen, f: IndexSeen) -> bool:
+        return j.card in JOKERS and j.confidence >= max(f.confidence, sure) \
+            and abs(f.glyph.cx - j.glyph.cx) < 0.6 * j.glyph.h \
+            and j.glyph.y + 0.5 * j.glyph.h < f.glyph.y <= j.glyph.y + JOKER_COLUMN * j.glyph.h
+
+    return _unshadowed(found, column_of)
 
 
 #: two readings of one joker side by side are one index in pieces when the gap between their glyphs is under this
@@ -109,20 +113,14 @@ def one_joker_per_index(found: list[IndexSeen]) -> list[IndexSeen]:
     def rank(f: IndexSeen) -> tuple[float, int]:
         return f.confidence, f.glyph.w * f.glyph.h
 
-    kept: list[IndexSeen] = []
-    for f in found:
-        g = f.glyph
-        if f.card in JOKERS and any(
-                k.card == f.card and k is not f and rank(k) >= rank(f)
-                and max(k.glyph.x - (g.x + g.w), g.x - (k.glyph.x + k.glyph.w))
-                < JOKER_PIECES_GAP * max(g.h, k.glyph.h)
-                and max(k.glyph.x + k.glyph.w, g.x + g.w) - min(k.glyph.x, g.x)
-                < JOKER_PIECES_SPAN * max(g.h, k.glyph.h)
-                and min(g.y + g.h, k.glyph.y + k.glyph.h) - max(g.y, k.glyph.y) > 0.5 * min(g.h, k.glyph.h)
-                for k in found):
-            continue
-        kept.append(f)
-    return kept
+    def piece_beside(k: IndexSeen, f: IndexSeen) -> bool:
+        g, h = f.glyph, max(f.glyph.h, k.glyph.h)
+        return f.card in JOKERS and k.card == f.card and rank(k) >= rank(f) \
+            and max(k.glyph.x - (g.x + g.w), g.x - (k.glyph.x + k.glyph.w)) < JOKER_PIECES_GAP * h \
+            and max(k.glyph.x + k.glyph.w, g.x + g.w) - min(k.glyph.x, g.x) < JOKER_PIECES_SPAN * h \
+            and min(g.y + g.h, k.glyph.y + k.glyph.h) - max(g.y, k.glyph.y) > 0.5 * min(g.h, k.glyph.h)
+
+    return _unshadowed(found, piece_beside)
 
 
 #: a word printed on a joker's face (JOKER, 大王) is at least this many times taller than the joker's index ...
@@ -136,16 +134,12 @@ def without_joker_words(found: list[IndexSeen]) -> list[IndexSeen]:
     """Drop a joker reading that is the word printed on a joker's face, not its index: read as the same joker as
     an index standing above it and to its left, in glyphs much taller than that index's (both copies of a joker
     carry indices of one size). The big JOKER across the top of a face was read as a third joker of a pair."""
-    kept: list[IndexSeen] = []
-    for f in found:
+    def word_of(k: IndexSeen, f: IndexSeen) -> bool:
         g = f.glyph
-        if f.card in JOKERS and any(
-                k.card == f.card and k is not f and g.h >= JOKER_WORD_SIZE * k.glyph.h
-                and g.y >= k.glyph.y + k.glyph.h and 0 < g.x - k.glyph.x < JOKER_WORD_REACH * k.glyph.h
-                for k in found):
-            continue
-        kept.append(f)
-    return kept
+        return f.card in JOKERS and k.card == f.card and g.h >= JOKER_WORD_SIZE * k.glyph.h \
+            and g.y >= k.glyph.y + k.glyph.h and 0 < g.x - k.glyph.x < JOKER_WORD_REACH * k.glyph.h
+
+    return _unshadowed(found, word_of)
 
 
 def on_the_index_line(found: list[IndexSeen]) -> list[IndexSeen]:
