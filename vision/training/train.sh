@@ -11,20 +11,30 @@
 # the accept thresholds of the joined model are chosen on the calibration photos read whole. Which real photos are trained on,
 # calibrated on and kept for figures is fixed by vision/data/real_split.json (vision/training/real_split.py).
 # Needs the train extra (pip install -e '.[train]').
+# On an accelerator: DEVICE=cuda EPOCHS1=24 EPOCHS2=8 PARALLEL=1 vision/training/train.sh (the two members train at
+# once). A machine without the font and card-art packages trains from sets made elsewhere: put them in $WORK
+# (window_pack.py carries them packed) and set ONLY=networks to stop before the steps that read the real photos
+# (ONLY=stage1: after stage 1).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
 WORK=${WORK:-/tmp/guandan-index}
 THREADS=${THREADS:-2}
+DEVICE=${DEVICE:-cpu}
+EPOCHS1=${EPOCHS1:-8}
+EPOCHS2=${EPOCHS2:-3}
+PARALLEL=${PARALLEL:-0}
+ONLY=${ONLY:-all}
 RUN="nice -n 5 $PY -m"
 STAGE1=vision/data/index_net_rendered.onnx
 mkdir -p "$WORK"
 data() {  # data OUT ARGS...: one rendered set (index_data.py), made once
     local out=$1
     shift
-    [ -f "$WORK/$out" ] || $RUN vision.training.index_data "$WORK/$out" --decks "$WORK/decks" --workers "$THREADS" "$@"
+    [ -f "$WORK/$out" ] && return
+    [ -d "$WORK/decks" ] || $RUN vision.training.render_decks "$WORK/decks" --four-colour
+    $RUN vision.training.index_data "$WORK/$out" --decks "$WORK/decks" --workers "$THREADS" "$@"
 }
-[ -d "$WORK/decks" ] || $RUN vision.training.render_decks "$WORK/decks" --four-colour
 # the held-out designs (type faces and Debian decks never trained on), light and dark: reported on, never trained on
 data held.npz --held-out --scenes-per-deck 4 --seed 99
 data held_dark.npz --held-out --dark --scenes-per-deck 2 --seed 98
@@ -37,21 +47,38 @@ train() {  # train OUT ARGS...: one train_net.py run, kept
     local out=$1
     shift
     [ -f "$out" ] || $RUN vision.training.train_net "$@" --held "$WORK/held.npz" --held-dark "$WORK/held_dark.npz" \
-        --threads "$THREADS" --out "$out"
+        --threads "$THREADS" --device "$DEVICE" --out "$out"
 }
-train "$WORK/stage1a.onnx" "$WORK/train1.npz" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" --epochs 8 --lr 3e-3 --seed 3
-train "$WORK/stage1b.onnx" "$WORK/train1.npz" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" --epochs 8 \
-    --lr 3e-3 --seed 5
+both() {  # both A B: the train runs whose arguments are the arrays named A and B, at once when PARALLEL=1
+    local -n one=$1 two=$2
+    if [ "$PARALLEL" = 1 ]; then
+        train "${one[@]}" &
+        local first=$!
+        train "${two[@]}"
+        wait "$first"
+    else
+        train "${one[@]}"
+        train "${two[@]}"
+    fi
+}
+STAGE1_SETS=("$WORK/train1.npz" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" --epochs "$EPOCHS1" --lr 3e-3)
+S1A=("$WORK/stage1a.onnx" "${STAGE1_SETS[@]}" --seed 3)
+S1B=("$WORK/stage1b.onnx" "${STAGE1_SETS[@]}" --seed 5)
+both S1A S1B
+[ "$ONLY" = stage1 ] && exit 0
 # the real photos' windows, labelled from their boxes; stage 1 says which way is up where a card's second corner
 # is out of sight, and every "no index" window it reads as a card is kept (hard negatives)
 [ -f "$WORK/real_train.npz" ] || $RUN vision.training.real_data "$WORK/real_train.npz" --part train --teacher "$WORK/stage1a.onnx"
 [ -f "$WORK/real_cal.npz" ] || $RUN vision.training.real_data "$WORK/real_cal.npz" --part calibration --teacher "$WORK/stage1a.onnx"
 # stage 2: each member fine-tuned on the real windows beside rendered ones, its temperature fitted on the
 # calibration windows
-REAL=(--real "$WORK/real_train.npz" --real-repeat 2 --calibration "$WORK/real_cal.npz" --epochs 3 --lr 5e-4)
-train "$WORK/stage2a.onnx" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1a.onnx" --seed 4
-train "$WORK/stage2b.onnx" "$WORK/train1.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" \
-    --init "$WORK/stage1b.onnx" --seed 6
+REAL=(--real "$WORK/real_train.npz" --real-repeat 2 --calibration "$WORK/real_cal.npz" --epochs "$EPOCHS2" --lr 5e-4)
+S2A=("$WORK/stage2a.onnx" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1a.onnx"
+     --seed 4)
+S2B=("$WORK/stage2b.onnx" "$WORK/train1.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1b.onnx"
+     --seed 6)
+both S2A S2B
+[ "$ONLY" = networks ] && exit 0
 # the two joined into one model (vision/training/ensemble.py), then its accept thresholds chosen on the
 # calibration photos read by the whole reader
 $RUN vision.training.ensemble vision/data/index_net.onnx "$WORK/stage2a.onnx" "$WORK/stage2b.onnx" \

@@ -48,11 +48,11 @@ def make_net(classes: int) -> nn.Sequential:
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     """Random framing, resolution, contrast, brightness, channel order and grey for a normalised batch (N, 3, H, W)."""
-    n = x.shape[0]
-    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.3
-    shift = (torch.rand(n, 2, generator=gen) - 0.5) * 0.16
-    angle = (torch.rand(n, generator=gen) - 0.5) * 0.2
-    theta = torch.zeros(n, 2, 3)
+    n, device = x.shape[0], x.device
+    scale = 1 + (torch.rand(n, generator=gen, device=device) - 0.5) * 0.3
+    shift = (torch.rand(n, 2, generator=gen, device=device) - 0.5) * 0.16
+    angle = (torch.rand(n, generator=gen, device=device) - 0.5) * 0.2
+    theta = torch.zeros(n, 2, 3, device=device)
     theta[:, 0, 0] = scale * torch.cos(angle)
     theta[:, 0, 1] = -scale * torch.sin(angle)
     theta[:, 1, 0] = scale * torch.sin(angle)
@@ -60,21 +60,21 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     theta[:, :, 2] = shift
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x + 0.5, grid, padding_mode="border", align_corners=False)
-    low = torch.rand(n, generator=gen) < 0.3  # a small index in a phone photo: fewer pixels, scaled up again
+    low = torch.rand(n, generator=gen, device=device) < 0.3  # a small index in a phone photo: fewer pixels, scaled up again
     if low.any():
-        side = int(torch.randint(12, 25, (1,), generator=gen))
+        side = int(torch.randint(12, 25, (1,), generator=gen, device=device))
         small = F.interpolate(x[low], size=(side, side), mode="bilinear", align_corners=False, antialias=True)
         x[low] = F.interpolate(small, size=tuple(x.shape[-2:]), mode="bilinear", align_corners=False)
-    contrast = 0.6 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen)
+    contrast = 0.6 + 0.6 * torch.rand(n, 1, 1, 1, generator=gen, device=device)
     x = 1 - (1 - x) * contrast  # ink fainter or stronger against the paper
-    x = x * (0.85 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen))
-    swap = torch.rand(n, generator=gen) < 0.15
+    x = x * (0.85 + 0.3 * torch.rand(n, 1, 1, 1, generator=gen, device=device))
+    swap = torch.rand(n, generator=gen, device=device) < 0.15
     if swap.any():
-        x[swap] = x[swap][:, torch.randperm(3, generator=gen)]
-    grey = torch.rand(n, generator=gen) < 0.1
+        x[swap] = x[swap][:, torch.randperm(3, generator=gen, device=device)]
+    grey = torch.rand(n, generator=gen, device=device) < 0.1
     if grey.any():
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
-    x = x + 0.03 * torch.randn(x.shape, generator=gen)
+    x = x + 0.03 * torch.randn(x.shape, generator=gen, device=device)
     return x - 0.5
 
 
@@ -87,8 +87,9 @@ def load(path: Path) -> tuple[torch.Tensor, torch.Tensor, list[str], np.ndarray,
 
 def evaluate(net: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float, torch.Tensor]:
     net.eval()
+    device = next(net.parameters()).device
     with torch.no_grad():
-        logits = torch.cat([net(x[i:i + 2048]) for i in range(0, len(x), 2048)])
+        logits = torch.cat([net(x[i:i + 2048].to(device)).cpu() for i in range(0, len(x), 2048)])
     return float((logits.argmax(1) == y).float().mean()), logits
 
 
@@ -116,7 +117,7 @@ class WithEmbedding(nn.Module):
 
 
 def export(net: nn.Sequential, classes: list[str], temperature: float, out: Path, info: dict[str, object]) -> None:
-    net.eval()
+    net.cpu().eval()
     dummy = torch.zeros(1, 3, CROP, CROP)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(WithEmbedding(net).eval(), (dummy,), str(out), input_names=["windows"],
@@ -199,13 +200,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu",
+                        help="where to train: cpu (deterministic for a seed) or an accelerator, e.g. cuda")
     parser.add_argument("--none-per-card", type=float, default=1.3,
                         help="at most this many 'no index' windows per index window (rendered windows)")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    gen = torch.Generator().manual_seed(args.seed)
+    device = torch.device(args.device)
+    gen = torch.Generator().manual_seed(args.seed)  # choosing the "no index" windows, on the CPU wherever it trains
     parts = [load(path) for path in args.train]
     classes = parts[0][2]
     assert all(p[2] == classes for p in parts), "the training sets name their classes differently"
@@ -230,6 +234,10 @@ def main(argv: list[str]) -> int:
     net = make_net(len(classes))
     if args.init:
         load_init(net, args.init)
+    if device.type != "cpu":  # the training windows and every random draw of an epoch on the accelerator
+        net, x, y, weight = net.to(device), x.to(device), y.to(device), weight.to(device)
+        gen = torch.Generator(device=device).manual_seed(args.seed)
+        torch.backends.cudnn.benchmark = True
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * ((len(y) + args.batch - 1) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
@@ -238,8 +246,8 @@ def main(argv: list[str]) -> int:
         net.train()
         if args.init:
             _freeze_norms(net)
-        order = torch.randperm(len(y), generator=gen)
-        total = 0.0
+        order = torch.randperm(len(y), generator=gen, device=device)
+        total = torch.zeros((), device=device)
         for i in range(0, len(y), args.batch):
             idx = order[i:i + args.batch]
             logits = net(augment(x[idx], gen))
@@ -248,10 +256,10 @@ def main(argv: list[str]) -> int:
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss.detach()) * len(idx)
+            total += loss.detach() * len(idx)
         acc, _ = evaluate(net, hx, hy)
-        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(y):.4f}, held-out designs accuracy {acc:.4f}, "
-              f"{time.monotonic() - start:.0f} s", file=sys.stderr)
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {float(total) / len(y):.4f}, held-out designs accuracy {acc:.4f}, "
+              f"{time.monotonic() - start:.1f} s", file=sys.stderr)
     acc, held_logits = evaluate(net, hx, hy)
     info: dict[str, object] = {"train_windows": len(y), "rendered_windows": rendered,
                                "held_out_windows": len(hy), "held_out_designs": held_designs,
