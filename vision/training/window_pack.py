@@ -11,7 +11,10 @@ the windows of real photos were JPEG already. Unpacking writes the ``.npz`` the 
 ``--none-per-card`` leaves out, before packing, the "no index" windows that training would leave out anyway
 (``train_net --none-per-card``, a random share): a rendered set is about three quarters "no index" windows.
 
+``--at-most N`` packs a random N of the windows (a held-out set that only watches training's progress).
+
     python -m vision.training.window_pack pack SET.npz SET.pack.npz [--quality 90] [--none-per-card 1.3]
+                                                                    [--at-most N]
     python -m vision.training.window_pack unpack SET.pack.npz SET.npz
 """
 
@@ -69,7 +72,22 @@ def without_surplus_none(arrays: dict[str, np.ndarray], ratio: float, seed: int 
         return arrays
     keep = np.ones(len(labels), bool)
     keep[np.random.default_rng(seed).choice(is_none, len(is_none) - cap, replace=False)] = False
-    return {key: value[keep] if value.ndim and len(value) == len(labels) and key not in ("classes", "designs")
+    return _cut(arrays, keep)
+
+
+def some_of(arrays: dict[str, np.ndarray], count: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """A random ``count`` of the set's windows (all of them where it holds no more), in their order."""
+    labels = arrays["labels"]
+    if len(labels) <= count:
+        return arrays
+    keep = np.zeros(len(labels), bool)
+    keep[np.random.default_rng(seed).choice(len(labels), count, replace=False)] = True
+    return _cut(arrays, keep)
+
+
+def _cut(arrays: dict[str, np.ndarray], keep: np.ndarray) -> dict[str, np.ndarray]:
+    """Every per-window array of the set cut to ``keep``; the lists of classes and designs kept whole."""
+    return {key: value[keep] if key not in ("classes", "designs") and value.ndim and len(value) == len(keep)
             else value for key, value in arrays.items()}
 
 
@@ -103,12 +121,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quality", type=int, default=90, help="JPEG quality of the tiles (pack)")
     parser.add_argument("--none-per-card", type=float,
                         help="pack at most this many 'no index' windows per index window (a random share)")
+    parser.add_argument("--at-most", type=int, help="pack a random this many of the windows")
     args = parser.parse_args(argv)
     try:
         with np.load(args.source) as data:
             arrays = {key: data[key] for key in data.files}
         if args.action == "pack" and args.none_per_card is not None:
             arrays = without_surplus_none(arrays, args.none_per_card)
+        if args.action == "pack" and args.at_most is not None:
+            arrays = some_of(arrays, args.at_most)
         result = pack(arrays, args.quality) if args.action == "pack" else unpack(arrays)
     except (OSError, ValueError) as error:
         print(f"{args.source}: {error}", file=sys.stderr)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.net.proposals import CROP
-from vision.training.window_pack import TILE, PackError, main, pack, unpack, without_surplus_none
+from vision.training.window_pack import TILE, PackError, main, pack, some_of, unpack, without_surplus_none
 
 CLASSES = np.array(["S2", "HR", "none"])
 
@@ -48,6 +48,17 @@ def test_surplus_no_index_windows_are_left_out_and_every_array_cut_alike() -> No
     assert int((kept["labels"] == 0).sum()) == 5 and int((kept["labels"] == 2).sum()) == 6
     assert np.array_equal(kept["crops"][:, 0, 0, 0], kept["design"])  # the same windows in each array
     assert list(kept["designs"]) == ["a"] and list(kept["classes"]) == list(CLASSES)
+
+
+def test_a_sample_keeps_the_windows_in_order_with_their_labels() -> None:
+    crops = np.arange(50, dtype=np.uint8)[:, None, None, None] * np.ones((1, CROP, CROP, 3), np.uint8)
+    full = {"crops": crops, "labels": (np.arange(50) % 3).astype(np.int16), "design": np.arange(50, dtype=np.int16),
+            "designs": np.array(["a", "b"]), "classes": CLASSES}
+    sample = some_of(full, 20)
+    assert len(sample["labels"]) == 20 and list(sample["designs"]) == ["a", "b"]
+    order = sample["crops"][:, 0, 0, 0].astype(int)
+    assert list(order) == sorted(set(order)) and np.array_equal(sample["labels"], order % 3)
+    assert some_of(full, 80) is full
 
 
 def test_a_file_that_is_not_a_packed_set_is_refused_by_name(tmp_path: Path,
