@@ -78,13 +78,15 @@ class CardReader:
             out.append((SUIT_CLASSES[s] + RANK_CLASSES[r], float(rp[r] * suits[s]), cand))
         return out
 
-    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3)) -> RegionRead:
-        """Read one region in each of ``turns`` and keep the turn that reads best."""
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
+                    faint: bool = False) -> RegionRead:
+        """Read one region in each of ``turns`` and keep the turn that reads best (``faint``: fainter ink counts
+        too, the table's second look)."""
         best: RegionRead | None = None
         for turn in turns:
             flat, inverse = rectify(image, region, turn)
             band = flat[: int(BAND * CARD_H)]
-            mask, redness = ink_mask(band)
+            mask, redness = ink_mask(band, faint=faint)
             found = self._classify(find_candidates(mask), mask, redness)
             single = flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H
             if single:

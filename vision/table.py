@@ -14,6 +14,7 @@ independent evidence for the stabiliser while a play settles.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -48,7 +49,10 @@ class RegionReader(Protocol):
     #: the confidence at which a reading is taken without a check
     sure: float
 
-    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ...) -> RegionRead: ...
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ...,
+                    faint: bool = ...) -> RegionRead:
+        """The readings of a region in the best of ``turns`` (``faint``: fainter ink counts as ink too)."""
+        ...
 
 
 @dataclass
@@ -103,13 +107,11 @@ class TableReader:
             regions = find_regions(view, min_area_frac=0.02)
             outermost = {id(r) for r in top_level(regions)}
             for region in regions:
-                # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees
-                # of facing its seat upright
-                read = self.reader.read_region(view, region, turns=(0,))
+                read = self._read(view, region)
                 found = [CardReading(r.card, r.confidence, map_box(inverse, r.box), r.candidates)
                          for r in read.readings]
                 if found:
-                    readings.extend(_with_unread(found, read, region, inverse))
+                    readings.extend(_with_unread(found, _unread_places(read), region, inverse))
                 elif id(region) in outermost and read.flat.shape[1] >= MIN_UNREAD_WIDTH * read.flat.shape[0]:
                     # a card (or a fan) lying in the zone with no index read: a card not read, not nothing
                     readings.append(CardReading(UNREADABLE, 0.0, map_box(inverse, region.box)))
@@ -127,6 +129,23 @@ class TableReader:
         if outside:
             out[OUTSIDE] = self._outside(frame)
         return out
+
+    def _read(self, view: np.ndarray, region: Region) -> RegionRead:
+        """One region of a seat's upright view read upright. A card whose index was not read makes the seat lay
+        its cards again ("seen but not read"), so before saying so the region gets a second look that takes fainter
+        ink (pale, thin print), kept when it leaves fewer cards unread and reads again every card read surely."""
+        # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
+        # its seat upright
+        read = self.reader.read_region(view, region, turns=(0,))
+        unread = _cards_unread(read)
+        if not unread:
+            return read
+        second = self.reader.read_region(view, region, turns=(0,), faint=True)
+        if _cards_unread(second) >= unread:
+            return read
+        sure = self.reader.sure
+        again = Counter(r.card for r in second.readings if r.confidence >= sure)
+        return read if Counter(r.card for r in read.readings if r.confidence >= sure) - again else second
 
     def _outside(self, frame: np.ndarray) -> list[CardReading]:
         """Sure readings of cards outside every zone (an exposed card is a foul: no seat's hand can settle an
@@ -160,15 +179,32 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
     return float(blocks.max()) <= STILL_CHANGE
 
 
-def _with_unread(found: list[CardReading], read: RegionRead, region: Region, inverse: np.ndarray,
-                 ) -> list[CardReading]:
-    """``found`` with an ``UNREADABLE`` reading (confidence 0) wherever the fan's shape says a card is whose
-    index was not read (:func:`vision.counting.missing_cards`)."""
-    if not found or len(read.flat_boxes) != len(found):
-        return found
+def _unread_places(read: RegionRead) -> tuple[int, int, list[int]] | None:
+    """Where the fan's shape says cards lie whose index was not read (:func:`vision.counting.missing_cards`:
+    before the first index read, after the last, and after each), or None where nothing was read."""
+    if not read.readings or len(read.flat_boxes) != len(read.readings):
+        return None
     height, width = read.flat.shape[:2]
-    xs = [box[0] for box in read.flat_boxes]
-    before, after, between = missing_cards(xs, float(width), float(height))
+    return missing_cards([box[0] for box in read.flat_boxes], float(width), float(height))
+
+
+def _cards_unread(read: RegionRead) -> int:
+    """How many cards of the region ``read`` read no index of: one when nothing was read, else those the fan's
+    shape says are there."""
+    places = _unread_places(read)
+    if places is None:
+        return 1 if not read.readings else 0
+    before, after, between = places
+    return before + after + sum(between)
+
+
+def _with_unread(found: list[CardReading], places: tuple[int, int, list[int]] | None, region: Region,
+                 inverse: np.ndarray) -> list[CardReading]:
+    """``found`` with an ``UNREADABLE`` reading (confidence 0) at each of the ``places`` (:func:`_unread_places`)
+    where a card lies whose index was not read."""
+    if places is None:
+        return found
+    before, after, between = places
     if not (before or after or any(between)):
         return found
     unread = CardReading(UNREADABLE, 0.0, map_box(inverse, region.box))  # where the fan is, in the frame

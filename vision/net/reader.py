@@ -16,7 +16,6 @@ scores both on the real photos, ``bench/table_reading.py --deck held-out`` at th
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -24,7 +23,6 @@ import cv2
 import numpy as np
 
 from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, top_level
-from ..counting import missing_cards
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
 from ..polarity import is_light_on_dark, turn_over
@@ -107,25 +105,6 @@ def _best_turn(reads: list[RegionRead]) -> RegionRead:
     return best
 
 
-def _cards_unread(read: RegionRead) -> int:
-    """How many cards of the region ``read`` read no index of: all of it when nothing was read, else those the
-    fan's shape says are there (``vision.counting.missing_cards``)."""
-    if not read.readings:
-        return 1
-    height, width = read.flat.shape[:2]
-    before, after, between = missing_cards([box[0] for box in read.flat_boxes], float(width), float(height))
-    return before + after + sum(between)
-
-
-def _reads_more(second: RegionRead, first: RegionRead, sure: float) -> bool:
-    """Whether a second look at a region reads it better than the first: fewer cards left unread, and every card
-    the first read surely read so again."""
-    if _cards_unread(second) >= _cards_unread(first):
-        return False
-    left = Counter(r.card for r in second.readings if r.confidence >= sure)
-    return not Counter(r.card for r in first.readings if r.confidence >= sure) - left
-
-
 def reading_of(s: Sighting) -> CardReading:
     return CardReading(s.card, s.confidence, s.box, s.candidates)
 
@@ -148,19 +127,13 @@ class CardReader:
         return self.net.accept
 
     def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
-                    accept: float | None = None) -> RegionRead:
+                    accept: float | None = None, faint: bool = False) -> RegionRead:
         """Read one region in each of ``turns`` and keep the turn that reads best (readings at least ``accept``
-        sure; by default the model's threshold, or ``SIGHTING_FLOOR`` for the table's reader)."""
+        sure; by default the model's threshold, or ``SIGHTING_FLOOR`` for the table's reader). ``faint``: fainter
+        ink counts too (the table's second look where a card's index was not read, ``vision.table``)."""
         if accept is None and self.unsure:
             accept = min(SIGHTING_FLOOR, self.net.accept)
-        best = _best_turn([self._read_turn(image, region, turn, accept) for turn in turns])
-        if self.unsure and _cards_unread(best):
-            # the table's reader: a card whose index was not read makes the seat lay its cards again ("seen but not
-            # read"); a second look takes fainter ink (pale thin print) before saying so
-            second = _best_turn([self._read_turn(image, region, turn, accept, faint=True) for turn in turns])
-            if _reads_more(second, best, self.net.accept):
-                return second
-        return best
+        return _best_turn([self._read_turn(image, region, turn, accept, faint) for turn in turns])
 
     def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None,
                    faint: bool = False) -> RegionRead:

@@ -179,30 +179,3 @@ def test_a_pair_of_jokers_whose_face_says_joker_is_two_cards_at_the_table(deck: 
     camera.lay("S", ["HR", "HR"])
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
     assert [r.card for r in got if r.confidence >= net.sure] == ["HR", "HR"], got
-
-
-def test_a_pale_thin_index_nothing_was_read_on_gets_a_second_look_at_the_table() -> None:
-    """lato-italic's light grey queen of clubs alone in a zone: its thin "Q" fades below the ink mask's usual
-    contrast and nothing was read ("a card seen but not read", three times running in bench/simulate.py); the
-    table's reader looks again at fainter ink before saying so."""
-    from hardware.cameras.simulated import SimulatedTableCamera
-    from vision.table import TableReader
-
-    net = CardReader(unsure=True)
-    camera = SimulatedTableCamera(seed=1, deck="lato-italic")
-    camera.lay("W", ["CQ"])
-    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["W"]
-    assert [(r.card, r.confidence >= net.sure) for r in got] == [("CQ", True)], got
-
-
-def test_a_fan_with_a_card_left_unread_gets_a_second_look_at_the_table() -> None:
-    """lato-italic's pale straight: one index fades below the ink mask's usual contrast, and the fan's count put an
-    unreadable card in its place; the second look at fainter ink reads the whole fan."""
-    from hardware.cameras.simulated import SimulatedTableCamera
-    from vision.table import TableReader
-
-    net = CardReader(unsure=True)
-    camera = SimulatedTableCamera(seed=12, deck="lato-italic")
-    camera.lay("S", ["D5", "H6", "D7", "S8", "S9"])
-    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
-    assert [r.card for r in got] == ["D5", "H6", "D7", "S8", "S9"], got
