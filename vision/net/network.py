@@ -19,11 +19,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-try:  # optional: a faster runtime where it is installed
-    import onnxruntime as ort
-except ImportError:  # pragma: no cover - the table runs the model with OpenCV alone
-    ort = None
-
 from ..types import CARD_CODES
 from .proposals import normalise
 
@@ -56,8 +51,11 @@ class IndexNet:
             raise ModelMissingError(f"cannot read the card index network's classes {path.with_suffix('.json')}: "
                                     f"{exc}") from exc
         if runtime == "onnxruntime":
-            if ort is None:
-                raise ModelMissingError("onnxruntime is not installed (pip install onnxruntime), use runtime opencv")
+            try:  # optional, and imported only when asked for: loaded, it holds about 18 MB the table does not use
+                import onnxruntime as ort
+            except ImportError as exc:
+                raise ModelMissingError("onnxruntime is not installed (pip install onnxruntime), use runtime "
+                                        "opencv") from exc
             options = ort.SessionOptions()
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1

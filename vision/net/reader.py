@@ -39,6 +39,11 @@ SINGLE_CARD_WIDTH = 0.85
 CANDIDATES = 3
 #: how sure a sighting must be to be weighed at all, before the corners of each card are weighed together
 SIGHTING_FLOOR = 0.5
+#: how sure a reading must be for the table's reader to report it (unsure, with its candidates, for the seat's hand
+#: to settle): under one half, because the model is the mean of two networks, and where each is sure of a
+#: different card (a clubs three read by one as the spades three) both cards come out just under one half. Dropped,
+#: such a card left a triple read surely as a pair, a play taken silently (2 of 300 builtin frames)
+TABLE_FLOOR = 0.45
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ class CardReader:
     """Reads card indices with the index network.
 
     ``unsure=True`` makes the table's reader: ``read_region`` then also reports readings from
-    ``SIGHTING_FLOOR`` up, with their candidates, and the table takes only those at least ``sure`` without a
+    ``TABLE_FLOOR`` up, with their candidates, and the table takes only those at least ``sure`` without a
     check (an unsure one is chosen among its candidates by what the seat holds, or the cards are laid again).
     Dropping them instead leaves the play a card short, and a short play is taken silently or as a foul."""
 
@@ -129,10 +134,10 @@ class CardReader:
     def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
                     accept: float | None = None, faint: bool = False) -> RegionRead:
         """Read one region in each of ``turns`` and keep the turn that reads best (readings at least ``accept``
-        sure; by default the model's threshold, or ``SIGHTING_FLOOR`` for the table's reader). ``faint``: fainter
+        sure; by default the model's threshold, or ``TABLE_FLOOR`` for the table's reader). ``faint``: fainter
         ink counts too (the table's second look where a card's index was not read, ``vision.table``)."""
         if accept is None and self.unsure:
-            accept = min(SIGHTING_FLOOR, self.net.accept)
+            accept = min(TABLE_FLOOR, self.net.accept)
         return _best_turn([self._read_turn(image, region, turn, accept, faint) for turn in turns])
 
     def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from hardware.cameras.simulated import held_out_decks, load_deck
+from vision.geometry import find_regions
 from vision.net.reader import CardReader
 from vision.render import light_scene, paste_card, table_cloth
 from vision.types import normalise_label
@@ -179,3 +180,22 @@ def test_a_pair_of_jokers_whose_face_says_joker_is_two_cards_at_the_table(deck: 
     camera.lay("S", ["HR", "HR"])
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
     assert [r.card for r in got if r.confidence >= net.sure] == ["HR", "HR"], got
+
+
+FRAMES = Path(__file__).parent / "frames"
+
+
+@pytest.mark.parametrize(("frame", "laid"), [("builtin-d3-c3-s3", ["D3", "C3", "S3"]),
+                                             ("builtin-st-ct-ct", ["ST", "CT", "CT"])])
+def test_a_card_the_two_networks_read_as_two_different_cards_is_reported_unsure(frame: str, laid: list[str]) -> None:
+    """Two zone views from bench/table_reading.py (builtin designs): the middle card's index, plain to the eye, is
+    read by one of the model's two networks as one card and by the other as another, so each comes out just under
+    one half. Left out, the triple read surely as a pair was a legal play and was taken silently; the table's
+    reader reports it, unsure, with both cards among its candidates, for the seat's hand to settle."""
+    view = cv2.imread(str(FRAMES / f"{frame}.png"))
+    [region] = find_regions(view, min_area_frac=0.02)
+    net = CardReader(unsure=True)
+    read = net.read_region(view, region, turns=(0,))
+    assert [r.confidence >= net.sure for r in read.readings] == [True, False, True], read.readings
+    assert [read.readings[0].card, read.readings[2].card] == [laid[0], laid[2]]
+    assert laid[1] in {code for code, _ in read.readings[1].candidates}
