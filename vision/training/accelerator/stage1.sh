@@ -3,22 +3,11 @@
 # along): unpack the rendered sets, time an epoch, then stage 1 of both members at once (train.sh ONLY=stage1) with
 # as many epochs as fit B1 seconds (at most MAXE1). Models and logs in $OUT (stage1.tgz); the sets stay in $W for
 # stage2.sh.
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-OUT=${OUT:-/tmp/accelerator-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-W=${W:-/tmp/guandan-accelerator}; DEV=${DEV:-cuda}
-mkdir -p "$W"
-t0=$(date +%s)
+source "$(dirname "$0")/common.sh"
 nvidia-smi -L
 python3 -c "import torch, onnx, cv2; print(torch.__version__, torch.cuda.is_available(), onnx.__version__, cv2.__version__)"
-for f in "${PACKS:-.accelerator/stage1}"/*.pack.npz; do
-    python3 -m vision.training.window_pack unpack "$f" "$W/$(basename "$f" .pack.npz).npz" &
-done
-wait
+unpack_all "${PACKS:-.accelerator/stage1}"
 ls -la "$W"
-echo "unpacked after $(( $(date +%s) - t0 )) s"
 python3 -m vision.training.train_net "$W/dark.npz" --held "$W/held.npz" --epochs 3 --device "$DEV" \
     --out /tmp/probe.onnx 2>&1 | grep -v -i "warn\|torch.onnx.export" | tee "$W/probe.log"
 E1=$(python3 - "$W/probe.log" "${B1:-270}" "${MAXE1:-30}" <<'PY'

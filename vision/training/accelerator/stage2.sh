@@ -4,21 +4,11 @@
 # beside them, stage 2 for the CPU recipe's 3 epochs (stage2a3, stage2b3), so that the calibration photos can tell
 # whether the longer one helps. Models and logs in $OUT (stage2.tgz). Then, where the photos are:
 # vision.training.ensemble and vision.training.choose_threshold (train.sh's last steps).
-set -uo pipefail
-cd "$(dirname "$0")/../../.."
-OUT=${OUT:-/tmp/accelerator-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-W=${W:-/tmp/guandan-accelerator}; DEV=${DEV:-cuda}
-t0=$(date +%s)
+source "$(dirname "$0")/common.sh"
 if [ ! -f "$W/stage1a.onnx" ] || [ ! -f "$W/stage1b.onnx" ] || [ ! -f "$W/train1.npz" ]; then
     echo "stage1.sh has not run on this machine: its sets and models are not in $W"; exit 3
 fi
-for f in "${PACKS:-.accelerator/stage2}"/*.pack.npz; do
-    python3 -m vision.training.window_pack unpack "$f" "$W/$(basename "$f" .pack.npz).npz" &
-done
-wait
-echo "unpacked after $(( $(date +%s) - t0 )) s"
+unpack_all "${PACKS:-.accelerator/stage2}"
 DEVICE=$DEV EPOCHS2=${E2:-8} PARALLEL=1 ONLY=networks PY=python3 THREADS=4 WORK=$W \
     timeout "${T2:-240}" bash vision/training/train.sh 2>&1 | grep -v -i "warn\|torch.onnx.export" | tee "$OUT/stage2.log"
 echo "train.sh rc=${PIPESTATUS[0]} after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/stage2.log"
