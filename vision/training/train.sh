@@ -14,7 +14,8 @@
 # On an accelerator: DEVICE=cuda EPOCHS1=24 EPOCHS2=8 PARALLEL=1 vision/training/train.sh (the two members train at
 # once). A machine without the font and card-art packages trains from sets made elsewhere: put them in $WORK
 # (window_pack.py carries them packed) and set ONLY=networks to stop before the steps that read the real photos
-# (ONLY=stage1: after stage 1).
+# (ONLY=stage1: after stage 1). ONLY=data makes every set and stops, the real photos' windows labelled by the
+# committed stage 1 (vision/data/index_net_rendered.onnx) instead of this run's: what accelerator/pack.sh packs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
@@ -42,6 +43,14 @@ data train1.npz --scenes-per-deck 10 --seed 1
 data train2.npz --scenes-per-deck 10 --seed 2 --text-share 0.3
 data dark.npz --dark --scenes-per-deck 3 --seed 11
 data jokers.npz --cards SB,HR --scenes-per-deck 3 --seed 7 --text-share 0.3
+real() {  # real PART OUT TEACHER: the real photos' windows of one part of the split, made once
+    [ -f "$WORK/$2" ] || $RUN vision.training.real_data "$WORK/$2" --part "$1" --teacher "$3"
+}
+if [ "$ONLY" = data ]; then
+    real train real_train.npz "$STAGE1"
+    real calibration real_cal.npz "$STAGE1"
+    exit 0
+fi
 # stage 1, twice from different seeds (the two members of the ensemble); member A's is the teacher below
 train() {  # train OUT ARGS...: one train_net.py run, kept
     local out=$1
@@ -68,8 +77,8 @@ both S1A S1B
 [ "$ONLY" = stage1 ] && exit 0
 # the real photos' windows, labelled from their boxes; stage 1 says which way is up where a card's second corner
 # is out of sight, and every "no index" window it reads as a card is kept (hard negatives)
-[ -f "$WORK/real_train.npz" ] || $RUN vision.training.real_data "$WORK/real_train.npz" --part train --teacher "$WORK/stage1a.onnx"
-[ -f "$WORK/real_cal.npz" ] || $RUN vision.training.real_data "$WORK/real_cal.npz" --part calibration --teacher "$WORK/stage1a.onnx"
+real train real_train.npz "$WORK/stage1a.onnx"
+real calibration real_cal.npz "$WORK/stage1a.onnx"
 # stage 2: each member fine-tuned on the real windows beside rendered ones, its temperature fitted on the
 # calibration windows
 REAL=(--real "$WORK/real_train.npz" --real-repeat 2 --calibration "$WORK/real_cal.npz" --epochs "$EPOCHS2" --lr 5e-4)
