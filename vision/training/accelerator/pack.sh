@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Pack the window sets train.sh made in $WORK (ONLY=data bash vision/training/train.sh makes them and stops) for
-# an accelerator that cannot render (no font or card-art packages) and takes a limited upload: .accelerator/stage1 (the rendered sets, each with the "no index" windows training
-# would drop left out, JPEG quality 85, and 5,000/3,000-window samples of the held-out sets that watch training's
-# progress: about 49 MB) and .accelerator/stage2 (the real photos' windows, quality 90: about 23 MB).
+# an accelerator that cannot render (no font or card-art packages) and takes a limited upload:
+# .accelerator/stage1 holds the rendered sets, each without the "no index" windows training would drop, at JPEG
+# quality 85, and 5,000/3,000-window samples of the held-out sets that watch training's progress (about 49 MB);
+# .accelerator/stage2 the real photos' windows at quality 90 (about 23 MB).
 # Then stage1.sh and stage2.sh there, in that order, on the same machine (see vision/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
