@@ -107,11 +107,11 @@ class TableReader:
             regions = find_regions(view, min_area_frac=0.02)
             outermost = {id(r) for r in top_level(regions)}
             for region in regions:
-                read = self._read(view, region)
+                read, places = self._read(view, region)
                 found = [CardReading(r.card, r.confidence, map_box(inverse, r.box), r.candidates)
                          for r in read.readings]
                 if found:
-                    readings.extend(_with_unread(found, _unread_places(read), region, inverse))
+                    readings.extend(_with_unread(found, places, region, inverse))
                 elif id(region) in outermost and read.flat.shape[1] >= MIN_UNREAD_WIDTH * read.flat.shape[0]:
                     # a card (or a fan) lying in the zone with no index read: a card not read, not nothing
                     readings.append(CardReading(UNREADABLE, 0.0, map_box(inverse, region.box)))
@@ -130,22 +130,27 @@ class TableReader:
             out[OUTSIDE] = self._outside(frame)
         return out
 
-    def _read(self, view: np.ndarray, region: Region) -> RegionRead:
-        """One region of a seat's upright view read upright. A card whose index was not read makes the seat lay
-        its cards again ("seen but not read"), so before saying so the region gets a second look that takes fainter
-        ink (pale, thin print), kept when it leaves fewer cards unread and reads again every card read surely."""
+    def _read(self, view: np.ndarray, region: Region) -> tuple[RegionRead, UnreadPlaces | None]:
+        """One region of a seat's upright view read upright, with where its fan's shape says cards lie whose
+        index was not read (:func:`_unread_places`). Such a card makes the seat lay its cards again ("seen but not
+        read"), so before saying so the region gets a second look that takes fainter ink (pale, thin print), kept
+        when it leaves fewer cards unread and reads again every card read surely."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
         read = self.reader.read_region(view, region, turns=(0,))
-        unread = _cards_unread(read)
+        places = _unread_places(read)
+        unread = _cards_unread(read, places)
         if not unread:
-            return read
+            return read, places
         second = self.reader.read_region(view, region, turns=(0,), faint=True)
-        if _cards_unread(second) >= unread:
-            return read
+        second_places = _unread_places(second)
+        if _cards_unread(second, second_places) >= unread:
+            return read, places
         sure = self.reader.sure
         again = Counter(r.card for r in second.readings if r.confidence >= sure)
-        return read if Counter(r.card for r in read.readings if r.confidence >= sure) - again else second
+        if Counter(r.card for r in read.readings if r.confidence >= sure) - again:
+            return read, places
+        return second, second_places
 
     def _outside(self, frame: np.ndarray) -> list[CardReading]:
         """Sure readings of cards outside every zone (an exposed card is a foul: no seat's hand can settle an
@@ -179,26 +184,29 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
     return float(blocks.max()) <= STILL_CHANGE
 
 
-def _unread_places(read: RegionRead) -> tuple[int, int, list[int]] | None:
-    """Where the fan's shape says cards lie whose index was not read (:func:`vision.counting.missing_cards`:
-    before the first index read, after the last, and after each), or None where nothing was read."""
+#: cards whose index was not read: before the first index read, after the last, and after each
+UnreadPlaces = tuple[int, int, list[int]]
+
+
+def _unread_places(read: RegionRead) -> UnreadPlaces | None:
+    """Where the fan's shape says cards lie whose index was not read (:func:`vision.counting.missing_cards`),
+    or None where nothing was read (or the readings and their boxes do not match)."""
     if not read.readings or len(read.flat_boxes) != len(read.readings):
         return None
     height, width = read.flat.shape[:2]
     return missing_cards([box[0] for box in read.flat_boxes], float(width), float(height))
 
 
-def _cards_unread(read: RegionRead) -> int:
+def _cards_unread(read: RegionRead, places: UnreadPlaces | None) -> int:
     """How many cards of the region ``read`` read no index of: one when nothing was read, else those the fan's
-    shape says are there."""
-    places = _unread_places(read)
+    shape says are there (its ``places``)."""
     if places is None:
         return 1 if not read.readings else 0
     before, after, between = places
     return before + after + sum(between)
 
 
-def _with_unread(found: list[CardReading], places: tuple[int, int, list[int]] | None, region: Region,
+def _with_unread(found: list[CardReading], places: UnreadPlaces | None, region: Region,
                  inverse: np.ndarray) -> list[CardReading]:
     """``found`` with an ``UNREADABLE`` reading (confidence 0) at each of the ``places`` (:func:`_unread_places`)
     where a card lies whose index was not read."""
