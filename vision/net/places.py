@@ -62,13 +62,19 @@ def plausible_starts(found: list[IndexSeen]) -> list[IndexSeen]:
     return [f for f in kept if f.card in JOKERS or f.glyph.h >= SHORT_GLYPH * median]
 
 
+#: the "0" of a "10" starts less than this many glyph heights right of its "1" (a loose "10" about 1.0, a tight one
+#: about 0.6); the next card's index cannot start there, since the whole "10" it would cover was read (about 1.8)
+TEN_SECOND_GLYPH = 1.3
+
+
 def without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
-    """Drop a reading that starts on the "0" of a "10" read just left of it (ordered left to right)."""
+    """Drop a reading that starts on the "0" of a "10" read just left of it (ordered left to right): a "0" is
+    read as a queen, so a ten read surely was a ten and a queen too."""
     kept: list[IndexSeen] = []
     for f in found:
         last = kept[-1] if kept else None
         if last is not None and last.card[1:] == "T" and abs(f.glyph.y - last.glyph.y) < 0.5 * last.glyph.h \
-                and 0 <= f.glyph.x - last.glyph.x < 0.9 * last.glyph.h:
+                and 0 <= f.glyph.x - last.glyph.x < TEN_SECOND_GLYPH * last.glyph.h:
             continue
         kept.append(f)
     return kept

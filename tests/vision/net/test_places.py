@@ -9,6 +9,7 @@ from vision.net.places import (
     plausible_starts,
     without_joker_columns,
     without_joker_words,
+    without_second_glyphs,
 )
 
 
@@ -81,3 +82,17 @@ def test_the_word_on_a_jokers_face_is_not_another_joker() -> None:
     assert without_joker_words([first, second, word]) == [first, second]
     lower_card = seen("HR", 150, 30, 7, 15)  # a fan sloping down: the next index is lower, but of index size
     assert without_joker_words([first, second, lower_card]) == [first, second, lower_card]
+
+
+def test_the_zero_of_a_ten_starts_no_index_but_the_next_card_after_it_does() -> None:
+    """A "0" a glyph's height right of a ten's "1" (a loose "10") is the ten's; an index starting where the whole
+    "10" would have been covered is the next card's, and a "0" right of anything but a ten is left alone."""
+
+    def seen(card: str, x: int) -> IndexSeen:
+        return IndexSeen(card, 1.0, ((card, 1.0),), Glyph(x, 20, 27, 33))
+
+    loose = [seen("DT", 16), seen("DQ", 49), seen("HT", 114), seen("HQ", 148)]
+    assert [s.card for s in without_second_glyphs(loose)] == ["DT", "HT"]
+    fanned = [seen("DT", 16), seen("SQ", 16 + 57), seen("H9", 140), seen("HQ", 140 + 33)]  # 1.7 heights on
+    assert [s.card for s in without_second_glyphs(fanned)] == ["DT", "SQ", "H9", "HQ"]
+

@@ -199,3 +199,14 @@ def test_a_card_the_two_networks_read_as_two_different_cards_is_reported_unsure(
     assert [r.confidence >= net.sure for r in read.readings] == [True, False, True], read.readings
     assert [read.readings[0].card, read.readings[2].card] == [laid[0], laid[2]]
     assert laid[1] in {code for code, _ in read.readings[1].candidates}
+
+
+def test_the_zero_of_a_loosely_set_ten_is_no_queen() -> None:
+    """arimo-four-colour (held out) sets "10" loose: its "0" starts a glyph's height right of the "1" and was read
+    as a queen of the same suit, so DT HT was seen as DT DQ HT HQ (the queens one sure, one not). A zone view from
+    bench/table_reading.py."""
+    view = cv2.imread(str(FRAMES / "arimo-four-colour-dt-ht.png"))
+    [region] = find_regions(view, min_area_frac=0.02)
+    net = CardReader(unsure=True)
+    read = net.read_region(view, region, turns=(0,))
+    assert [(r.card, r.confidence >= net.sure) for r in read.readings] == [("DT", True), ("HT", True)]
