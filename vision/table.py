@@ -134,7 +134,9 @@ class TableReader:
         """One region of a seat's upright view read upright, with where its fan's shape says cards lie whose
         index was not read (:func:`_unread_places`). Such a card makes the seat lay its cards again ("seen but not
         read"), so before saying so the region gets a second look that takes fainter ink (pale, thin print), kept
-        when it leaves fewer cards unread and reads again every card read surely."""
+        when it leaves fewer cards unread, accounts for as many cards (read or unread) and reads again every card
+        read surely. Fewer cards read can seem fewer unread: with two indices far apart the fan's count cannot
+        tell a loose fan from one with cards hidden between (a full house read as its first and last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
         read = self.reader.read_region(view, region, turns=(0,))
@@ -144,7 +146,8 @@ class TableReader:
             return read, places
         second = self.reader.read_region(view, region, turns=(0,), faint=True)
         second_places = _unread_places(second)
-        if _cards_unread(second, second_places) >= unread:
+        second_unread = _cards_unread(second, second_places)
+        if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
             return read, places
         sure = self.reader.sure
         again = Counter(r.card for r in second.readings if r.confidence >= sure)

@@ -152,3 +152,16 @@ def test_a_fan_with_a_card_left_unread_gets_a_second_look_at_the_table() -> None
     camera.lay("S", ["D5", "H6", "D7", "S8", "S9"])
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
     assert [r.card for r in got] == ["D5", "H6", "D7", "S8", "S9"], got
+
+
+def test_a_second_look_that_reads_fewer_cards_is_not_taken() -> None:
+    """roboto-condensed's full house S3 D3 C5 S5 D5 (camera seed 31): the first look read S3, S5 (unsure) and D5
+    and the fan's count put two unread cards between S3 and S5; the faint look read S3 and D5 alone, and with two
+    indices far apart the count cannot tell a loose fan from cards hidden between, so it seemed to leave none
+    unread. Taken, that was a sure reading of two cards: a foul called on a legal play (bench/simulate.py)."""
+    net = NetCardReader(unsure=True)
+    camera = SimulatedTableCamera(seed=31, deck="roboto-condensed")
+    camera.lay("S", ["S3", "D3", "C5", "S5", "D5"])
+    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
+    assert len(got) == 5, got
+    assert [r.card for r in got if r.confidence >= net.sure] == ["S3", "D5"]  # the rest unsure or unread: laid again
