@@ -113,8 +113,8 @@ def main() -> int:
             rng.shuffle(pack)
             hand = pack[:27]
             play = rng.choice(list(legal_plays(hand, LEVEL, None)))
-            truth = [c.code.replace("10", "T") for c in play.cards]
-        held = Counter(c.code.replace("10", "T") for c in hand)
+            truth = [c.code for c in play.cards]
+        held = Counter(c.code for c in hand)
         seat = rng.choice("SENW")
         camera.clear()
         camera.lay(seat, truth)
