@@ -7,7 +7,9 @@ zone of a seat that is not on turn, or outside every zone, are reported as possi
 observation carries the readings' confidences and is flagged when any of them is low or a card was seen but not
 read (``UNREADABLE``). With ``patience`` a set that settles flagged is held back for up to that many frames,
 in case a sure reading of the zone follows (sensor noise differs from frame to frame): about a third of unsure
-plays then read surely half a second later, instead of calling the referee.
+plays then read surely half a second later, instead of calling the referee. With ``early`` an unsure play on
+turn is also reported at once, marked ``provisional``: the table takes it then if the seat's hand settles it (one
+held, legal reading is by far the most probable), so only the plays it cannot settle wait for the sure frame.
 """
 
 from __future__ import annotations
@@ -33,11 +35,13 @@ class Observation:
     flagged: bool
     #: per card, the reader's best candidates (code, probability) in the settling frame, surest first
     candidates: tuple[tuple[tuple[str, float], ...], ...] = ()
+    #: an unsure play still held back: more frames may read it surely, and it is reported again either way
+    provisional: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "zone": self.zone, "cards": list(self.cards),
                 "confidences": [round(c, 4) for c in self.confidences], "flagged": self.flagged,
-                "candidates": [[list(x) for x in c] for c in self.candidates]}
+                "candidates": [[list(x) for x in c] for c in self.candidates], "provisional": self.provisional}
 
 
 @dataclass
@@ -47,14 +51,17 @@ class _ZoneState:
     confidences: list[tuple[float, ...]] = field(default_factory=list)
     reported: tuple[str, ...] = ()
     waited: int = 0
+    provisional: tuple[str, ...] = ()
 
 
 class Stabiliser:
     """Feed one table reading per frame to ``update``; it returns the observations that frame settles."""
 
-    def __init__(self, frames: int = 3, patience: int = 0, min_confidence: float = LOW_CONFIDENCE) -> None:
+    def __init__(self, frames: int = 3, patience: int = 0, min_confidence: float = LOW_CONFIDENCE,
+                 early: bool = False) -> None:
         """``min_confidence``: below it a card is unsure (held back up to ``patience`` frames, then reported
-        unsure); the table's ``camera.min_confidence``, the same threshold the table judges a play by."""
+        unsure); the table's ``camera.min_confidence``, the same threshold the table judges a play by.
+        ``early``: an unsure play held back is also reported at once as ``provisional``."""
         if frames < 1 or patience < 0:
             raise ValueError("frames must be at least 1 and patience at least 0")
         if not 0 <= min_confidence <= 1:
@@ -62,6 +69,7 @@ class Stabiliser:
         self.frames = frames
         self.patience = patience
         self.min_confidence = min_confidence
+        self.early = early
         self._zones: dict[str, _ZoneState] = {}
 
     def update(self, readings: Mapping[str, Sequence[CardReading]], on_turn: str | None) -> list[Observation]:
@@ -77,7 +85,7 @@ class Stabiliser:
                 state.candidate, state.streak = codes, 1
                 state.confidences = [tuple(r.confidence for r in cards)]
             if not codes:
-                state.waited = 0
+                state.waited, state.provisional = 0, ()
             if state.streak < self.frames or codes == state.reported:
                 continue
             if not codes:
@@ -89,21 +97,22 @@ class Stabiliser:
             recent = state.confidences[-self.frames:]
             confidences = tuple(min(c[i] for c in recent) for i in range(len(codes)))
             unsure = UNREADABLE in codes or any(c < self.min_confidence for c in confidences)
+            kind = PLAY if zone == on_turn else EXPOSED
             if unsure and state.waited < self.patience:
                 state.waited += 1  # held back: a sure reading may follow
+                if self.early and kind == PLAY and codes != state.provisional:
+                    state.provisional = codes  # meanwhile the table may settle it by the seat's hand
+                    out.append(_observation(PLAY, zone, cards, codes, confidences, list(range(len(codes))),
+                                            self.min_confidence, provisional=True))
                 continue
             if not unsure and state.streak > self.frames and state.waited == 0:
                 continue  # settled long ago and already judged (a set is reported once)
-            state.waited = 0
-            kind = PLAY if zone == on_turn else EXPOSED
+            state.waited, state.provisional = 0, ()
             keep = _added(state.reported, codes) if kind == EXPOSED else list(range(len(codes)))
             state.reported = codes
             if not keep:
                 continue
-            out.append(Observation(kind, zone, tuple(codes[i] for i in keep), tuple(confidences[i] for i in keep),
-                                   any(confidences[i] < self.min_confidence or codes[i] == UNREADABLE
-                                       for i in keep),
-                                   tuple(cards[i].candidates or ((codes[i], confidences[i]),) for i in keep)))
+            out.append(_observation(kind, zone, cards, codes, confidences, keep, self.min_confidence))
         return sorted(out, key=lambda o: o.zone)
 
     @property
@@ -117,6 +126,15 @@ class Stabiliser:
             self._zones.clear()
         else:
             self._zones.pop(zone, None)
+
+
+def _observation(kind: str, zone: str, cards: Sequence[CardReading], codes: tuple[str, ...],
+                 confidences: tuple[float, ...], keep: list[int], min_confidence: float,
+                 provisional: bool = False) -> Observation:
+    """The observation of the cards at ``keep``, flagged when one is unsure or was not read."""
+    return Observation(kind, zone, tuple(codes[i] for i in keep), tuple(confidences[i] for i in keep),
+                       any(confidences[i] < min_confidence or codes[i] == UNREADABLE for i in keep),
+                       tuple(cards[i].candidates or ((codes[i], confidences[i]),) for i in keep), provisional)
 
 
 def _added(before: tuple[str, ...], after: tuple[str, ...]) -> list[int]:

@@ -59,7 +59,8 @@ class CameraZones:
         once ``tracker`` (a :class:`vision.tracking.CalibrationTracker`) has seen the markers. An unsure set
         (a card under ``min_confidence``: the table's ``camera.min_confidence``, else the card reader's own
         ``sure``; the controller judges plays by the same, :attr:`min_confidence`) waits up to
-        ``unsure_wait_frames`` frames for a sure reading before it goes to the referee."""
+        ``unsure_wait_frames`` frames for a sure reading before it goes to the referee; meanwhile it is offered to
+        the controller as provisional, which takes it at once if the seat's hand settles it."""
         from vision.stabiliser import Stabiliser
 
         self.camera = camera
@@ -72,7 +73,8 @@ class CameraZones:
         self._last_good = clock()
         self._last_reopen = 0.0
         self.min_confidence = min_confidence
-        self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames, min_confidence=min_confidence)
+        self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames, min_confidence=min_confidence,
+                                     early=True)
         self.stable_frames = stable_frames
         self.period = 1.0 / fps if fps > 0 else 0.0
         self.simulated = simulated
@@ -305,7 +307,8 @@ class CameraZones:
             candidates = [[(code, round(float(p), 4)) for code, p in obs.candidates[i]] for i in read] \
                 if len(obs.candidates) == len(obs.cards) else []
             self.feed(CardsSeen(obs.zone, cards, round(confidence, 4), self.frames,
-                                unreadable=len(obs.cards) - len(cards), candidates=candidates))
+                                unreadable=len(obs.cards) - len(cards), candidates=candidates,
+                                provisional=obs.provisional))
 
     def _keep_evidence(self, frame: Any) -> None:
         """Keep a small copy of a frame that settled a reading: an alert about it shows it to the referee."""

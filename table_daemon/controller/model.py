@@ -100,6 +100,8 @@ class CardsSeen(Input):
     ``confidence`` is the lowest card confidence; ``unreadable`` counts card-like shapes it could not read;
     ``frame`` identifies the camera frame (evidence for alerts); ``candidates`` gives, for each card of
     ``cards``, the reader's best candidates ``[code, probability]``, surest first (may be empty).
+    ``provisional``: an unsure play the camera is still looking at (it reports the set again, sure or not, a few
+    frames later); the table takes it now only if the seat's hand settles it, and otherwise says nothing yet.
     """
 
     kind: ClassVar[str] = "cards_seen"
@@ -109,6 +111,7 @@ class CardsSeen(Input):
     frame: int = 0
     unreadable: int = 0
     candidates: list[list[tuple[str, float]]] = field(default_factory=list)
+    provisional: bool = False
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from .model import CardsSeen, Press
 from .seen_choice import SURE
 from .seen_choice import choose as choose_candidates
 from .seen_choice import sure as reading_is_sure
-from .state import TableState
+from .state import TableDeal, TableState
 from .steps import act_on, run_effects
 from .tribute import on_laid as tribute_laid
 from .tribute import on_press as tribute_press
@@ -47,6 +47,8 @@ Decided = tuple[Reading | None, tuple[Reading, ...], str]
 def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     d = c.deal
     evidence: dict[str, Any] = {"frame": e.frame, "seen": list(e.cards), "confidence": e.confidence}
+    if e.provisional and not may_settle_now(c, e):
+        return  # the camera reports this set again once it reads it surely or stops waiting: judged then
     if e.seat not in SEATS:  # the reader found cards outside every play zone
         if e.cards:
             c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
@@ -54,6 +56,8 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     st = d.state if d is not None else None
     in_play = d is not None and st is not None and c.phase == "playing" and st.phase not in (
         engine.TRIBUTE, engine.RETURNING)
+    if in_play and e.seat != st.to_move and d.zone_read_as.get(e.seat) == tuple(e.cards):
+        return  # the play lying there, read as when the table took it for the held cards it chose
     on_turn_play = in_play and d.pending_declare is None and e.seat == st.to_move
     if (e.unreadable or e.confidence < c.timing.min_confidence) and in_play and e.seat != st.to_move \
             and d.zone[e.seat]:
@@ -116,7 +120,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     if reading is None and candidates:
         d.pending_declare = {"seat": e.seat, "cards": [x.code for x in new], "frame": e.frame,
                              "candidates": [r.to_json() for r in candidates]}
-        d.zone[e.seat] = list(cards)
+        lay_in_zone(d, e, cards)
         c.emit("declare_needed", deal=d.number, seat=e.seat, cards=[x.code for x in new],
                candidates=[r.to_json() for r in candidates])
         c.set_turn(e.seat, "declare")
@@ -127,7 +131,32 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             c.alert("illegal_play", e.seat, why, {**evidence, "hand_size": len(st.hand(e.seat))})
         return
     if act_on(c, act.play(e.seat, new, reading), evidence):
-        d.zone[e.seat] = list(cards)
+        lay_in_zone(d, e, cards)
+
+
+def lay_in_zone(d: TableDeal, e: CardsSeen, cards: list[Card]) -> None:
+    """The cards taken as laid now lie in the seat's zone; what the reader read of them is kept when it chose
+    other candidates, so the camera's next report of the same reading is known for the same cards."""
+    d.zone[e.seat] = list(cards)
+    if [x.code for x in cards] != list(e.cards):
+        d.zone_read_as[e.seat] = tuple(e.cards)
+    else:
+        d.zone_read_as.pop(e.seat, None)
+
+
+def may_settle_now(c: TableState, e: CardsSeen) -> bool:
+    """Whether a provisional reading (an unsure play the camera still looks at) may be taken now: only a play on
+    turn, every card read and no more copies than the pack holds. It is then taken only if the seat's hand
+    settles it (:func:`choose_seen`, quietly); anything else waits for the camera's final report, so a
+    provisional reading never raises an alert."""
+    d = c.deal
+    st = d.state if d is not None else None
+    if d is None or st is None or c.phase != "playing" or st.phase in (engine.TRIBUTE, engine.RETURNING):
+        return False
+    if d.pending_declare is not None or e.seat != st.to_move or e.unreadable or not e.cards:
+        return False
+    cards = c.parse_seen(list(e.cards))
+    return cards is not None and all(n <= COPIES for n in Counter(x.code for x in cards).values())
 
 
 #: at most this many cards of a play may lie hidden under others in a tight fan (a bomb's cards, fanned close)
@@ -187,7 +216,7 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
     play: held and legal; a tribute or return: the card owed): the reader's first reading when it is sure
     enough and taken, else the most probable set of its candidates that is taken, if that is probable enough
     (``seen_choice``: an unsure first reading may be it). ``([], [])`` after raising ``misread`` when neither
-    will do; a first reading that is not taken comes back only when the reader is sure of it, for the caller to
+    will do (quietly for a provisional reading: the camera's final report is judged again); a first reading that is not taken comes back only when the reader is sure of it, for the caller to
     call the foul it is."""
     zone = c.deal.zone[e.seat]
     options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
@@ -208,6 +237,8 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
         if chosen != first:
             evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
         return laid, new_cards(zone, laid)
+    if e.provisional:
+        return [], []  # not settled by the hand: the camera's final report decides, alert and all
     if reading_is_sure(options, sure_at, e.confidence) and e.confidence >= c.timing.min_confidence:
         return cards, new_cards(zone, cards)  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",

@@ -91,6 +91,9 @@ class TableDeal:
     referee: list[dict[str, Any]] = field(default_factory=list)
     pending_declare: dict[str, Any] | None = None
     zone: dict[str, list[Card]] = field(default_factory=lambda: {s: [] for s in SEATS})
+    #: what the reader first read of a zone's cards, where the table took them as other candidates of that
+    #: reading (the seat's hand chose): the same reading again is the same cards, not new ones
+    zone_read_as: dict[str, tuple[str, ...]] = field(default_factory=dict)
     warned_at: float | None = None
     skip_trick: set[str] = field(default_factory=set)
     redeal_attempts: int = 0

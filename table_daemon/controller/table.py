@@ -66,7 +66,7 @@ class TableController(TableState):
         elif isinstance(event, HealthNotice):  # and of the table's hardware
             on_health_notice(self, event)
         elif self.phase == Phase.PAUSED and not isinstance(event, Tick):
-            if isinstance(event, CardsSeen) and event.cards:
+            if isinstance(event, CardsSeen) and event.cards and not event.provisional:
                 self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
                            {"frame": event.frame, "seen": event.cards})
         elif isinstance(event, DealerStarted):
@@ -82,6 +82,7 @@ class TableController(TableState):
         elif isinstance(event, ZoneCleared):
             if self.deal is not None:
                 self.deal.zone[event.seat] = []
+                self.deal.zone_read_as.pop(event.seat, None)
         elif isinstance(event, Press):
             on_press(self, event)
         elif isinstance(event, Tick):

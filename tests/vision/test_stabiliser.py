@@ -79,6 +79,37 @@ def test_an_unsure_set_waits_for_a_sure_reading_then_gives_up_flagged() -> None:
     assert seen[4][0].flagged and seen[4][0].cards == ("D7", "??")
 
 
+def test_early_an_unsure_play_is_offered_at_once_and_still_judged_when_the_wait_ends() -> None:
+    st = Stabiliser(frames=2, patience=3, early=True)
+    unsure = {"S": cards("H3", "H4", confidence=0.4)}
+    seen = [st.update(unsure, "S") for _ in range(7)]
+    assert [[o.provisional for o in s] for s in seen] == [[], [True], [], [], [False], [], []]
+    first, final = seen[1][0], seen[4][0]
+    assert (first.kind, first.cards, first.flagged) == (PLAY, ("H3", "H4"), True)
+    assert (final.kind, final.cards, final.flagged) == (PLAY, ("H3", "H4"), True)
+    assert first.to_json()["provisional"] is True and final.to_json()["provisional"] is False
+
+
+def test_early_a_set_that_reads_otherwise_while_waiting_is_offered_again_and_a_sure_one_ends_the_wait() -> None:
+    st = Stabiliser(frames=2, patience=5, early=True)
+    out = [st.update({"E": cards("C9", "C8", confidence=0.5)}, "E") for _ in range(2)]
+    assert [o.cards for o in out[1]] == [("C9", "C8")] and out[1][0].provisional
+    assert st.update({"E": cards("C9", "C8", confidence=0.5)}, "E") == []  # offered once per reading
+    st.update({"E": cards("C9", "C7", confidence=0.5)}, "E")
+    again = st.update({"E": cards("C9", "C7", confidence=0.5)}, "E")
+    assert [(o.cards, o.provisional) for o in again] == [(("C9", "C7"), True)]
+    st.update({"E": cards("C9", "C7")}, "E")
+    sure = st.update({"E": cards("C9", "C7")}, "E")
+    assert [(o.cards, o.flagged, o.provisional) for o in sure] == [(("C9", "C7"), False, False)]
+    assert not st.waiting
+
+
+def test_early_offers_nothing_for_a_seat_not_on_turn_nor_for_a_sure_play() -> None:
+    st = Stabiliser(frames=2, patience=3, early=True)
+    seen = [st.update({"N": cards("HR", confidence=0.4), "S": cards("D5")}, "S") for _ in range(4)]
+    assert [[(o.zone, o.provisional) for o in s] for s in seen] == [[], [("S", False)], [], []]
+
+
 def test_an_unsure_set_replaced_by_a_sure_one_reports_only_the_sure_one() -> None:
     st = Stabiliser(frames=2, patience=5)
     for _ in range(3):

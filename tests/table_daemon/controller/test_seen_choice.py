@@ -214,3 +214,39 @@ def test_a_sure_illegal_reading_with_no_card_twice_is_a_foul_at_once() -> None:
     h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
     h.send(CardsSeen("S", ["H5", "H5", "D9"], 1.0, frame=43))  # without D9 a pair, but D9 was read once
     assert len(h.alerts("illegal_play")) == 1 and not h.alerts("misread")
+
+
+def test_a_provisional_reading_the_hand_settles_is_taken_at_once() -> None:
+    """An unsure play the camera still looks at: taken now when one held, legal reading is by far the likeliest."""
+    h = _game()
+    wrong = absent(h, "S", ["S9", "H9"])
+    h.send(CardsSeen("S", ["D9", wrong], 0.7, frame=8, provisional=True,
+                     candidates=[[("D9", 0.99), ("H9", 0.005)], [(wrong, 0.7), ("C9", 0.29)]]))
+    assert h.alerts() == []
+    assert h.of("events", "play")[0]["cards"] == ["D9", "C9"] and h.c.deal.state.to_move == "E"
+    # the camera's final report of the same set, now for a seat no longer on turn: nothing more
+    h.send(CardsSeen("S", ["D9", wrong], 0.7, frame=16,
+                     candidates=[[("D9", 0.99), ("H9", 0.005)], [(wrong, 0.7), ("C9", 0.29)]]))
+    assert h.alerts() == [] and len(h.of("events", "play")) == 1
+
+
+def test_a_provisional_reading_the_hand_cannot_settle_waits_for_the_final_report() -> None:
+    h = _game()
+    wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
+    other = absent(h, "S", [c for c in ["SK", "SQ", "CK", "CQ"] if c != wrong])
+    unsure = {"confidence": 0.8, "candidates": [[(wrong, 0.8), (other, 0.15)]]}
+    h.send(CardsSeen("S", [wrong], frame=6, provisional=True, **unsure))
+    h.send(CardsSeen("S", ["D9", "??"], 0.5, frame=6, provisional=True, unreadable=1))
+    assert h.alerts() == [] and h.c.deal.state.to_move == "S"  # no alert yet, no play
+    h.send(CardsSeen("S", [wrong], frame=14, **unsure))  # the camera stopped waiting: judged now
+    assert [a["code"] for a in h.alerts()] == ["misread"]
+
+
+def test_a_provisional_reading_is_never_a_foul_nor_judged_off_turn_or_paused() -> None:
+    h = _game()
+    wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
+    h.send(CardsSeen("S", [wrong], 0.59, frame=7, provisional=True, candidates=[[(wrong, 1.0)]]))
+    h.send(CardsSeen("E", ["H6"], 0.5, frame=7, provisional=True))  # E is not on turn
+    h.send(Command("pause", {}))
+    h.send(CardsSeen("S", ["D9"], 0.5, frame=8, provisional=True, candidates=[[("D9", 0.99)]]))
+    assert h.alerts() == [] and not h.of("events", "play")
