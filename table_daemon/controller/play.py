@@ -173,8 +173,9 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
       more index of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王 printed
       beside the index read as a joker; at the table, the edge of a card read as the index beside it).
     The first time a seat shows this set in this turn the table raises ``misread`` (please lay the cards again)
-    with what would make a play (``completed_by`` the held cards, or ``without`` the card read too many); the
-    same set shown again in the turn is the foul."""
+    with what would make a play (``without`` the card read too many, or how many cards are ``short_of`` one and in
+    how many ``completions``: never which held cards, the alerts topic being public); the same set shown again
+    in the turn is the foul."""
     d = c.deal
     st = d.state
     seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
@@ -206,7 +207,7 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
         return False
     d.doubted = seen
     c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
-            {**evidence, "short_of": len(completions[0]), "completed_by": completions[:12]})
+            {**evidence, "short_of": len(completions[0]), "completions": len(completions)})
     return True
 
 
