@@ -171,7 +171,11 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
       notice (a full house read as two pairs, a bomb of four as a pair);
     - one over a play it could make, the card over read twice: a picture or a word printed on a card read as one
       more index of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王 printed
-      beside the index read as a joker; at the table, the edge of a card read as the index beside it).
+      beside the index read as a joker; at the table, the edge of a card read as the index beside it);
+    - one card not held where a held card in its place makes a play it could lay: a card read surely as another
+      (a bomb of four queens with the heart queen read as the ten, in a court picture of a held-out design).
+      Every card of both packs is dealt, so a card not held lies in another seat's hand: laying it is far rarer
+      than the reader mistaking one card.
     The first time a seat shows this set in this turn the table raises ``misread`` (please lay the cards again)
     with what would make a play (``without`` the card read too many, or how many cards are ``short_of`` one and in
     how many ``completions``: never which held cards, the alerts topic being public); the same set shown again
@@ -190,7 +194,13 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
                 "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
         return True
     if not held:
-        return False
+        swaps = held_swaps(st.hand(seat), new, takes)
+        if not swaps:
+            return False
+        d.doubted = seen
+        c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
+                {**evidence, "not_held": swaps[0][0], "held_in_its_place": len(swaps)})
+        return True
     rest = engine.hand_without(st.hand(seat), new) or []
     completions: list[list[str]] = []
     for hidden in range(1, HIDDEN_AT_MOST + 1):
@@ -209,6 +219,28 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
             {**evidence, "short_of": len(completions[0]), "completions": len(completions)})
     return True
+
+
+def held_swaps(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> list[tuple[str, str]]:
+    """When one card of ``new`` is not in ``hand`` and the rest are: (that card, a held card) for each held card
+    that, in its place, makes a play the seat could lay (the alert says how many, never which: it is public)."""
+    left = Counter(x.id for x in hand)
+    missing = []
+    for i, x in enumerate(new):
+        if left[x.id] > 0:
+            left[x.id] -= 1
+        else:
+            missing.append(i)
+    if len(missing) != 1:
+        return []
+    i = missing[0]
+    rest = engine.hand_without(hand, new[:i] + new[i + 1:]) or []
+    swaps: list[tuple[str, str]] = []
+    for code in sorted({x.code for x in rest}):
+        other = next(x for x in rest if x.code == code)
+        if takes(new[:i] + [other] + new[i + 1:]):
+            swaps.append((new[i].code, code))
+    return swaps
 
 
 def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[str, Any],

@@ -62,12 +62,14 @@ def test_fouls_become_alerts_with_evidence_and_change_nothing() -> None:
     assert alert["seat"] == other and alert["evidence"]["frame"] == 41
     assert alert["evidence"]["seen"] == [st.hand(other)[0].code]
     foreign = next(c for c in st.hand(other) if c not in st.hand(leader))
-    h.send(CardsSeen(leader, [foreign.code], 0.99995, frame=42))
-    assert h.alerts("not_held")[0]["evidence"]["frame"] == 42
-    h.send(CardsSeen(leader, [st.hand(leader)[0].code], 0.3, frame=43))
-    assert h.alerts("misread")[0]["evidence"]["confidence"] == 0.3
-    h.send(CardsSeen(leader, ["XX"], 0.99, frame=44))
-    assert len(h.alerts("misread")) == 2
+    h.send(CardsSeen(leader, [foreign.code], 0.99995, frame=42))  # first taken for a misread held card
+    h.send(CardsSeen(leader, [foreign.code], 0.99995, frame=43))  # the same again: the foul
+    assert [a["evidence"]["frame"] for a in h.alerts("misread")] == [42]
+    assert h.alerts("not_held")[0]["evidence"]["frame"] == 43
+    h.send(CardsSeen(leader, [st.hand(leader)[0].code], 0.3, frame=44))
+    assert h.alerts("misread")[1]["evidence"]["confidence"] == 0.3
+    h.send(CardsSeen(leader, ["XX"], 0.99, frame=45))
+    assert len(h.alerts("misread")) == 3
     assert h.c.deal.state is st  # nothing changed
     assert all(a["message"] for a in h.alerts())
 
