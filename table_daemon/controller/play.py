@@ -159,16 +159,17 @@ def may_settle_now(c: TableState, e: CardsSeen) -> bool:
     return cards is not None and all(n <= COPIES for n in Counter(x.code for x in cards).values())
 
 
-#: at most this many cards of a play may lie hidden under others in a tight fan (a bomb's cards, fanned close)
-HIDDEN_AT_MOST = 2
+#: at most this many cards of a play may lie hidden under others in a tight fan (a bomb's cards, fanned close;
+#: a full house of a held-out design read surely as two of its cards, bench/simulate.py)
+HIDDEN_AT_MOST = 3
 
 
 def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any], held: bool) -> bool:
     """Whether to ask for the cards again instead of calling a foul (``illegal_play``, ``not_held``) on a reading
     sure of every card it read, because the reader may have seen one card too few or one too many:
-    - one or two short (``held``: every card seen is held) of a play the seat could make with cards it holds: a
-      card lying almost wholly under another in a tight fan shows no index, and the fan's count does not always
-      notice (a full house read as two pairs, a bomb of four as a pair);
+    - one to three short (``held``: every card seen is held) of a play the seat could make with cards it holds:
+      a card lying almost wholly under another in a tight fan shows no index, and the fan's count does not always
+      notice (a full house read as two pairs or as two of its cards, a bomb of four as a pair);
     - one over a play it could make, the card over read twice: a picture or a word printed on a card read as one
       more index of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王 printed
       beside the index read as a joker; at the table, the edge of a card read as the index beside it);

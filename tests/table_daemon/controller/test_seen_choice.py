@@ -174,9 +174,24 @@ def test_a_sure_reading_one_card_short_of_a_play_is_laid_again_once_before_it_is
     assert h.of("events", "play")[0]["cards"] == ["H5", "D5", "S5", "H9", "C9"]
 
 
+def test_a_full_house_read_surely_as_two_of_its_cards_is_laid_again_once() -> None:
+    """roboto-condensed's S3 D3 C5 S5 D5 read at 0.9999 as S3 D5 alone (bench/simulate.py, a camera frame where
+    the fan's count missed three cards): three held cards complete it, so it is asked again, not illegal_play."""
+    h = Harness("national", hands=[hands_with(7, {"S": "S3 D3 C5 S5 D5"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.send(CardsSeen("S", ["S3", "D5"], 1.0, frame=24))
+    (asked,) = h.alerts("misread")
+    assert asked["evidence"]["short_of"] == 3 and not h.alerts("illegal_play")
+    h.send(CardsSeen("S", ["S3", "D3", "C5", "S5", "D5"], 1.0, frame=25))
+    assert h.of("events", "play")[0]["cards"] == ["S3", "D3", "C5", "S5", "D5"]
+
+
 def test_a_sure_reading_no_held_card_completes_is_a_foul_at_once() -> None:
-    h = _game()  # S holds H3 D9 C9: H3 with D9 is no play, and no third card makes one
-    h.send(CardsSeen("S", ["H3", "D9"], 1.0, frame=23))
+    h = _game()  # S holds H3 and HQ: no play, and no one to three held cards make one of them
+    h.send(CardsSeen("S", ["H3", "HQ"], 1.0, frame=23))
     assert len(h.alerts("illegal_play")) == 1 and not h.alerts("misread")
 
 
