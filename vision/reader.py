@@ -20,7 +20,7 @@ from .deck import DeckProfile, card_signature, ink_redness
 from .geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
 from .spotting import spot
-from .types import LOW_CONFIDENCE, RED_SUITS, CardReading
+from .types import BLACK_JOKER, LOW_CONFIDENCE, RED_JOKER, RED_SUITS, CardReading
 
 #: Temperature of enrolled-template correlations when weighed against the index reading.
 TEMPLATE_T = 0.02
@@ -66,7 +66,7 @@ class CardReader:
             red = _red_probability(0.5 * (redness_of(redness, mask, cand.rank)
                                           + redness_of(redness, mask, cand.suit)))
             if cand.stack >= 2 and sp[x_suit] > 0.5 and rp[RANK_CLASSES.index("J")] >= 0.4:  # J-O-K-E-R
-                out.append(("HR" if red > 0.5 else "SB", float(sp[x_suit] * max(red, 1 - red)), cand))
+                out.append((RED_JOKER if red > 0.5 else BLACK_JOKER, float(sp[x_suit] * max(red, 1 - red)), cand))
                 continue
             if rp[x_rank] > 0.5 or sp[x_suit] > 0.5:
                 continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .types import RED_SUITS
+from .types import BLACK_JOKER, JOKERS, RED_JOKER, RED_SUITS
 
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX,
          cv2.FONT_HERSHEY_COMPLEX_SMALL, cv2.FONT_HERSHEY_PLAIN)
@@ -66,7 +66,7 @@ def _index(img: np.ndarray, code: str, width: int, style: int, colour: tuple[int
     glyph_h = width * (0.12 + 0.015 * (style % 3))
     left = width * 0.05
     top = width * 0.06
-    if code in ("SB", "HR"):
+    if code in JOKERS:
         for i, letter in enumerate("JOKER"):
             _text(img, letter, left, top + i * glyph_h * 0.8, glyph_h * 0.7, font, colour, weight)
         return
@@ -80,12 +80,12 @@ def render_face(code: str, width: int = 200, style: int = 0) -> np.ndarray:
     height = round(width * CARD_RATIO)
     paper = 255 - (style * 7) % 20
     img = np.full((height, width, 3), paper, np.uint8)
-    colour = RED if (code == "HR" or (code[0] in RED_SUITS and code not in ("SB",))) else BLACK
+    colour = RED if (code == RED_JOKER or (code[0] in RED_SUITS and code != BLACK_JOKER)) else BLACK
     half = np.full((height // 2, width, 3), paper, np.uint8)
     _index(half, code, width, style, colour)
     img[: height // 2] = np.minimum(img[: height // 2], half)
     img[height - height // 2:] = np.minimum(img[height - height // 2:], half[::-1, ::-1])
-    if code in ("SB", "HR"):
+    if code in JOKERS:
         centre = (width // 2, height // 2)
         star = [(centre[0] + width * 0.28 * np.sin(a) * (1 if k % 2 == 0 else 0.45),
                  centre[1] - width * 0.28 * np.cos(a) * (1 if k % 2 == 0 else 0.45))

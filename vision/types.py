@@ -10,7 +10,11 @@ from dataclasses import dataclass
 
 SUITS: tuple[str, ...] = ("S", "H", "C", "D")
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
-CARD_CODES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + ("SB", "HR")
+#: the jokers: 小王 (small, black) and 大王 (big, red)
+BLACK_JOKER = "SB"
+RED_JOKER = "HR"
+JOKERS: tuple[str, ...] = (BLACK_JOKER, RED_JOKER)
+CARD_CODES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + JOKERS
 #: copies of each card in the pack (Guandan is played with two decks; ``guandan.cards.COPIES`` for the rules)
 PACK_COPIES = 2
 RED_SUITS = frozenset("HD")
@@ -48,7 +52,7 @@ def normalise_label(stem: str) -> str | None:
     """Card code from a file stem: our codes (``SQ``, ``S10``, ``HR``) or bidly's (``10h``, ``Qs``); else None."""
     text = stem.strip().split("#")[0].split("_")[0].split("-")[0]
     upper = text.upper()
-    if upper in ("SB", "HR"):
+    if upper in JOKERS:
         return upper
     if len(upper) >= 2 and upper[0] in SUITS:
         rank = upper[1:].replace("10", "T")

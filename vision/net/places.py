@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..index import Glyph
+from ..types import JOKERS
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,6 @@ THIN_STROKE = 0.2
 #: in a region with several readings, a first glyph lower than this share of their median height is no index
 #: start of that deck (a fan's indices are all one size): a broken stroke, a frame's corner
 SHORT_GLYPH = 0.7
-JOKERS = ("HR", "SB")
 
 
 def plausible_starts(found: list[IndexSeen]) -> list[IndexSeen]:

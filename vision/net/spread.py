@@ -24,11 +24,12 @@ import numpy as np
 from ..card_regions import card_regions, is_card_shaped, top_level
 from ..files import ImageError, load_image
 from ..geometry import Region, rectify
+from ..types import JOKERS
 from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck
 from .enrolment import enrol_images
 from .network import IndexNet
 
-ORDER: tuple[str, ...] = tuple(s + r for s in "SHCD" for r in "A23456789TJQK") + ("SB", "HR")
+ORDER: tuple[str, ...] = tuple(s + r for s in "SHCD" for r in "A23456789TJQK") + JOKERS
 #: a card is a card-shaped region of at least this share of the photo, and within this factor of the median
 MIN_AREA = 0.001
 SIZE_FACTOR = 1.8

@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.render import draw_suit
-from vision.types import CARD_CODES, RED_SUITS
+from vision.types import BLACK_JOKER, CARD_CODES, JOKERS, RED_JOKER, RED_SUITS
 
 FONT_DIRS = (Path("/usr/share/fonts"),)
 SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "C": "\u2663", "D": "\u2666"}
@@ -128,9 +128,9 @@ def designs(seed: int, *, held: bool) -> list[Design]:
 
 def _colour(code: str, design: Design, rng: np.random.Generator) -> tuple[int, int, int]:
     """Ink colour as RGB."""
-    if code == "HR":
+    if code == RED_JOKER:
         return (int(rng.integers(170, 235)), int(rng.integers(0, 40)), int(rng.integers(0, 50)))
-    if code == "SB":
+    if code == BLACK_JOKER:
         return (int(rng.integers(0, 60)),) * 3
     suit = code[0]
     if design.four_colour and suit == "C":
@@ -183,9 +183,9 @@ def _corner(img: np.ndarray, design: Design, code: str, width: int, fill: tuple[
     h = width * design.index_scale
     left = width * float(rng.uniform(0.035, 0.07))
     top = width * float(rng.uniform(0.04, 0.08))
-    if code in ("SB", "HR"):
+    if code in JOKERS:
         if design.joker_style == "chinese" and _cjk_font() is not None:
-            for i, ch in enumerate("大王" if code == "HR" else "小王"):
+            for i, ch in enumerate("大王" if code == RED_JOKER else "小王"):
                 _text(draw, _cjk_font(), ch, left, top + i * h * 1.15, h * 0.95, fill)
         elif design.joker_style == "picture":
             cx, cy, r = left + 0.5 * h, top + 0.6 * h, 0.55 * h
@@ -253,9 +253,9 @@ def _centre(img: np.ndarray, design: Design, code: str, width: int, height: int,
     draw = ImageDraw.Draw(pil)
     x0, x1 = width * 0.24, width * 0.76
     y0, y1 = height * 0.16, height * 0.84
-    if code in ("SB", "HR"):
+    if code in JOKERS:
         colours = _joker_colours(design) if design.jokers_alike \
-            else [tuple(int(c) for c in rng.integers(0, 255, 3)) for _ in range(3)] if code == "HR" \
+            else [tuple(int(c) for c in rng.integers(0, 255, 3)) for _ in range(3)] if code == RED_JOKER \
             else [(40, 40, 40), (110, 110, 110), (0, 0, 0)]
         for i, c in enumerate(colours):
             r = (x1 - x0) * (0.5 - 0.13 * i)

@@ -37,7 +37,7 @@ from vision.render import CARD_RATIO, light_scene, render_face, table_cloth
 from vision.training import font_faces
 from vision.training.dark_decks import dark_face
 from vision.training.printed_surfaces import printed_page
-from vision.types import CARD_CODES
+from vision.types import CARD_CODES, JOKERS
 
 #: Debian decks never trained on (reported on as unseen designs)
 HELD_OUT_DECKS = frozenset({"paris", "tango_nuevo", "svg-oxygen-white", "anglo_bitmap"})
@@ -266,7 +266,7 @@ def scene_of(deck: Deck, rng: np.random.Generator, kind: str, text_share: float 
         first = codes[int(rng.integers(len(codes)))]
         for i in range(n):
             code = first if same and rng.random() < 0.5 else codes[int(rng.integers(len(codes)))]
-            if same and code != first and first not in ("SB", "HR"):
+            if same and code != first and first not in JOKERS:
                 code = next((c for c in codes if c[1:] == first[1:] and rng.random() < 0.5), first)
             lay(code, start + along * step * i + rng.normal(0, 2, 2), tilt + float(rng.normal(0, 3)), card_h)
     else:  # spread: two or three cards, apart or overlapping

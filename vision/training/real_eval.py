@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from vision.files import labelled_images
-from vision.types import CardReading, normalise_label
+from vision.types import JOKERS, CardReading, normalise_label
 
 from .real_split import CARDS, cardcounter_boxes, load_split
 
@@ -44,7 +44,7 @@ class Photo:
     by_rank: bool = False  # labels name ranks only (edje)
 
     def key(self, code: str) -> str:
-        return code[1:] if self.by_rank and code not in ("SB", "HR") else code
+        return code[1:] if self.by_rank and code not in JOKERS else code
 
 
 def bidly_single() -> list[Photo]:

@@ -25,13 +25,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from vision.types import normalise_label
+from vision.types import BLACK_JOKER, RED_JOKER, normalise_label
 
 ROOT = Path(__file__).resolve().parents[2]
 CARDS = ROOT / ".." / "shared" / "data" / "cards"
 SPLIT_PATH = ROOT / "vision" / "data" / "real_split.json"
 #: cardcounter's class names that are not ``normalise_label`` codes (None: a card face down)
-SPECIAL_NAMES = {"BLACK JOKER": "SB", "RED JOKER": "HR", "BACK": None}
+SPECIAL_NAMES = {"BLACK JOKER": BLACK_JOKER, "RED JOKER": RED_JOKER, "BACK": None}
 PARTS = ("train", "calibration", "test")
 
 

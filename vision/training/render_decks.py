@@ -20,6 +20,8 @@ from pathlib import Path
 
 import cv2
 
+from vision.types import BLACK_JOKER, RED_JOKER
+
 AISLERIOT = Path("/usr/share/aisleriot/cards")
 KDE = Path("/usr/share/carddecks")
 #: Decks whose indices are not the French A 2..10 J Q K, or whose suits are not 4 standard shapes/colours.
@@ -61,7 +63,7 @@ def card_ids(svg_text: str, style: str) -> dict[str, str]:
             key = f"{sname}_{rname}" if style == "aisleriot" else f"{rname}_{sname}"
             if key in ids:
                 found[s + r] = key
-    for code, candidates in (("SB", ("joker_black", "black_joker")), ("HR", ("joker_red", "red_joker"))):
+    for code, candidates in ((BLACK_JOKER, ("joker_black", "black_joker")), (RED_JOKER, ("joker_red", "red_joker"))):
         for c in candidates:
             if c in ids:
                 found[code] = c
@@ -80,7 +82,7 @@ def _sheet_cells(svg: Path, deck_dir: Path, tmp: Path) -> None:
     cell_w, cell_h = image.shape[1] / 13, image.shape[0] / 5
     ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
     layout = {(row, col): s + r for row, s in enumerate("CDHS") for col, r in enumerate(ranks)}
-    layout |= {(4, 0): "SB", (4, 1): "HR"}
+    layout |= {(4, 0): BLACK_JOKER, (4, 1): RED_JOKER}
     for (row, col), code in layout.items():
         x0, y0 = round(col * cell_w), round(row * cell_h)
         cell = image[y0:round(y0 + cell_h), x0:round(x0 + cell_w)]

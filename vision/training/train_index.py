@@ -34,7 +34,7 @@ from vision.geometry import CARD_H, find_regions, rectify
 from vision.index import BAND, find_candidates, glyph_features, ink_mask
 from vision.render import light_scene, paste_card, render_face, table_cloth
 from vision.training import render_decks
-from vision.types import CARD_CODES
+from vision.types import CARD_CODES, JOKERS
 
 SYNTHETIC_STYLES = 12
 
@@ -125,7 +125,7 @@ def fan_samples(scene: np.ndarray, codes: list[str], corners: list[np.ndarray],
             offset = np.array([cand.rank.cx, cand.rank.y]) - tl
             near = np.flatnonzero((offset[:, 0] > 0) & (offset[:, 0] < 0.12 * CARD_H) & (offset[:, 1] > -0.02 * CARD_H)
                                   & (offset[:, 1] < 0.11 * CARD_H))
-            if len(near) == 0 or codes[near[-1]] in ("SB", "HR"):
+            if len(near) == 0 or codes[near[-1]] in JOKERS:
                 continue  # not clearly one card's index: negatives come from the single-card scenes
             code = codes[near[-1]]  # the card on top at that place
             rx.append(glyph_features(mask, cand.rank))
@@ -160,7 +160,7 @@ def samples_from(scene: np.ndarray, code: str) -> tuple[list[np.ndarray], list[i
             is_index = turn == 0 and cand is first
             rank_label = RANK_CLASSES.index("X")
             suit_label = SUIT_CLASSES.index("X")
-            if is_index and code not in ("SB", "HR"):
+            if is_index and code not in JOKERS:
                 rank_label = RANK_CLASSES.index(code[1])
                 suit_label = SUIT_CLASSES.index(code[0])
             elif is_index:
