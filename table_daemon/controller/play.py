@@ -250,8 +250,8 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
     play: held and legal; a tribute or return: the card owed): the reader's first reading when it is sure
     enough and taken, else the most probable set of its candidates that is taken, if that is probable enough
     (``seen_choice``: an unsure first reading may be it). ``([], [])`` after raising ``misread`` when neither
-    will do (quietly for a provisional reading: the camera's final report is judged again); a first reading that is not taken comes back only when the reader is sure of it, for the caller to
-    call the foul it is."""
+    will do (quietly for a provisional reading: the camera's final report is judged again); a first reading
+    that is not taken comes back only when the reader is sure of it, for the caller to call the foul it is."""
     zone = c.deal.zone[e.seat]
     options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
         [[(code, e.confidence)] for code in e.cards]
