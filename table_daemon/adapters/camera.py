@@ -95,8 +95,6 @@ class CameraZones:
         self._relaid: set[str] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.laid_at: dict[str, float] = {}
-        self.latencies: list[tuple[str, float]] = []
 
     @classmethod
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2,
@@ -179,7 +177,6 @@ class CameraZones:
         with self._camera_lock:  # the simulated scene is not thread-safe: never change it mid-frame
             self.camera.lay(seat, list(cards))
             self._relaid.add(seat)  # a fresh set: reported anew even when it reads like the last one
-        self.laid_at[seat] = time.perf_counter()
         self._changed()
 
     def clear(self, seat: str) -> None:
@@ -299,9 +296,6 @@ class CameraZones:
                 continue
             confidence = min(obs.confidences) if obs.confidences else 1.0
             self.last_confidence = confidence
-            laid = self.laid_at.pop(obs.zone, None)
-            if laid is not None:
-                self.latencies.append((obs.zone, laid))
             read = [i for i, c in enumerate(obs.cards) if c != UNREADABLE]  # a card seen but not read
             cards = [obs.cards[i] for i in read]
             candidates = [[(code, round(float(p), 4)) for code, p in obs.candidates[i]] for i in read] \
