@@ -39,14 +39,18 @@ class GlyphPairs:
     pairs: list[tuple[int, int]]
 
 
-def glyph_pairs(image: np.ndarray, min_glyph: int = 8) -> GlyphPairs:
-    """Components between ``min_glyph`` and a twelfth of the image, solid enough to be print, and each one's
+#: the largest glyph looked for, as a share of the image's longer side (a phone photo of a hand or a spread)
+MAX_GLYPH_SHARE = 1 / 12
+
+
+def glyph_pairs(image: np.ndarray, min_glyph: int = 8, max_share: float = MAX_GLYPH_SHARE) -> GlyphPairs:
+    """Components between ``min_glyph`` and ``max_share`` of the image, solid enough to be print, and each one's
     neighbours at 0.55 to 1.7 of its size whose size is within 0.4 to 1.6 of its own, in component order."""
     h, w = image.shape[:2]
     k = max(9, (max(h, w) // 45) | 1)
     mask, redness = ink_mask_k(image, k)
     _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    max_glyph = max(min_glyph + 1, max(h, w) // 12)
+    max_glyph = max(min_glyph + 1, int(max(h, w) * max_share))
     sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
     ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
     ok[0] = False

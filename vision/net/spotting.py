@@ -15,7 +15,7 @@ import numpy as np
 
 from ..geometry import CARD_H
 from ..index import Glyph
-from ..spotting import GlyphPairs, glyph_pairs
+from ..spotting import MAX_GLYPH_SHARE, GlyphPairs, glyph_pairs
 from .grouping import Sighting
 from .network import NONE, IndexNet
 from .proposals import CROP, PAD, SIDE
@@ -30,10 +30,11 @@ Frame = tuple[tuple[float, float], float, tuple[float, float]]
 
 
 def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 1500, steady: bool = True,
-         floor: float = 0.5) -> list[Sighting]:
+         floor: float = 0.5, max_share: float = MAX_GLYPH_SHARE) -> list[Sighting]:
     """Every index spotted in ``image`` (BGR), with its place and direction; ``steady``: the windows read as a
-    card at least ``floor`` sure are read again a little turned (``_steadied``)."""
-    tries, windows, frames, g = spot_windows(image, min_glyph, max_tries)
+    card at least ``floor`` sure are read again a little turned (``_steadied``); glyphs up to ``max_share`` of
+    the image's longer side."""
+    tries, windows, frames, g = spot_windows(image, min_glyph, max_tries, max_share)
     if not tries:
         return []
     stats = g.stats
@@ -91,12 +92,12 @@ def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], 
     return out
 
 
-def spot_windows(image: np.ndarray, min_glyph: int = 8, max_tries: int = 1500
-                 ) -> tuple[list[tuple[int, float]], np.ndarray, list[Frame], GlyphPairs]:
+def spot_windows(image: np.ndarray, min_glyph: int = 8, max_tries: int = 1500,
+                 max_share: float = MAX_GLYPH_SHARE) -> tuple[list[tuple[int, float]], np.ndarray, list[Frame], GlyphPairs]:
     """The windows ``spot`` reads: the (component, angle) tries, their windows, frames and the glyph components
     (also what training labels on real photos, so that it learns from exactly what the reader will read)."""
     empty = np.empty((0, CROP, CROP, 3), np.uint8)
-    g = glyph_pairs(image, min_glyph)
+    g = glyph_pairs(image, min_glyph, max_share)
     mask, stats, centroids, sizes = g.mask, g.stats, g.centroids, g.sizes
     tries: list[tuple[int, float]] = []  # (component, angle that stands it upright)
     for a, b in g.pairs:

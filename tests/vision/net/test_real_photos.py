@@ -109,3 +109,11 @@ def test_a_card_lying_whole_spotted_at_both_corners_is_one_card(edje: Path) -> N
     folder = edje / "images" / "test"
     for name, card in QUEENS_LYING_WHOLE:
         assert [r.card for r in reader.read_image(load_image(folder / name))] == [card], name
+
+
+def test_a_close_up_s_large_indices_are_read(cardcounter: Path) -> None:
+    """A phone photo taken close: its indices are taller than a twelfth of the photo, which the first spotting pass
+    looks for; the close-up pass (half size, glyphs up to a sixth) reads both cards, none before it."""
+    (photo,) = [p for p in real_sets("test")["cardcounter_multi"] if p.path.name == "IMG_20220921_194138.jpg"]
+    read = [r.card for r in CardReader().read_image(load_image(photo.path))]
+    assert sorted(read) == sorted(photo.wanted.elements()) == ["D7", "S3"]

@@ -39,3 +39,14 @@ def test_newspaper_letters_are_not_read_as_the_black_joker(net: IndexNet, bidly:
         image = load_image(folder / name)
         jokers = [s for s in spot(image, net) if s.card in ("SB", "HR") and s.confidence >= net.spot_accept]
         assert not jokers, name
+
+
+def test_an_index_taller_than_a_twelfth_of_the_image_is_spotted_only_when_asked(net: IndexNet) -> None:
+    """A close-up: the card fills the view and its index glyphs are taller than the first pass's largest glyph
+    (``MAX_GLYPH_SHARE``); ``max_share`` (the reader's close-up pass) lets them in."""
+    rng = np.random.default_rng(5)
+    deck = load_deck(held_out_decks()[0])
+    scene = table_cloth(360, 360, rng, light=False)
+    paste_card(scene, deck["S7"], (200, 230), 12.0, 500)  # glyphs about 43 px high: over 360 / 12
+    assert "S7" not in {s.card for s in spot(scene, net)}
+    assert "S7" in {s.card for s in spot(scene, net, max_share=1 / 6) if s.confidence >= net.spot_accept}
