@@ -47,7 +47,8 @@ def glyph_pairs(image: np.ndarray, min_glyph: int = 8, max_share: float = MAX_GL
     """Components between ``min_glyph`` and ``max_share`` of the image, solid enough to be print, and each one's
     neighbours at 0.55 to 1.7 of its size whose size is within 0.4 to 1.6 of its own, in component order."""
     h, w = image.shape[:2]
-    k = max(9, (max(h, w) // 45) | 1)
+    # the ink's neighbourhood grows with the largest glyph looked for (a twelfth of the image: 1/45 of it)
+    k = max(9, int(max(h, w) * max_share * 12 / 45) | 1)
     mask, redness = ink_mask_k(image, k)
     _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     max_glyph = max(min_glyph + 1, int(max(h, w) * max_share))
