@@ -50,7 +50,7 @@ TABLE_FLOOR = 0.45
 SPOT_SIDE = 1600
 #: the whole image is spotted a second time at half that size, for the glyphs the first pass does not look at: from
 #: its largest (``MAX_GLYPH_SHARE``, a twelfth of the image) up to ``CLOSE_UP_SHARE``: a close-up photo's indices.
-#: Chosen on cardcounter's calibration photos: of several cards 38 -> 43 read right, of single cards 27 -> 29,
+#: Chosen on cardcounter's calibration photos: of several cards 38 -> 50 read right, of single cards 27 -> 28,
 #: no more wrong; spotting every size again there read 52 and 29 right, but 2 more wrong
 CLOSE_UP_SHARE = 1 / 6
 CLOSE_UP_FROM = MAX_GLYPH_SHARE
