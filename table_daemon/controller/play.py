@@ -54,8 +54,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
         return
     st = d.state if d is not None else None
-    in_play = d is not None and st is not None and c.phase == "playing" and st.phase not in (
-        engine.TRIBUTE, engine.RETURNING)
+    in_play = playing(c)
     if in_play and e.seat != st.to_move and d.zone_read_as.get(e.seat) == tuple(e.cards):
         return  # the play lying there, read as when the table took it for the held cards it chose
     on_turn_play = in_play and d.pending_declare is None and e.seat == st.to_move
@@ -72,7 +71,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     if cards is None:
         c.alert("misread", e.seat, "unknown card code from the reader", evidence)
         return
-    too_many = sorted(code for code, n in Counter(x.code for x in cards).items() if n > COPIES)
+    too_many = more_than_the_pack(cards)
     if too_many:  # no seat can lay that: a card read twice (a joker's 大王 or JOKER read as one more joker)
         c.alert("misread", e.seat, "please lay the cards again: more copies seen than the pack holds "
                 "(请重新摆牌，识别张数超出牌数)", {**evidence, "more_than_the_pack_holds": too_many})
@@ -150,13 +149,23 @@ def may_settle_now(c: TableState, e: CardsSeen) -> bool:
     settles it (:func:`choose_seen`, quietly); anything else waits for the camera's final report, so a
     provisional reading never raises an alert."""
     d = c.deal
-    st = d.state if d is not None else None
-    if d is None or st is None or c.phase != "playing" or st.phase in (engine.TRIBUTE, engine.RETURNING):
-        return False
-    if d.pending_declare is not None or e.seat != st.to_move or e.unreadable or not e.cards:
+    if not playing(c) or d.pending_declare is not None or e.seat != d.state.to_move or e.unreadable \
+            or not e.cards:
         return False
     cards = c.parse_seen(list(e.cards))
-    return cards is not None and all(n <= COPIES for n in Counter(x.code for x in cards).values())
+    return cards is not None and not more_than_the_pack(cards)
+
+
+def playing(c: TableState) -> bool:
+    """The deal is in its play (not dealing, tribute or return)."""
+    d = c.deal
+    return d is not None and d.state is not None and c.phase == "playing" and d.state.phase not in (
+        engine.TRIBUTE, engine.RETURNING)
+
+
+def more_than_the_pack(cards: list[Card]) -> list[str]:
+    """The codes read more often than the pack holds copies of them: no seat can lay that."""
+    return sorted(code for code, n in Counter(x.code for x in cards).items() if n > COPIES)
 
 
 #: at most this many cards of a play may lie hidden under others in a tight fan (a bomb's cards, fanned close;
@@ -195,12 +204,12 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
                 "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
         return True
     if not held:
-        swaps = held_swaps(st.hand(seat), new, takes)
-        if not swaps:
+        swap = held_swaps(st.hand(seat), new, takes)
+        if swap is None:
             return False
         d.doubted = seen
         c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
-                {**evidence, "not_held": swaps[0][0], "held_in_its_place": len(swaps)})
+                {**evidence, "not_held": swap[0], "held_in_its_place": swap[1]})
         return True
     rest = engine.hand_without(st.hand(seat), new) or []
     completions: list[list[str]] = []
@@ -222,9 +231,9 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     return True
 
 
-def held_swaps(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> list[tuple[str, str]]:
-    """When one card of ``new`` is not in ``hand`` and the rest are: (that card, a held card) for each held card
-    that, in its place, makes a play the seat could lay (the alert says how many, never which: it is public)."""
+def held_swaps(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> tuple[str, int] | None:
+    """When one card of ``new`` is not in ``hand`` and the rest are: that card, and how many held cards in its
+    place make a play the seat could lay (never which: the alert is public); None if none does."""
     left = Counter(x.id for x in hand)
     missing = []
     for i, x in enumerate(new):
@@ -233,15 +242,12 @@ def held_swaps(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], 
         else:
             missing.append(i)
     if len(missing) != 1:
-        return []
+        return None
     i = missing[0]
     rest = engine.hand_without(hand, new[:i] + new[i + 1:]) or []
-    swaps: list[tuple[str, str]] = []
-    for code in sorted({x.code for x in rest}):
-        other = next(x for x in rest if x.code == code)
-        if takes(new[:i] + [other] + new[i + 1:]):
-            swaps.append((new[i].code, code))
-    return swaps
+    one_of_each = {x.code: x for x in rest}.values()
+    swaps = sum(takes(new[:i] + [other] + new[i + 1:]) for other in one_of_each)
+    return (new[i].code, swaps) if swaps else None
 
 
 def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[str, Any],
