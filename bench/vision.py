@@ -14,7 +14,10 @@ object per figure, each naming its reader (``glyphs``: ``vision.reader``; ``net`
   card precision, recall and F1, and the readings at or above the accept threshold that were wrong; where
   ``vision/data/label_audit.json`` corrects labels of the set's photos (a label that does not say what the
   photo shows), the same figures with those corrections beside them (``labels_audited``);
-- ``single_cards`` (glyphs): the bidly photos pasted turned on a light desk, without and with enrolment.
+- ``single_cards`` (glyphs): the bidly photos pasted turned on a light desk, without and with enrolment;
+- ``reliability`` (``--reliability`` alone): for each real set, every card the net reader sees from its floor up
+  by bin of confidence, with how many were wrong and how many their confidences expect (whether a reading at
+  0.999 is wrong about once in a thousand).
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ from vision.enrol import enrol_folder  # noqa: E402
 from vision.files import labelled_images, load_image  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet, ModelMissingError  # noqa: E402
 from vision.net.reader import CardReader as NetCardReader  # noqa: E402
+from vision.net.reader import reading_of  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
-from vision.training.real_eval import TRAINED_ON, audited, real_sets, score  # noqa: E402
+from vision.training.real_eval import TRAINED_ON, Score, audited, real_sets, reliability, score  # noqa: E402
 from vision.types import CARD_CODES, LOW_CONFIDENCE  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "data" / "cards" / "bidly"
@@ -173,6 +177,34 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
     return out
 
 
+def bench_reliability(limit: int, model: Path = MODEL_PATH) -> list[dict[str, object]]:
+    """Whether the learned reader's confidence means what it says, on each real set (the test part): every
+    physical card it sees from its floor up (``CardReader.sightings(unsure=True)``), right or wrong, by bin of
+    confidence (``real_eval.reliability``), and over the readings it reports (its thresholds) the wrong ones
+    against the number their confidences expect."""
+    cv2.setNumThreads(1)
+    net = IndexNet(model, threads=1)
+    reader = NetCardReader(net)
+    out = []
+    for set_name, photos in real_sets("test").items():
+        photos = photos[:limit]
+        result, reported = Score(), Score()
+        for photo in photos:
+            seen = reader.sightings(load_image(photo.path), unsure=True)
+            result.add(photo, [reading_of(s) for s in seen])
+            # what the reader reports: at its accept threshold, a card seen only by spotting at the stricter one
+            reported.add(photo, [reading_of(s) for s in seen
+                                 if s.confidence >= (net.spot_accept if s.spotted else net.accept)])
+        out.append({"figure": "reliability", "set": set_name, "photos": len(photos),
+                    "bins": reliability(result.readings),
+                    "reported": {"accept": net.accept, "spot_accept": net.spot_accept,
+                                 "readings": len(reported.readings),
+                                 "wrong": sum(not ok for _, ok in reported.readings),
+                                 "expected_wrong": round(sum(1.0 - c for c, _ in reported.readings), 2)},
+                    "trained_on": TRAINED_ON[set_name]})
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reader", choices=("glyphs", "net", "both"), default="both")
@@ -180,8 +212,14 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=10_000, help="at most this many photos of each real set")
     parser.add_argument("--no-table", action="store_true", help="real photos only")
     parser.add_argument("--model", type=Path, default=MODEL_PATH, help="the index network (net reader)")
+    parser.add_argument("--reliability", action="store_true",
+                        help="only whether the net reader's confidence means what it says, on the real photos")
     args = parser.parse_args()
     model = args.model.resolve()
+    if args.reliability:
+        for figure in bench_reliability(args.limit, model):
+            print(json.dumps(figure), flush=True)
+        return 0
     names = ["glyphs", "net"] if args.reader == "both" else [args.reader]
     if "net" in names:
         print(json.dumps(bench_model(model)), flush=True)

@@ -169,12 +169,15 @@ class CardReader:
             + 1e-3 * sum(r.confidence for r in readings)
         return RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings, dark)
 
-    def read_image(self, image: np.ndarray) -> list[CardReading]:
-        """Every physical card read in a free-standing image, one reading each, left to right (by index box)."""
-        return [reading_of(s) for s in sorted(self.sightings(image), key=lambda s: (s.box[0], s.box[1]))]
+    def read_image(self, image: np.ndarray, *, unsure: bool = False) -> list[CardReading]:
+        """Every physical card read in a free-standing image, one reading each, left to right (by index box);
+        ``unsure``: the readings under the thresholds too (:meth:`sightings`)."""
+        return [reading_of(s) for s in sorted(self.sightings(image, unsure=unsure), key=lambda s: (s.box[0], s.box[1]))]
 
-    def sightings(self, image: np.ndarray) -> list[Sighting]:
-        """One sighting per physical card seen in ``image``, at least as sure as the model's thresholds.
+    def sightings(self, image: np.ndarray, *, unsure: bool = False) -> list[Sighting]:
+        """One sighting per physical card seen in ``image``, at least as sure as the model's thresholds (``unsure``:
+        from ``SIGHTING_FLOOR`` up, every decision before the thresholds the same: what the confidence of the
+        readings is measured on, ``real_eval.reliability``).
 
         Everything that may be an index is gathered first, at ``SIGHTING_FLOOR``: the readings of every card-like
         region (a fan's region also spotted, for cards turned their own way in an arc) and of spotting over the
@@ -185,6 +188,7 @@ class CardReader:
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:  # too small to hold a readable index
             return []
         floor = min(SIGHTING_FLOOR, self.net.accept)
+        keep = (lambda cards: cards) if unsure else self._sure
         total = float(image.shape[0] * image.shape[1])
         regions = top_level(card_regions(image))[:40] + dark_regions(image)[:12]
         whole_region = whole_image_region(image)
@@ -200,7 +204,7 @@ class CardReader:
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
             whole = _best_turn(by_turn)
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
-                return at_most_a_pack(self._sure(physical_cards(list(whole.sightings))))
+                return at_most_a_pack(keep(physical_cards(list(whole.sightings))))
             found.extend(whole.sightings)
         for region in regions:
             read = self.read_region(image, region, accept=floor)
@@ -219,7 +223,7 @@ class CardReader:
         close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
         found.extend(self._spot(image, whole_region, floor, side=close_up, max_share=CLOSE_UP_SHARE,
                                 min_share=CLOSE_UP_FROM))
-        return at_most_a_pack(self._sure(physical_cards(found)))
+        return at_most_a_pack(keep(physical_cards(found)))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
         """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four

@@ -209,6 +209,32 @@ class Score:
         return out
 
 
+#: the confidence bins of :func:`reliability` (from the reader's floor, ``vision.net.reader.SIGHTING_FLOOR``)
+RELIABILITY_EDGES = (0.5, 0.9, 0.99, 0.998, 0.9999, 0.99999, 1.0)
+
+
+def reliability(readings: Iterable[tuple[float, bool]], edges: tuple[float, ...] = RELIABILITY_EDGES
+                ) -> list[dict[str, object]]:
+    """Whether confidence means what it says: for each bin of confidence (``[edges[i], edges[i + 1])``, the
+    last one closed), the readings in it, how many were wrong, and how many the confidences themselves expect
+    to be wrong (the sum of one less each confidence). A reader whose confidence means something has about as
+    many wrong as expected in each bin; more wrong than expected is overconfidence (a sure wrong card at the
+    table)."""
+    bins: list[list[tuple[float, bool]]] = [[] for _ in edges[:-1]]
+    for confidence, right in readings:
+        for i, (low, high) in enumerate(zip(edges[:-1], edges[1:], strict=True)):
+            if low <= confidence < high or (confidence == high == edges[-1]):
+                bins[i].append((confidence, right))
+                break
+    out = []
+    for (low, high), kept in zip(zip(edges[:-1], edges[1:], strict=True), bins, strict=True):
+        wrong = sum(not right for _, right in kept)
+        out.append({"from": low, "to": high, "readings": len(kept), "wrong": wrong,
+                    "share_wrong": round(wrong / len(kept), 5) if kept else None,
+                    "expected_wrong": round(sum(1.0 - c for c, _ in kept), 2)})
+    return out
+
+
 def score(read: Callable[[Path], list[CardReading]], photos: list[Photo]) -> Score:
     out = Score()
     for photo in photos:

@@ -117,3 +117,18 @@ def test_a_close_up_s_large_indices_are_read(cardcounter: Path) -> None:
     (photo,) = [p for p in real_sets("test")["cardcounter_multi"] if p.path.name == "IMG_20220921_194138.jpg"]
     read = [r.card for r in CardReader().read_image(load_image(photo.path))]
     assert sorted(read) == sorted(photo.wanted.elements()) == ["D7", "S3"]
+
+
+def test_unsure_readings_are_the_sure_ones_and_those_under_the_thresholds(cardcounter: Path) -> None:
+    """``unsure=True`` (what ``bench/vision.py --reliability`` measures confidence on) changes no decision before
+    the thresholds: a test photo of one five of clubs, read at 0.996 (under the accept threshold of 0.998), is
+    reported then and only then, and every sure reading is among the unsure ones."""
+    reader = CardReader()
+    image = load_image(cardcounter / "images" / "IMG_20220921_193915.jpg")
+    sure = reader.read_image(image)
+    everything = reader.read_image(image, unsure=True)
+    assert sure == []
+    assert any(r.card == "C5" and 0.9 <= r.confidence < reader.net.accept for r in everything), everything
+    for name in ("IMG_20220921_194138.jpg", "IMG_7722.jpg"):
+        image = load_image(cardcounter / "images" / name)
+        assert set(reader.read_image(image)) <= set(reader.read_image(image, unsure=True)), name

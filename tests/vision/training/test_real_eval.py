@@ -8,7 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from vision.training.real_eval import CARDS, LabelAuditError, Photo, audited, label_audit, real_sets, score
+from vision.training.real_eval import (
+    CARDS,
+    LabelAuditError,
+    Photo,
+    audited,
+    label_audit,
+    real_sets,
+    reliability,
+    score,
+)
 from vision.types import CardReading
 
 
@@ -69,3 +78,14 @@ def test_the_shipped_audit_names_real_photos_of_the_test_part(cardcounter: Path)
     changed = {(p.path.relative_to(CARDS).parts[0], p.path.name)
                for p, q in zip(photos, audited(photos), strict=True) if p.wanted != q.wanted}
     assert changed == set(audit)
+
+
+def test_reliability_counts_wrong_readings_against_those_their_confidences_expect() -> None:
+    readings = [(0.6, False), (0.7, True), (0.95, True), (0.999, False), (1.0, True), (0.5, True), (0.2, False)]
+    bins = reliability(readings, edges=(0.5, 0.9, 0.99, 1.0))
+    assert [(b["from"], b["to"], b["readings"], b["wrong"]) for b in bins] == [
+        (0.5, 0.9, 3, 1), (0.9, 0.99, 1, 0), (0.99, 1.0, 2, 1)]  # 1.0 falls in the last bin; under 0.5 in none
+    assert bins[0]["expected_wrong"] == pytest.approx(0.4 + 0.3 + 0.5)
+    assert bins[2]["share_wrong"] == 0.5
+    assert reliability([], edges=(0.5, 1.0)) == [{"from": 0.5, "to": 1.0, "readings": 0, "wrong": 0,
+                                                   "share_wrong": None, "expected_wrong": 0}]
