@@ -75,6 +75,9 @@ class CameraSection:
     #: the card reader: "net" (the learned one), "glyphs" (the glyph rules), "": the one ``deck`` was enrolled
     #: for, else the learned one
     reader: str = ""
+    #: what runs the learned reader's network: "opencv" (cv2.dnn, always installed) or "onnxruntime" (the
+    #: ``onnxruntime`` extra: faster, and more memory)
+    runtime: str = "opencv"
     width: int = 1280
     height: int = 720
     #: frames a laid-out set must stay unchanged before it counts as played
@@ -330,6 +333,8 @@ def _validate(cfg: TableConfig, err: Any) -> None:
     if cfg.camera.reader not in ("", "net", "glyphs"):
         err(("camera", "reader"), f"unknown card reader {cfg.camera.reader!r} (net, glyphs, or empty: the one the "
                                   "deck was enrolled for)")
+    if cfg.camera.runtime not in ("opencv", "onnxruntime"):
+        err(("camera", "runtime"), f"unknown network runtime {cfg.camera.runtime!r} (opencv or onnxruntime)")
 
 
 def _validate_camera(cfg: TableConfig, err: Any) -> None:

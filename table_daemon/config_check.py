@@ -61,9 +61,10 @@ def _check_reader(cfg: TableConfig, err: Any) -> None:
     from vision.readers import ReaderError, make_card_reader
 
     try:
-        make_card_reader(cfg.camera.reader or None, Path(cfg.camera.deck) if cfg.camera.deck else None)
+        make_card_reader(cfg.camera.reader or None, Path(cfg.camera.deck) if cfg.camera.deck else None,
+                         runtime=cfg.camera.runtime)
     except ReaderError as exc:
-        err(("camera", "deck" if cfg.camera.deck else "reader"), str(exc))
+        err(("camera", exc.setting), str(exc))
 
 
 def _check_journal(cfg: TableConfig, err: Any) -> None:

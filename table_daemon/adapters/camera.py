@@ -99,9 +99,9 @@ class CameraZones:
     @classmethod
     def simulated_table(cls, seed: int = 0, *, fps: float = 0.0, stable_frames: int = 2,
                         unsure_wait_frames: int = 8, min_confidence: float = 0.0, deck: str | None = None,
-                        reader: str | None = None) -> CameraZones:
+                        reader: str | None = None, runtime: str = "opencv") -> CameraZones:
         """The simulated table's camera (drawing ``deck``: by default a held-out design chosen by ``seed``) read
-        by the card reader ``reader`` (by default the learned one)."""
+        by the card reader ``reader`` (by default the learned one, its network run by ``runtime``)."""
         from hardware.cameras.simulated import SimulatedTableCamera
         from vision.calibration import TableCalibration
         from vision.readers import make_card_reader
@@ -109,7 +109,7 @@ class CameraZones:
         from vision.tracking import CalibrationTracker
 
         camera = SimulatedTableCamera(seed=seed, deck=deck)
-        card_reader = make_card_reader(reader or None, table=True)
+        card_reader = make_card_reader(reader or None, table=True, runtime=runtime)
 
         def make_reader(cal: TableCalibration) -> TableReader:
             return TableReader(cal, skip_still=True, card_reader=card_reader)
@@ -129,7 +129,7 @@ class CameraZones:
 
             return cls.simulated_table(fps=cam.fps, stable_frames=cam.stable_frames,
                                        unsure_wait_frames=cam.unsure_wait_frames, min_confidence=cam.min_confidence,
-                                       deck=deck_in_url(cam.source), reader=cam.reader)
+                                       deck=deck_in_url(cam.source), reader=cam.reader, runtime=cam.runtime)
         from hardware.cameras import open_camera_or_wait
         from vision.calibration import TableCalibration
         from vision.readers import make_card_reader
@@ -138,7 +138,8 @@ class CameraZones:
 
         # a camera missing at start-up does not stop the table: it is reported lost and tried again
         camera = open_camera_or_wait(_camera_url(cam), pi_camera_settings(cam))
-        card_reader = make_card_reader(cam.reader or None, Path(cam.deck) if cam.deck else None, table=True)
+        card_reader = make_card_reader(cam.reader or None, Path(cam.deck) if cam.deck else None, table=True,
+                                       runtime=cam.runtime)
         # a saved calibration (organiser-checked zones) or none: the markers calibrate as soon as they show
         calibration = TableCalibration.load(Path(cam.calibration)) if cam.calibration else None
 

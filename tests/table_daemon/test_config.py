@@ -80,6 +80,7 @@ BAD_VALUES = [
     ("[timing]\nplay_seconds = -5\n", ":2:", "timing.play_seconds"),
     ("[camera]\nmin_confidence = 7\n", ":2:", "camera.min_confidence"),
     ('[camera]\nreader = "yolo"\n', ":2:", "camera.reader: unknown card reader 'yolo'"),
+    ('[camera]\nruntime = "tensorrt"\n', ":2:", "camera.runtime: unknown network runtime 'tensorrt'"),
     ('[camera]\nsource = "sim://?deck=nope"\n', ":2:", "camera.source: unknown deck design 'nope'"),
     ('[camera]\nsource = "sim://?colour=red"\n', ":2:", "camera.source: unknown setting 'colour'"),
     ("[camera]\nwidth = -1280\n", ":2:", "camera.width"),
@@ -172,3 +173,15 @@ def test_check_config_names_a_reserved_pin(tmp_path: Path, capsys: pytest.Captur
     assert main(["check-config", str(bad)]) == 2
     line = next(i for i, s in enumerate(text.splitlines(), 1) if s.startswith("buzzer = 3"))
     assert f"{bad}:{line}: panels.buzzer: GPIO 3" in capsys.readouterr().err
+
+
+def test_check_config_names_the_runtime_a_reader_cannot_use(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = example_here(tmp_path).read_text()
+    assert 'reader = ""' in good and 'runtime = "opencv"' in good
+    bad = tmp_path / "bad.toml"
+    bad.write_text(good.replace('reader = ""', 'reader = "glyphs"', 1).replace('runtime = "opencv"',
+                                                                               'runtime = "onnxruntime"', 1))
+    line = next(i for i, text in enumerate(bad.read_text().splitlines(), 1) if text.startswith("runtime ="))
+    assert main(["check-config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{bad}:{line}: camera.runtime: the network runtime 'onnxruntime' is for the learned reader" in err, err

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from tests.vision.net.test_reader import held_out_scene
 from vision.net.reader import CardReader as NetReader
 from vision.reader import CardReader as GlyphReader
 from vision.readers import ReaderError, make_card_reader
@@ -28,3 +31,29 @@ def test_bad_deck_files_are_one_clear_error(tmp_path: Path) -> None:
         make_card_reader(None, junk)
     with pytest.raises(ReaderError, match=str(junk)):
         make_card_reader("glyphs", junk)
+
+
+def test_the_network_runtime_is_checked_and_named_in_every_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ReaderError, match="unknown network runtime 'tensorrt'") as err:
+        make_card_reader("net", runtime="tensorrt")
+    assert err.value.setting == "runtime"
+    with pytest.raises(ReaderError, match="for the learned reader") as err:
+        make_card_reader("glyphs", runtime="onnxruntime")
+    assert err.value.setting == "runtime"
+    # onnxruntime not installed (as on a table without the extra): said before the event, naming the setting
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "onnxruntime" else real_find_spec(name, *a))
+    with pytest.raises(ReaderError, match=r"onnxruntime is not installed: pip install") as err:
+        make_card_reader("net", runtime="onnxruntime")
+    assert err.value.setting == "runtime"
+
+
+def test_both_runtimes_read_a_rendered_play_alike() -> None:
+    pytest.importorskip("onnxruntime")
+    image = held_out_scene("roboto-condensed", [("DQ", 250, 240, 8.0), ("S7", 560, 240, -6.0)],
+                           np.random.default_rng(13))
+    by_opencv = make_card_reader("net").read_image(image)
+    by_onnxruntime = make_card_reader("net", runtime="onnxruntime").read_image(image)
+    assert [r.card for r in by_opencv] == [r.card for r in by_onnxruntime] == ["DQ", "S7"]
+    assert [r.confidence for r in by_opencv] == pytest.approx([r.confidence for r in by_onnxruntime], abs=1e-3)

@@ -182,3 +182,24 @@ def test_the_table_judges_cards_by_its_readers_own_threshold_unless_configured()
     assert app.controller.timing.min_confidence == learned.min_confidence
     for zones in (learned, glyphs):
         zones.close()
+
+
+def test_the_configured_network_runtime_reads_the_plays() -> None:
+    """``[camera] runtime = "onnxruntime"`` (the optional extra) runs the learned reader's network on the table;
+    where it is not installed the setting is refused by name (tests/vision/test_readers.py)."""
+    import pytest
+
+    from table_daemon.config import CameraSection
+
+    pytest.importorskip("onnxruntime")
+    zones = CameraZones.from_config(CameraSection(source="sim://", runtime="onnxruntime"))
+    assert zones.reader is not None and zones.reader.reader.net.runtime == "onnxruntime"
+    clock = Clock()
+    zones.clock = clock
+    fed: list[Any] = []
+    zones.feed = fed.append
+    zones.on_turn = "E"
+    zones.lay("E", ["C9", "C9"])
+    run(zones, clock, 3)
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["C9", "C9"]]
+    zones.close()
