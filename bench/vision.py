@@ -1,6 +1,6 @@
 """Card reader benchmark: ms per 1280x720 table frame holding 10 cards (one core), and accuracy on real photos.
 
-Run: ``.venv/bin/python bench/vision.py [--reader glyphs|net|both] [--frames N] [--limit N]``. Prints one JSON
+Run: ``.venv/bin/python bench/vision.py [--reader glyphs|net|both] [--frames N] [--limit N] [--runtime R]``. Prints one JSON
 object per figure, each naming its reader (``glyphs``: ``vision.reader``; ``net``: the learned reader
 ``vision.net``) and, for real photos, which photos the network was trained on:
 - ``model`` (net): size of ``vision/data/index_net.onnx``, temperature and accept thresholds, what it was
@@ -49,10 +49,10 @@ from vision.types import CARD_CODES, LOW_CONFIDENCE  # noqa: E402
 SHARED = ROOT / ".." / "shared" / "data" / "cards" / "bidly"
 
 
-def bench_table(frames: int, name: str, model: Path = MODEL_PATH) -> dict[str, object]:
+def bench_table(frames: int, name: str, model: Path = MODEL_PATH, runtime: str = "opencv") -> dict[str, object]:
     cv2.setNumThreads(1)
     # the table's own reader: unsure readings too (the hand decides), and a second look where a card was not read
-    net_reader = NetCardReader(IndexNet(model, threads=1), unsure=True) if name == "net" else None
+    net_reader = NetCardReader(IndexNet(model, threads=1, runtime=runtime), unsure=True) if name == "net" else None
     times: list[float] = []
     exact = 0
     rng = np.random.default_rng(1)
@@ -76,7 +76,8 @@ def bench_table(frames: int, name: str, model: Path = MODEL_PATH) -> dict[str, o
         exact += all([r.card for r in got.get(s, [])] == cards and all(r.confidence >= sure for r in got.get(s, []))
                      for s, cards in plays.items())
     times.sort()
-    return {"figure": "table_frame_ms", "reader": name, "frames": frames, "median_ms": round(statistics.median(times), 2),
+    return {"figure": "table_frame_ms", "reader": name, "runtime": runtime if name == "net" else None, "frames": frames,
+            "median_ms": round(statistics.median(times), 2),
             "p99_ms": round(times[min(len(times) - 1, int(0.99 * len(times)))], 2),
             "frames_read_exactly": round(exact / frames, 4)}
 
@@ -212,6 +213,8 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=10_000, help="at most this many photos of each real set")
     parser.add_argument("--no-table", action="store_true", help="real photos only")
     parser.add_argument("--model", type=Path, default=MODEL_PATH, help="the index network (net reader)")
+    parser.add_argument("--runtime", choices=("opencv", "onnxruntime"), default="opencv",
+                        help="what runs the net reader's network for the table frame figure ([camera] runtime)")
     parser.add_argument("--reliability", action="store_true",
                         help="only whether the net reader's confidence means what it says, on the real photos")
     args = parser.parse_args()
@@ -226,7 +229,7 @@ def main() -> int:
         print(json.dumps(bench_runtimes(model)), flush=True)
     for name in names:
         if not args.no_table:
-            print(json.dumps(bench_table(args.frames, name, model)), flush=True)
+            print(json.dumps(bench_table(args.frames, name, model, args.runtime)), flush=True)
         if not SHARED.is_dir():
             print(json.dumps({"skipped": f"no real photos at {SHARED}"}))
             continue
