@@ -15,7 +15,8 @@ one JSON object:
 - ``the_table_takes``: what the table makes of each frame's reading when the seat leads, choosing by the hand the
   play was drawn from as the controller does (``table_daemon.controller.seen_choice``): the play ``right``, a
   ``wrong`` one (silently), ``asked_again`` (a misread alert), or ``sure_but_no_play`` (sure, and nothing the hand
-  could lay: asked again once where a card or two may be hidden or read twice, else a false foul).
+  could lay: asked again once where a card or two may be hidden or read twice, else a false foul); a reading
+  with more copies of a card than the pack holds is asked again, sure or not, as the controller does.
 
 Flagged frames are not lost at the table: it chooses among an unsure card's candidates by what the seat holds
 (``table_daemon.controller.seen_choice``) or asks for the cards to be laid again; ``bench/simulate.py`` counts
@@ -41,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from guandan import classify, full_pack, legal_plays, parse_cards  # noqa: E402
+from guandan import COPIES, classify, full_pack, legal_plays, parse_cards  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
@@ -67,6 +68,8 @@ def what_the_table_takes(read: list[CardReading], truth: list[str], held: Counte
     if any(r.card == UNREADABLE for r in read):
         return "asked_again"
     first = tuple(r.card for r in read)
+    if any(n > COPIES for n in Counter(first).values()):
+        return "asked_again"  # no seat can lay that: the controller asks again, sure or not (a card read twice)
 
     def fits(codes: tuple[str, ...]) -> bool:
         return bool(codes) and not Counter(codes) - held and bool(classify(parse_cards(" ".join(codes)), LEVEL))

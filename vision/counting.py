@@ -53,3 +53,19 @@ def missing_cards(index_x: Sequence[float], fan_width: float, fan_height: float)
     end_pitch = MIN_PITCH * card if len(xs) == 1 else pitch
     after = max(1, round(overhang / pitch)) if overhang > HOLE * end_pitch + 0.05 * card else 0
     return before, after, between
+
+
+#: no index of a fan starts closer than this (card heights) to the fan's right edge: the card on top lies whole
+#: there, so whatever is read on that part of it is its picture, pips or words, not a card. The last card's own
+#: index stands about a card's width from the edge (0.52-0.70 card heights over 600 plays of
+#: ``bench/table_reading.py``'s designs; bridge cards are 0.64 wide, and the region's outline may cut a little
+#: into the last card)
+TOP_CARD_FACE = 0.45
+
+
+def on_the_top_card(index_x: Sequence[float], fan_width: float, fan_height: float) -> list[bool]:
+    """For each index read in a fan (its left edge in the rectified fan of ``fan_width`` x ``fan_height``, the
+    card's height), whether it starts on the face of the card on top, within ``TOP_CARD_FACE`` card heights of
+    the fan's right edge, where no card's index can show (a joker's picture or a court card's, read as an
+    index, made the table ask for a pair of jokers again)."""
+    return [fan_width - float(x) < TOP_CARD_FACE * fan_height for x in index_x]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import cv2
@@ -25,7 +25,7 @@ import numpy as np
 from .calibration import TableCalibration
 from .card_regions import top_level
 from .classifier import GlyphModel
-from .counting import missing_cards
+from .counting import missing_cards, on_the_top_card
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
 from .reader import CardReader, RegionRead
@@ -35,6 +35,9 @@ OUTSIDE = "outside"
 #: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
 SETTLED_READS = 3
 REFRESH_FRAMES = 15
+#: a region wider than this (over its height, upright) is a fan of several cards, whose top card lies whole at its
+#: right (narrower: one card, of which the reader takes the top-left index alone)
+FAN_WIDTH = 0.85
 #: an outermost region in a zone at least this wide (over its height, upright) with no index read is a card
 #: whose index was not read (narrower: a sliver of something else)
 MIN_UNREAD_WIDTH = 0.5
@@ -139,12 +142,12 @@ class TableReader:
         tell a loose fan from one with cards hidden between (a full house read as its first and last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
-        read = self.reader.read_region(view, region, turns=(0,))
+        read = _without_top_card_faces(self.reader.read_region(view, region, turns=(0,)))
         places = _unread_places(read)
         unread = _cards_unread(read, places)
         if not unread:
             return read, places
-        second = self.reader.read_region(view, region, turns=(0,), faint=True)
+        second = _without_top_card_faces(self.reader.read_region(view, region, turns=(0,), faint=True))
         second_places = _unread_places(second)
         second_unread = _cards_unread(second, second_places)
         if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
@@ -189,6 +192,25 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
 
 #: cards whose index was not read: before the first index read, after the last, and after each
 UnreadPlaces = tuple[int, int, list[int]]
+
+
+def _without_top_card_faces(read: RegionRead) -> RegionRead:
+    """``read`` without the readings that start on the face of a fan's top card (:func:`vision.counting.
+    on_the_top_card`): a picture, pips or a joker's word read as one more card. A single card keeps its reading
+    (the reader takes only its top-left index), and so does a read whose readings and boxes do not match."""
+    height, width = read.flat.shape[:2]
+    if width <= FAN_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
+        return read
+    off = on_the_top_card([box[0] for box in read.flat_boxes], float(width), float(height))
+    if not any(off):
+        return read
+    kept = [i for i, face in enumerate(off) if not face]
+    changes: dict[str, object] = {"readings": [read.readings[i] for i in kept],
+                                  "flat_boxes": tuple(read.flat_boxes[i] for i in kept)}
+    sightings = getattr(read, "sightings", ())
+    if len(sightings) == len(read.readings):
+        changes["sightings"] = tuple(sightings[i] for i in kept)
+    return replace(read, **changes)  # type: ignore[arg-type]
 
 
 def _unread_places(read: RegionRead) -> UnreadPlaces | None:

@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 
 from hardware.cameras.simulated import SimulatedTableCamera
-from vision.counting import missing_cards
+from vision.counting import missing_cards, on_the_top_card
+from vision.readers import make_card_reader
 from vision.table import TableReader
 from vision.types import UNREADABLE
 
@@ -92,3 +93,22 @@ def test_no_false_alarm_on_plays_read_right() -> None:
             right += 1
             flagged += len(known) != len(got)
     assert right >= 20 and flagged == 0
+
+
+def test_an_index_read_on_the_face_of_the_top_card_is_no_card() -> None:
+    xs, width = fan(3)
+    assert on_the_top_card(xs, width, H) == [False, False, False]  # every card's own index, the last one's too
+    picture = width - 0.3 * H  # a court card's or a joker's picture, in the middle of the card lying on top
+    assert on_the_top_card([*xs, picture], width, H) == [False, False, False, True]
+    # a bridge-sized card (0.64 wide) whose region's outline cut a little into it keeps its index
+    assert on_the_top_card([width - 0.64 * H + 0.06 * H - 0.05 * H], width, H) == [False]
+
+
+def test_a_pair_whose_top_card_s_picture_reads_as_more_cards_is_read_as_the_pair() -> None:
+    """Held-out designs: the red joker's picture, in the top card of a pair of jokers, read as D8 and DA (unsure)
+    to the right of the two indices, and a queen's court picture as D4; the table asked for the pair again."""
+    reader = make_card_reader("net", table=True)
+    for seed, seat, pair in ((1002, "E", ["HR", "HR"]), (1001, "E", ["HQ", "CQ"])):
+        camera = SimulatedTableCamera(seed=seed)
+        camera.lay(seat, pair)
+        assert [r.card for r in TableReader(camera.calibration, card_reader=reader).read(camera.frame())[seat]] == pair
