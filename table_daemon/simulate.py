@@ -212,7 +212,8 @@ class SimTable:
             self.zones = CameraZones.simulated_table(seed, stable_frames=cfg.camera.stable_frames,
                                                      unsure_wait_frames=cfg.camera.unsure_wait_frames,
                                                      min_confidence=cfg.camera.min_confidence,
-                                                     deck=deck_in_url(cfg.camera.source), reader=cfg.camera.reader)
+                                                     deck=deck_in_url(cfg.camera.source), reader=cfg.camera.reader,
+                                                     runtime=cfg.camera.runtime)
         self.app = TableApp(cfg, dealer=self.dealer, camera=self.zones, panels=self.panels)
         self.seats = SimSeats(self.app, self.zones, self.panels, factory, seed, speed)
         self.seats.panels_pins = pins

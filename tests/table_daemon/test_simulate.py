@@ -105,3 +105,19 @@ def test_simulated_camera_through_the_real_reader() -> None:
         assert zones.health()["frames"] >= 4
     finally:
         zones.close()
+
+
+def test_a_simulated_table_runs_the_network_on_the_configured_runtime(tmp_path: Any) -> None:
+    import pytest
+
+    from table_daemon.config import simulated_config
+    from table_daemon.simulate import SimTable
+
+    pytest.importorskip("onnxruntime")
+    cfg = simulated_config(table="R1", event="rt", broker="mqtt://127.0.0.1:1", journal=str(tmp_path / "j.sqlite"))
+    cfg.camera.runtime = "onnxruntime"
+    sim = SimTable(cfg, seed=1, speed=0, camera=True)
+    try:
+        assert sim.zones.reader.reader.net.runtime == "onnxruntime"
+    finally:
+        sim.zones.close()
