@@ -73,8 +73,10 @@ class CameraZones:
         self._last_good = clock()
         self._last_reopen = 0.0
         self.min_confidence = min_confidence
+        # holds numbered from the time in milliseconds: the controller's record of a play taken from a hold is not
+        # matched by a hold of a camera restarted since
         self.stabiliser = Stabiliser(frames=stable_frames, patience=unsure_wait_frames, min_confidence=min_confidence,
-                                     early=True)
+                                     early=True, holds_from=time.time_ns() // 1_000_000)
         self.stable_frames = stable_frames
         self.period = 1.0 / fps if fps > 0 else 0.0
         self.simulated = simulated
@@ -303,7 +305,7 @@ class CameraZones:
                 if len(obs.candidates) == len(obs.cards) else []
             self.feed(CardsSeen(obs.zone, cards, round(confidence, 4), self.frames,
                                 unreadable=len(obs.cards) - len(cards), candidates=candidates,
-                                provisional=obs.provisional))
+                                provisional=obs.provisional, wait=obs.wait))
 
     def _keep_evidence(self, frame: Any) -> None:
         """Keep a small copy of a frame that settled a reading: an alert about it shows it to the referee."""

@@ -102,6 +102,8 @@ class CardsSeen(Input):
     ``cards``, the reader's best candidates ``[code, probability]``, surest first (may be empty).
     ``provisional``: an unsure play the camera is still looking at (it reports the set again, sure or not, a few
     frames later); the table takes it now only if the seat's hand settles it, and otherwise says nothing yet.
+    ``wait``: the camera's number for the hold such a set was in (0: none), which its provisional reports and its
+    final report share: the final report of a play the table already took is the last word on that play.
     """
 
     kind: ClassVar[str] = "cards_seen"
@@ -112,6 +114,7 @@ class CardsSeen(Input):
     unreadable: int = 0
     candidates: list[list[tuple[str, float]]] = field(default_factory=list)
     provisional: bool = False
+    wait: int = 0
 
 
 @dataclass(frozen=True)

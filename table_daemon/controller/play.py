@@ -47,6 +47,8 @@ Decided = tuple[Reading | None, tuple[Reading, ...], str]
 def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     d = c.deal
     evidence: dict[str, Any] = {"frame": e.frame, "seen": list(e.cards), "confidence": e.confidence}
+    if last_word_on_a_taken_play(c, e, evidence):
+        return
     if e.provisional and not may_settle_now(c, e):
         return  # the camera reports this set again once it reads it surely or stops waiting: judged then
     if e.seat not in SEATS:  # the reader found cards outside every play zone
@@ -120,6 +122,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         d.pending_declare = {"seat": e.seat, "cards": [x.code for x in new], "frame": e.frame,
                              "candidates": [r.to_json() for r in candidates]}
         lay_in_zone(d, e, cards)
+        taken_while_held(d, e, cards)
         c.emit("declare_needed", deal=d.number, seat=e.seat, cards=[x.code for x in new],
                candidates=[r.to_json() for r in candidates])
         c.set_turn(e.seat, "declare")
@@ -131,6 +134,38 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         return
     if act_on(c, act.play(e.seat, new, reading), evidence):
         lay_in_zone(d, e, cards)
+        taken_while_held(d, e, cards)
+
+
+def taken_while_held(d: TableDeal, e: CardsSeen, cards: list[Card]) -> None:
+    """A play taken from a provisional reading: the camera still holds the set and will report it once more
+    (:func:`last_word_on_a_taken_play`)."""
+    if e.provisional and e.wait:
+        d.taken_in_wait[e.seat] = (e.wait, tuple(x.code for x in cards))
+
+
+def last_word_on_a_taken_play(c: TableState, e: CardsSeen, evidence: dict[str, Any]) -> bool:
+    """Whether ``e`` is the camera's word on a play the table already took from a provisional reading of the
+    same hold (then handled here): another provisional look says nothing; the final report says nothing when
+    it is unsure or reads the cards as taken, and when it reads other cards surely the referee is asked to check
+    the play (``misread``: the player laid what he laid, never a foul). The play may be over by then (the trick
+    ended, a declaration is awaited, the table paused), so the seat's turn and zone do not matter. A report of
+    another hold, or of none, ends the record (that hold's final report will not come: the zone emptied, or the
+    camera restarted)."""
+    d = c.deal
+    if d is None or e.seat not in d.taken_in_wait:
+        return False
+    wait, taken = d.taken_in_wait[e.seat]
+    if not e.wait or e.wait != wait:
+        del d.taken_in_wait[e.seat]
+        return False
+    if e.provisional:
+        return True
+    del d.taken_in_wait[e.seat]
+    if sure_enough_to_accuse(c, e) and Counter(e.cards) != Counter(taken):
+        c.alert("misread", e.seat, "the play taken by the seat's hand now reads otherwise: referee, please check it "
+                "(按手牌认定的出牌复读不同，请裁判核对)", {**evidence, "taken": list(taken)})
+    return True
 
 
 def lay_in_zone(d: TableDeal, e: CardsSeen, cards: list[Card]) -> None:
@@ -259,8 +294,7 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
     will do (quietly for a provisional reading: the camera's final report is judged again); a first reading
     that is not taken comes back only when the reader is sure of it, for the caller to call the foul it is."""
     zone = c.deal.zone[e.seat]
-    options = e.candidates if len(e.candidates) == len(e.cards) and all(e.candidates) else \
-        [[(code, e.confidence)] for code in e.cards]
+    options = options_of(e)
 
     def fits(codes: tuple[str, ...]) -> bool:
         laid = c.parse_seen(list(codes))
@@ -279,11 +313,26 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
         return laid, new_cards(zone, laid)
     if e.provisional:
         return [], []  # not settled by the hand: the camera's final report decides, alert and all
-    if reading_is_sure(options, sure_at, e.confidence) and e.confidence >= c.timing.min_confidence:
+    if sure_enough_to_accuse(c, e):
         return cards, new_cards(zone, cards)  # a sure reading: the caller calls the foul it is
     c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})
     return [], []
+
+
+def options_of(e: CardsSeen) -> list[list[tuple[str, float]]]:
+    """Each card of a reading with its candidates (the card alone at the reading's confidence where the camera
+    gave none)."""
+    if len(e.candidates) == len(e.cards) and all(e.candidates):
+        return [list(o) for o in e.candidates]
+    return [[(code, e.confidence)] for code in e.cards]
+
+
+def sure_enough_to_accuse(c: TableState, e: CardsSeen) -> bool:
+    """Whether a reading is sure enough to call a foul on (``seen_choice.sure`` at the reader's own threshold
+    when stricter), or to say that the cards lie otherwise than the table took them."""
+    return not e.unreadable and e.confidence >= c.timing.min_confidence \
+        and reading_is_sure(options_of(e), max(SURE, c.timing.min_confidence), e.confidence)
 
 
 def playable(c: TableState, seat: str, worked_out: dict[tuple[str, ...], Decided]) -> Callable[[list[Card]], bool]:

@@ -103,6 +103,7 @@ def _undo(c: TableState, d: TableDeal, action: str, reason: Any) -> str | None:
         if step.get("seat") in SEATS:
             d.zone[step["seat"]] = []
             d.zone_read_as.pop(step["seat"], None)
+            d.taken_in_wait.pop(step["seat"], None)
     entry = _log(c, d, action, reason, seat=seat, undone=steps)
     c.emit("correction", replaces=ref, action=action, seat=seat, reason=reason, revision=len(d.referee))
     c.emit("referee", **entry)

@@ -7,7 +7,7 @@ effects (messages, lights, turn news); nothing here decides a rule or imports a 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -102,6 +102,20 @@ class TableDeal:
     #: a sure reading one or two cards short of a play, or one card over (seat, its codes, the turn's start),
     #: asked for again once
     doubted: tuple[str, tuple[str, ...], float] | None = None
+    #: per seat, the camera's hold (``CardsSeen.wait``) a play was taken from while the camera still looked at it,
+    #: and the codes of the zone as taken: the hold's final report is the last word on that play, not a new one
+    taken_in_wait: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A snapshot written before a field was added loads with that field's default (snapshots of this
+        version's format carry no field list of their own)."""
+        for f in fields(self):
+            if f.name not in state:
+                if f.default_factory is not MISSING:
+                    state[f.name] = f.default_factory()
+                elif f.default is not MISSING:
+                    state[f.name] = f.default
+        self.__dict__.update(state)
 
     def t(self, now: float) -> float:
         """Seconds since the deal started (the ``t`` of record actions and events)."""

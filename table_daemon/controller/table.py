@@ -37,7 +37,7 @@ from .model import (
     Tick,
     ZoneCleared,
 )
-from .play import on_cards_seen, on_press, on_tick
+from .play import last_word_on_a_taken_play, on_cards_seen, on_press, on_tick
 from .state import FOULS, Phase, TableDeal, TableState, Timing
 
 __all__ = ["FOULS", "Phase", "TableController", "TableDeal", "Timing"]
@@ -66,7 +66,9 @@ class TableController(TableState):
         elif isinstance(event, HealthNotice):  # and of the table's hardware
             on_health_notice(self, event)
         elif self.phase == Phase.PAUSED and not isinstance(event, Tick):
-            if isinstance(event, CardsSeen) and event.cards and not event.provisional:
+            if isinstance(event, CardsSeen) and event.cards and not event.provisional \
+                    and not last_word_on_a_taken_play(self, event, {"frame": event.frame, "seen": event.cards,
+                                                                     "confidence": event.confidence}):
                 self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
                            {"frame": event.frame, "seen": event.cards})
         elif isinstance(event, DealerStarted):
@@ -83,6 +85,7 @@ class TableController(TableState):
             if self.deal is not None:
                 self.deal.zone[event.seat] = []
                 self.deal.zone_read_as.pop(event.seat, None)
+                self.deal.taken_in_wait.pop(event.seat, None)
         elif isinstance(event, Press):
             on_press(self, event)
         elif isinstance(event, Tick):

@@ -117,3 +117,31 @@ def test_an_unsure_set_replaced_by_a_sure_one_reports_only_the_sure_one() -> Non
     st.update({"E": cards("C9", "C9")}, "E")
     out = st.update({"E": cards("C9", "C9")}, "E")
     assert [(o.cards, o.flagged) for o in out] == [(("C9", "C9"), False)]
+
+
+def test_a_held_set_s_reports_share_its_hold_number_and_its_final_report_stays_a_play() -> None:
+    """The provisional reports of a held set and its final report carry the hold's number, so the table knows the
+    final word on a play it already took; the final report is the whole play even after the turn moved on (the
+    table took the play from the provisional report), and a later hold has another number."""
+    st = Stabiliser(frames=2, patience=3, early=True, holds_from=1000)
+    zone = {"S": [*cards("D5"), *cards("H3", "H4", confidence=0.4)]}
+    st.update({"S": cards("D5")}, "S")
+    assert [o.wait for o in st.update({"S": cards("D5")}, "S")] == [0]  # sure at once: never held
+    st.update(zone, "S")
+    offered = st.update(zone, "S")
+    assert [(o.provisional, o.wait) for o in offered] == [(True, 1001)]
+    seen = [st.update(zone, "E") for _ in range(3)]  # the turn moved on: the table took the play
+    final = [o for s in seen for o in s]
+    assert [(o.kind, o.cards, o.provisional, o.wait) for o in final] == [(PLAY, ("D5", "H3", "H4"), False, 1001)]
+    st.update({"S": []}, "E")
+    st.update({"S": []}, "E")
+    st.update({"S": cards("C7", confidence=0.4)}, "S")
+    assert [o.wait for o in st.update({"S": cards("C7", confidence=0.4)}, "S")] == [1002]
+
+
+def test_a_set_held_while_its_seat_was_not_on_turn_is_judged_as_the_turn_then_is() -> None:
+    st = Stabiliser(frames=2, patience=2)
+    unsure = {"W": cards("S8", confidence=0.4)}
+    assert st.update(unsure, "S") == [] and st.update(unsure, "S") == []  # held, as an exposed card
+    seen = [o for _ in range(3) for o in st.update(unsure, "W")]  # the turn came to W while it was held
+    assert [(o.kind, o.wait) for o in seen] == [(PLAY, seen[0].wait)] and seen[0].wait
