@@ -222,29 +222,31 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
       Every card of both packs is dealt, so a card not held lies in another seat's hand: laying it is far rarer
       than the reader mistaking one card.
     The first time a seat shows this set in this turn the table raises ``misread`` (please lay the cards again)
-    with what would make a play (``without`` the card read too many, or how many cards are ``short_of`` one and in
-    how many ``completions``: never which held cards, the alerts topic being public); the same set shown again
-    in the turn is the foul."""
+    with what would make a play (``without`` the card read too many, how many cards it is ``short_of`` one, or
+    the card ``not_held`` that a held one could replace: never which held cards, nor how many would do, the
+    alerts topic being public); the same set shown again in the turn is the foul, another set shown between
+    notwithstanding."""
     d = c.deal
     st = d.state
     seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
-    if d.doubted == seen:
-        return False
+    if seen in d.doubted_in_turn:
+        return False  # shown again in the turn: the foul it is (another set in between does not reset it)
+    d.doubted_in_turn = {x for x in d.doubted_in_turn if x[2] == st.turn_since}
     takes = playable(c, seat, {})
     twice = {code for code, n in Counter(x.code for x in new).items() if n > 1}
     over = sorted({x.code for i, x in enumerate(new) if x.code in twice and takes(new[:i] + new[i + 1:])})
     if over:
-        d.doubted = seen
+        d.doubted_in_turn.add(seen)
         c.alert("misread", seat, "please lay the cards again: a card may have been read twice "
                 "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
         return True
     if not held:
-        swap = held_swaps(st.hand(seat), new, takes)
+        swap = held_swap(st.hand(seat), new, takes)
         if swap is None:
             return False
-        d.doubted = seen
+        d.doubted_in_turn.add(seen)
         c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
-                {**evidence, "not_held": swap[0], "held_in_its_place": swap[1]})
+                {**evidence, "not_held": swap, "held_in_its_place": True})
         return True
     rest = engine.hand_without(st.hand(seat), new) or []
     completions: list[list[str]] = []
@@ -260,15 +262,15 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
             break
     if not completions:
         return False
-    d.doubted = seen
+    d.doubted_in_turn.add(seen)
     c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
-            {**evidence, "short_of": len(completions[0]), "completions": len(completions)})
+            {**evidence, "short_of": len(completions[0])})
     return True
 
 
-def held_swaps(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> tuple[str, int] | None:
-    """When one card of ``new`` is not in ``hand`` and the rest are: that card, and how many held cards in its
-    place make a play the seat could lay (never which: the alert is public); None if none does."""
+def held_swap(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> str | None:
+    """When one card of ``new`` is not in ``hand`` and the rest are, and some held card in its place makes a play
+    the seat could lay: that card's code; else None."""
     left = Counter(x.id for x in hand)
     missing = []
     for i, x in enumerate(new):
@@ -281,8 +283,7 @@ def held_swaps(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], 
     i = missing[0]
     rest = engine.hand_without(hand, new[:i] + new[i + 1:]) or []
     one_of_each = {x.code: x for x in rest}.values()
-    swaps = sum(takes(new[:i] + [other] + new[i + 1:]) for other in one_of_each)
-    return (new[i].code, swaps) if swaps else None
+    return new[i].code if any(takes(new[:i] + [other] + new[i + 1:]) for other in one_of_each) else None
 
 
 def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[str, Any],

@@ -99,9 +99,9 @@ class TableDeal:
     redeal_attempts: int = 0
     tribute_held: dict[str, Card] = field(default_factory=dict)
     tribute_choice: dict[str, Any] | None = None
-    #: a sure reading one or two cards short of a play, or one card over (seat, its codes, the turn's start),
-    #: asked for again once
-    doubted: tuple[str, tuple[str, ...], float] | None = None
+    #: the sure readings of this turn asked for again once, each (seat, its codes, the turn's start): a card or
+    #: more short of a play, one card over, one card not held (``play.doubt_the_reading``); shown again, a foul
+    doubted_in_turn: set[tuple[str, tuple[str, ...], float]] = field(default_factory=set)
     #: per seat, the camera's hold (``CardsSeen.wait``) a play was taken from while the camera still looked at it,
     #: and the codes of the zone as taken: the hold's final report is the last word on that play, not a new one
     taken_in_wait: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)

@@ -94,7 +94,7 @@ def test_sure_not_held_is_laid_again_once_then_a_foul() -> None:
     wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
     h.send(CardsSeen("S", [wrong], 1.0, frame=7, candidates=[[(wrong, 1.0), ("D9", 0.0)]]))
     (asked,) = h.alerts("misread")
-    assert asked["evidence"]["not_held"] == wrong and asked["evidence"]["held_in_its_place"] > 1
+    assert asked["evidence"]["not_held"] == wrong and asked["evidence"]["held_in_its_place"] is True
     assert not h.alerts("not_held")
     h.send(CardsSeen("S", [wrong], 1.0, frame=8, candidates=[[(wrong, 1.0), ("D9", 0.0)]]))
     assert len(h.alerts("not_held")) == 1 and len(h.alerts("misread")) == 1
@@ -114,6 +114,18 @@ def test_a_bomb_with_one_card_read_surely_as_one_not_held_is_laid_again_once() -
     assert asked["evidence"]["not_held"] == ten and "HQ" not in json.dumps(asked)
     h.send(CardsSeen("S", ["DQ", "CQ", "HQ", "SQ"], 1.0, frame=41))
     assert h.of("events", "play")[0]["cards"] == ["DQ", "CQ", "HQ", "SQ"] and not h.alerts("not_held")
+
+
+def test_a_set_shown_again_in_the_turn_is_the_foul_even_with_another_shown_between() -> None:
+    """Two sure readings of single cards S does not hold, shown in turn: each is asked for again once, and the
+    first shown again is the foul (the table remembers every set it doubted in the turn, not only the last)."""
+    h = _game()
+    first = absent(h, "S", ["HK", "HQ", "HJ"])
+    second = absent(h, "S", ["SK", "SQ", "SJ"])
+    for frame, card in enumerate((first, second, first), start=20):
+        h.send(CardsSeen("S", [card], 1.0, frame=frame, candidates=[[(card, 1.0)]]))
+    assert [a["code"] for a in h.alerts()] == ["misread", "misread", "not_held"]
+    assert h.alerts("not_held")[0]["evidence"]["seen"] == [first]
 
 
 def test_two_cards_not_held_are_a_foul_at_once() -> None:
@@ -165,7 +177,7 @@ def test_a_sure_reading_one_card_short_of_a_play_is_laid_again_once_before_it_is
     two_pairs = ["H5", "D5", "H9", "C9"]
     h.send(CardsSeen("S", two_pairs, 1.0, frame=20))
     (asked,) = h.alerts("misread")
-    assert asked["evidence"]["short_of"] == 1 and asked["evidence"]["completions"] >= 1
+    assert asked["evidence"]["short_of"] == 1 and "completions" not in asked["evidence"]
     assert asked["evidence"]["seen"] == two_pairs and "S5" not in json.dumps(asked)
     assert not h.alerts("illegal_play") and h.c.deal.state.to_move == "S"
     h.send(CardsSeen("S", two_pairs, 1.0, frame=21))  # laid again, and still two pairs: the foul
