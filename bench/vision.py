@@ -178,13 +178,13 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
     return out
 
 
-def bench_reliability(limit: int, model: Path = MODEL_PATH) -> list[dict[str, object]]:
+def bench_reliability(limit: int, model: Path = MODEL_PATH, runtime: str = "opencv") -> list[dict[str, object]]:
     """Whether the learned reader's confidence means what it says, on each real set (the test part): every
     physical card it sees from its floor up (``CardReader.sightings(unsure=True)``), right or wrong, by bin of
     confidence (``real_eval.reliability``), and over the readings it reports (its thresholds) the wrong ones
     against the number their confidences expect."""
     cv2.setNumThreads(1)
-    net = IndexNet(model, threads=1)
+    net = IndexNet(model, threads=1, runtime=runtime)
     reader = NetCardReader(net)
     out = []
     for set_name, photos in real_sets("test").items():
@@ -214,13 +214,21 @@ def main() -> int:
     parser.add_argument("--no-table", action="store_true", help="real photos only")
     parser.add_argument("--model", type=Path, default=MODEL_PATH, help="the index network (net reader)")
     parser.add_argument("--runtime", choices=("opencv", "onnxruntime"), default="opencv",
-                        help="what runs the net reader's network for the table frame figure ([camera] runtime)")
+                        help="what runs the net reader's network for the table frame and reliability figures "
+                             "([camera] runtime)")
     parser.add_argument("--reliability", action="store_true",
-                        help="only whether the net reader's confidence means what it says, on the real photos")
+                        help="only whether the net reader's confidence means what it says, on the real photos "
+                             "(the net reader whatever --reader says)")
     args = parser.parse_args()
     model = args.model.resolve()
-    if args.reliability:
-        for figure in bench_reliability(args.limit, model):
+    if args.runtime != "opencv":
+        try:
+            IndexNet(model, runtime=args.runtime)
+        except ModelMissingError as exc:
+            print(f"bench/vision.py: {exc}", file=sys.stderr)
+            return 2
+    if args.reliability:  # the learned reader's alone
+        for figure in bench_reliability(args.limit, model, args.runtime):
             print(json.dumps(figure), flush=True)
         return 0
     names = ["glyphs", "net"] if args.reader == "both" else [args.reader]

@@ -28,16 +28,13 @@ from .classifier import GlyphModel
 from .counting import missing_cards, on_the_top_card
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
-from .reader import CardReader, RegionRead
+from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
 from .types import UNREADABLE, CardReading
 
 OUTSIDE = "outside"
 #: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
 SETTLED_READS = 3
 REFRESH_FRAMES = 15
-#: a region wider than this (over its height, upright) is a fan of several cards, whose top card lies whole at its
-#: right (narrower: one card, of which the reader takes the top-left index alone)
-FAN_WIDTH = 0.85
 #: an outermost region in a zone at least this wide (over its height, upright) with no index read is a card
 #: whose index was not read (narrower: a sliver of something else)
 MIN_UNREAD_WIDTH = 0.5
@@ -197,9 +194,10 @@ UnreadPlaces = tuple[int, int, list[int]]
 def _without_top_card_faces(read: RegionRead) -> RegionRead:
     """``read`` without the readings that start on the face of a fan's top card (:func:`vision.counting.
     on_the_top_card`): a picture, pips or a joker's word read as one more card. A single card keeps its reading
-    (the reader takes only its top-left index), and so does a read whose readings and boxes do not match."""
+    (the reader takes only its top-left index), and so does a read whose readings and boxes do not match. The
+    read's ``score`` stays as read: it served only to choose the turn, which the table has already chosen."""
     height, width = read.flat.shape[:2]
-    if width <= FAN_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
+    if width <= SINGLE_CARD_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
         return read
     off = on_the_top_card([box[0] for box in read.flat_boxes], float(width), float(height))
     if not any(off):

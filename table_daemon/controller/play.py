@@ -210,7 +210,8 @@ HIDDEN_AT_MOST = 3
 
 def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any], held: bool) -> bool:
     """Whether to ask for the cards again instead of calling a foul (``illegal_play``, ``not_held``) on a reading
-    sure of every card it read, because the reader may have seen one card too few or one too many:
+    sure of every card it read, because the reader may have missed up to three cards, read one twice, or misread
+    one:
     - one to three short (``held``: every card seen is held) of a play the seat could make with cards it holds:
       a card lying almost wholly under another in a tight fan shows no index, and the fan's count does not always
       notice (a full house read as two pairs or as two of its cards, a bomb of four as a pair);

@@ -100,8 +100,9 @@ def test_an_index_read_on_the_face_of_the_top_card_is_no_card() -> None:
     assert on_the_top_card(xs, width, H) == [False, False, False]  # every card's own index, the last one's too
     picture = width - 0.3 * H  # a court card's or a joker's picture, in the middle of the card lying on top
     assert on_the_top_card([*xs, picture], width, H) == [False, False, False, True]
-    # a bridge-sized card (0.64 wide) whose region's outline cut a little into it keeps its index
-    assert on_the_top_card([width - 0.64 * H + 0.06 * H - 0.05 * H], width, H) == [False]
+    # a bridge-sized card (0.64 wide, its index 0.04 in) whose region's outline cut 0.05 into it keeps its index
+    assert on_the_top_card([width - 0.64 * H + 0.04 * H + 0.05 * H], width, H) == [False]
+    assert on_the_top_card([width - 0.46 * H, width - 0.44 * H], width, H) == [False, True]  # the boundary
 
 
 def test_a_pair_whose_top_card_s_picture_reads_as_more_cards_is_read_as_the_pair() -> None:

@@ -3,8 +3,8 @@ machine that trains but cannot render: an accelerator without the Debian font an
 
 A set's crops take about 1.8 KB a window as a compressed ``.npz`` (a stage-1 training run reads about 250,000
 windows), too much to send over a link limited to tens of megabytes. Packed, the crops are laid in tiles of 64 x 64
-windows and each tile is stored as a JPEG (about 0.35 KB a window at quality 90; the labels and every other array
-are kept exactly). JPEG is lossy: a window differs from its rendering by about 2.5 grey levels on average, less
+windows and each tile is stored as a JPEG (about 0.35 KB a window at quality 90, 0.28 KB at 85, which
+``accelerator/pack.sh`` uses for the rendered sets; the labels and every other array are kept exactly). JPEG is lossy: a window differs from its rendering by about 2.5 grey levels on average, less
 than the noise that training's augmentation adds (``train_net.augment``, 0.03 of the range, about 8 levels), and
 the windows of real photos were JPEG already. Unpacking writes the ``.npz`` the training reads.
 
