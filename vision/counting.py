@@ -69,3 +69,25 @@ def on_the_top_card(index_x: Sequence[float], fan_width: float, fan_height: floa
     the fan's right edge, where no card's index can show (a joker's picture or a court card's, read as an
     index, made the table ask for a pair of jokers again)."""
     return [fan_width - float(x) < TOP_CARD_FACE * fan_height for x in index_x]
+
+
+#: the narrowest card the table expects (bridge cards; poker cards are 0.72 wide): two indices of a fan stand at
+#: least ``MIN_PITCH`` of its width apart
+NARROWEST_CARD = 0.64
+
+
+def read_twice(index_x: Sequence[float], codes: Sequence[str], confidences: Sequence[float],
+               fan_height: float) -> list[bool]:
+    """For each index read in a fan, whether it is a second reading of a card read closer beside it than two
+    cards' indices can stand (``MIN_PITCH`` of the narrowest card's width): a word or a picture printed beside
+    a joker's index read as the same joker again (a pair of red jokers read as three, surely), or one index read
+    twice. Of two such readings the less sure goes, and of equally sure ones the one to the right. Two copies
+    of one card fanned as players fan stand further apart and both stay."""
+    limit = MIN_PITCH * NARROWEST_CARD * fan_height
+    order = sorted(range(len(index_x)), key=lambda i: float(index_x[i]))
+    gone = [False] * len(index_x)
+    for a, b in zip(order, order[1:], strict=False):
+        if gone[a] or codes[a] != codes[b] or float(index_x[b]) - float(index_x[a]) >= limit:
+            continue
+        gone[b if confidences[b] <= confidences[a] else a] = True
+    return gone

@@ -25,7 +25,7 @@ import numpy as np
 from .calibration import TableCalibration
 from .card_regions import top_level
 from .classifier import GlyphModel
-from .counting import missing_cards, on_the_top_card
+from .counting import missing_cards, on_the_top_card, read_twice
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
 from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
@@ -199,7 +199,10 @@ def _without_top_card_faces(read: RegionRead) -> RegionRead:
     height, width = read.flat.shape[:2]
     if width <= SINGLE_CARD_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
         return read
-    off = on_the_top_card([box[0] for box in read.flat_boxes], float(width), float(height))
+    xs = [box[0] for box in read.flat_boxes]
+    off = on_the_top_card(xs, float(width), float(height))
+    twice = read_twice(xs, [r.card for r in read.readings], [r.confidence for r in read.readings], float(height))
+    off = [a or b for a, b in zip(off, twice, strict=True)]
     if not any(off):
         return read
     kept = [i for i, face in enumerate(off) if not face]

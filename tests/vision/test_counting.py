@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from hardware.cameras.simulated import SimulatedTableCamera
-from vision.counting import missing_cards, on_the_top_card
+from vision.counting import missing_cards, on_the_top_card, read_twice
 from vision.readers import make_card_reader
 from vision.table import TableReader
 from vision.types import UNREADABLE
@@ -113,3 +113,24 @@ def test_a_pair_whose_top_card_s_picture_reads_as_more_cards_is_read_as_the_pair
         camera = SimulatedTableCamera(seed=seed)
         camera.lay(seat, pair)
         assert [r.card for r in TableReader(camera.calibration, card_reader=reader).read(camera.frame())[seat]] == pair
+
+
+def test_a_card_read_again_closer_than_two_indices_can_stand_is_read_once() -> None:
+    pitch = 0.25 * 0.64 * H  # the least pitch of the narrowest cards
+    # a red joker's word beside its index, read as the same joker surely, 0.12 card heights right of it
+    assert read_twice([10, 10 + 0.12 * H], ["HR", "HR"], [1.0, 1.0], H) == [False, True]
+    assert read_twice([10, 14], ["SB", "SB"], [0.62, 1.0], H) == [True, False]  # the less sure goes
+    # two copies of a card fanned as players fan, and two different cards close together, all stay
+    assert read_twice([10, 10 + pitch + 1], ["D5", "D5"], [1.0, 1.0], H) == [False, False]
+    assert read_twice([10, 20], ["HR", "SB"], [1.0, 1.0], H) == [False, False]
+    assert read_twice([], [], [], H) == []
+
+
+def test_a_joker_read_twice_at_the_table_is_one_joker() -> None:
+    """Held-out designs: the pair of red jokers read as three (the word beside the index read as another, surely)
+    and the joker bomb read with a third small joker: the controller asked for both again."""
+    reader = make_card_reader("net", table=True)
+    for seed, seat, play in ((1006, "S", ["HR", "HR"]), (1004, "E", ["HR", "HR", "SB", "SB"])):
+        camera = SimulatedTableCamera(seed=seed)
+        camera.lay(seat, play)
+        assert [r.card for r in TableReader(camera.calibration, card_reader=reader).read(camera.frame())[seat]] == play
