@@ -215,9 +215,11 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     - one to three short (``held``: every card seen is held) of a play the seat could make with cards it holds:
       a card lying almost wholly under another in a tight fan shows no index, and the fan's count does not always
       notice (a full house read as two pairs or as two of its cards, a bomb of four as a pair);
-    - one over a play it could make, the card over read twice: a picture or a word printed on a card read as one
-      more index of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王 printed
-      beside the index read as a joker; at the table, the edge of a card read as the index beside it);
+    - one over a play it could make, the card over read twice or not held: a picture or a word printed on a card
+      read as one more index, of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王
+      printed beside the index read as a joker; at the table, the edge of a card read as the index beside it) or
+      of a card the seat does not hold (a queen's court picture read surely as H7 between two queens,
+      ``bench/simulate.py`` on lato-italic). Two different held cards that are no play are the foul at once;
     - one card not held where a held card in its place makes a play it could lay: a card read surely as another
       (a bomb of four queens with the heart queen read as the ten, in a court picture of a held-out design).
       Every card of both packs is dealt, so a card not held lies in another seat's hand: laying it is far rarer
@@ -234,17 +236,23 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
         return False  # shown again in the turn: the foul it is (another set in between does not reset it)
     d.doubted_in_turn = {x for x in d.doubted_in_turn if x[2] == st.turn_since}
     takes = playable(c, seat, {})
-    twice = {code for code, n in Counter(x.code for x in new).items() if n > 1}
-    over = sorted({x.code for i, x in enumerate(new) if x.code in twice and takes(new[:i] + new[i + 1:])})
-    if over:
-        d.doubted_in_turn.add(seen)
-        c.alert("misread", seat, "please lay the cards again: a card may have been read twice "
-                "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
+
+    def one_over(doubtful: set[str]) -> bool:
+        """Ask again where leaving out one card of ``doubtful`` makes a play the seat could lay."""
+        over = sorted({x.code for i, x in enumerate(new)
+                       if x.code in doubtful and len(new) > 1 and takes(new[:i] + new[i + 1:])})
+        if over:
+            d.doubted_in_turn.add(seen)
+            c.alert("misread", seat, "please lay the cards again: a card may have been read twice "
+                    "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
+        return bool(over)
+
+    if one_over({code for code, n in Counter(x.code for x in new).items() if n > 1}):
         return True
     if not held:
         swap = held_swap(st.hand(seat), new, takes)
         if swap is None:
-            return False
+            return one_over(not_held_codes(st.hand(seat), new))
         d.doubted_in_turn.add(seen)
         c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
                 {**evidence, "not_held": swap, "held_in_its_place": True})
@@ -269,9 +277,8 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     return True
 
 
-def held_swap(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> str | None:
-    """When one card of ``new`` is not in ``hand`` and the rest are, and some held card in its place makes a play
-    the seat could lay: that card's code; else None."""
+def not_held_positions(hand: list[Card], new: list[Card]) -> list[int]:
+    """The positions in ``new`` of the cards ``hand`` does not hold (each held copy accounts for one)."""
     left = Counter(x.id for x in hand)
     missing = []
     for i, x in enumerate(new):
@@ -279,6 +286,19 @@ def held_swap(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], b
             left[x.id] -= 1
         else:
             missing.append(i)
+    return missing
+
+
+def not_held_codes(hand: list[Card], new: list[Card]) -> set[str]:
+    """The code of the one card of ``new`` that ``hand`` does not hold, if exactly one is not held; else none."""
+    missing = not_held_positions(hand, new)
+    return {new[missing[0]].code} if len(missing) == 1 else set()
+
+
+def held_swap(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> str | None:
+    """When one card of ``new`` is not in ``hand`` and the rest are, and some held card in its place makes a play
+    the seat could lay: that card's code; else None."""
+    missing = not_held_positions(hand, new)
     if len(missing) != 1:
         return None
     i = missing[0]

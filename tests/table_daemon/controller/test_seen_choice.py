@@ -128,6 +128,23 @@ def test_a_set_shown_again_in_the_turn_is_the_foul_even_with_another_shown_betwe
     assert h.alerts("not_held")[0]["evidence"]["seen"] == [first]
 
 
+def test_a_pair_read_surely_with_a_card_not_held_between_is_laid_again_once() -> None:
+    """lato-italic's SQ HQ read at 0.9999 as SQ H7 HQ, the queen's court picture read as H7 (bench/simulate.py):
+    S holds no H7 and no third queen, but the pair without it is a play: asked again, then the foul."""
+    # every other queen, and the wild hearts twos, in E's hand: no held card in H7's place makes a play
+    h = Harness("national", hands=[hands_with(7, {"S": "SQ HQ D3", "E": "SQ HQ CQ CQ DQ DQ H2 H2"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    seven = absent(h, "S", ["H7", "S7", "C7", "D7"])
+    h.send(CardsSeen("S", ["SQ", seven, "HQ"], 1.0, frame=50))
+    (asked,) = h.alerts("misread")
+    assert asked["evidence"]["without"] == [seven] and not h.alerts("not_held")
+    h.send(CardsSeen("S", ["SQ", seven, "HQ"], 1.0, frame=51))
+    assert len(h.alerts("not_held")) == 1
+
+
 def test_two_cards_not_held_are_a_foul_at_once() -> None:
     h = _game()  # S holds H3 D9 C9
     wrong = [absent(h, "S", ["HK", "HQ", "HJ"]), absent(h, "S", ["SK", "SQ", "SJ"])]
