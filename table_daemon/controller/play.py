@@ -219,7 +219,9 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
       read as one more index, of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王
       printed beside the index read as a joker; at the table, the edge of a card read as the index beside it) or
       of a card the seat does not hold (a queen's court picture read surely as H7 between two queens,
-      ``bench/simulate.py`` on lato-italic). Two different held cards that are no play are the foul at once;
+      ``bench/simulate.py`` on lato-italic), or a joker (a king's court picture read surely as the black joker,
+      ``bench/table_reading.py`` on noto-sans-beside). Two different held cards, neither a joker, that are no play
+      are the foul at once;
     - one card not held where a held card in its place makes a play it could lay: a card read surely as another
       (a bomb of four queens with the heart queen read as the ten, in a court picture of a held-out design).
       Every card of both packs is dealt, so a card not held lies in another seat's hand: laying it is far rarer
@@ -247,7 +249,10 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
                     "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
         return bool(over)
 
-    if one_over({code for code, n in Counter(x.code for x in new).items() if n > 1}):
+    # a card read twice, or a joker: pictures of other cards are read as jokers (a king's court picture as the
+    # black joker, surely, in bench/table_reading.py on noto-sans-beside)
+    if one_over({code for code, n in Counter(x.code for x in new).items() if n > 1}
+                | {x.code for x in new if x.is_joker}):
         return True
     if not held:
         swap = held_swap(st.hand(seat), new, takes)

@@ -145,6 +145,22 @@ def test_a_pair_read_surely_with_a_card_not_held_between_is_laid_again_once() ->
     assert len(h.alerts("not_held")) == 1
 
 
+def test_a_pair_of_kings_read_surely_with_a_held_joker_beside_is_laid_again_once() -> None:
+    """noto-sans-beside's DK CK read at 0.998 as DK CK SB, a king's court picture read as the black joker
+    (bench/table_reading.py); the seat holds a black joker, so the reading is of held cards and no play: asked again
+    once, then the illegal_play foul."""
+    h = Harness("national", hands=[hands_with(7, {"S": "DK CK SB D3"})])
+    h.start_match()
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.send(CardsSeen("S", ["DK", "CK", "SB"], 1.0, frame=60))
+    (asked,) = h.alerts("misread")
+    assert asked["evidence"]["without"] == ["SB"] and not h.alerts("illegal_play")
+    h.send(CardsSeen("S", ["DK", "CK", "SB"], 1.0, frame=61))
+    assert len(h.alerts("illegal_play")) == 1
+
+
 def test_two_cards_not_held_are_a_foul_at_once() -> None:
     h = _game()  # S holds H3 D9 C9
     wrong = [absent(h, "S", ["HK", "HQ", "HJ"]), absent(h, "S", ["SK", "SQ", "SJ"])]
