@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .types import JOKERS
+
 #: a card's width over its height: poker 0.72, bridge 0.64, the simulated table's 0.69
 CARD_WIDTH = 0.69
 #: the least pitch, over the card width, at which players fan cards (the index must show)
@@ -82,12 +84,17 @@ def read_twice(index_x: Sequence[float], codes: Sequence[str], confidences: Sequ
     cards' indices can stand (``MIN_PITCH`` of the narrowest card's width): a word or a picture printed beside
     a joker's index read as the same joker again (a pair of red jokers read as three, surely), or one index read
     twice. Of two such readings the less sure goes, and of equally sure ones the one to the right. Two copies
-    of one card fanned as players fan stand further apart and both stay."""
+    of one card fanned as players fan stand further apart and both stay. So does a joker read that close to
+    the right of another card's index, no surer than it: the glyph printed beside that index (a black king's or
+    jack's suit, beside the rank, read surely as the black joker: noto-sans-beside at the table) or a word."""
     limit = MIN_PITCH * NARROWEST_CARD * fan_height
     order = sorted(range(len(index_x)), key=lambda i: float(index_x[i]))
     gone = [False] * len(index_x)
     for a, b in zip(order, order[1:], strict=False):
-        if gone[a] or codes[a] != codes[b] or float(index_x[b]) - float(index_x[a]) >= limit:
+        if gone[a] or float(index_x[b]) - float(index_x[a]) >= limit:
             continue
-        gone[b if confidences[b] <= confidences[a] else a] = True
+        if codes[a] == codes[b]:
+            gone[b if confidences[b] <= confidences[a] else a] = True
+        elif codes[b] in JOKERS and codes[a] not in JOKERS and confidences[b] <= confidences[a]:
+            gone[b] = True
     return gone

@@ -124,6 +124,12 @@ def test_a_card_read_again_closer_than_two_indices_can_stand_is_read_once() -> N
     assert read_twice([10, 10 + pitch + 1], ["D5", "D5"], [1.0, 1.0], H) == [False, False]
     assert read_twice([10, 20], ["HR", "SB"], [1.0, 1.0], H) == [False, False]
     assert read_twice([], [], [], H) == []
+    # a black king's suit beside its rank read as the black joker, as surely: the joker goes; a joker's own
+    # index before it, or a joker surer than the index beside it, stays (a joker cannot stand that close either,
+    # but which of the two is the card is not known)
+    assert read_twice([10, 10 + 0.1 * H], ["CK", "SB"], [1.0, 1.0], H) == [False, True]
+    assert read_twice([10, 10 + 0.1 * H], ["HR", "SB"], [1.0, 1.0], H) == [False, False]
+    assert read_twice([10, 10 + 0.1 * H], ["CK", "SB"], [0.7, 1.0], H) == [False, False]
 
 
 def test_a_joker_read_twice_at_the_table_is_one_joker() -> None:
@@ -134,3 +140,12 @@ def test_a_joker_read_twice_at_the_table_is_one_joker() -> None:
         camera = SimulatedTableCamera(seed=seed)
         camera.lay(seat, play)
         assert [r.card for r in TableReader(camera.calibration, card_reader=reader).read(camera.frame())[seat]] == play
+
+
+def test_a_black_king_s_suit_beside_its_rank_is_not_read_as_the_black_joker_at_the_table() -> None:
+    """noto-sans-beside prints the suit beside the rank; a black king's club or spade was read surely as SB, so a
+    pair of kings was read as SK CK SB, a sure reading of no play."""
+    reader = make_card_reader("net", table=True)
+    camera = SimulatedTableCamera(seed=0, deck="noto-sans-beside")
+    camera.lay("S", ["SK", "CK"])
+    assert [r.card for r in TableReader(camera.calibration, card_reader=reader).read(camera.frame())["S"]] == ["SK", "CK"]
