@@ -20,13 +20,19 @@ class Clock:
         return self.now
 
 
-def zones_with_clock(seed: int = 3, **kw: Any) -> tuple[CameraZones, Clock, list[Any]]:
-    zones = CameraZones.simulated_table(seed=seed, **kw)
+def wired(zones: CameraZones) -> tuple[Clock, list[Any]]:
+    """``zones`` on a fake clock, what it feeds the controller collected."""
     clock = Clock()
     zones.clock = clock
-    zones._last_good = clock.now
     fed: list[Any] = []
     zones.feed = fed.append
+    return clock, fed
+
+
+def zones_with_clock(seed: int = 3, **kw: Any) -> tuple[CameraZones, Clock, list[Any]]:
+    zones = CameraZones.simulated_table(seed=seed, **kw)
+    clock, fed = wired(zones)
+    zones._last_good = clock.now
     return zones, clock, fed
 
 
@@ -86,10 +92,7 @@ def test_a_table_whose_markers_are_covered_at_start_calibrates_when_they_show() 
     camera = SimulatedTableCamera(seed=4)
     camera.cover_markers((0, 2))
     zones = CameraZones(camera, None, fps=0, tracker=CalibrationTracker(None), make_reader=TableReader)
-    clock = Clock()
-    zones.clock = clock
-    fed: list[Any] = []
-    zones.feed = fed.append
+    clock, fed = wired(zones)
     zones.on_turn = "E"
     camera.lay("E", ["C9", "C9"])
     run(zones, clock, 20)
@@ -194,10 +197,7 @@ def test_the_configured_network_runtime_reads_the_plays() -> None:
     pytest.importorskip("onnxruntime")
     zones = CameraZones.from_config(CameraSection(source="sim://", runtime="onnxruntime"))
     assert zones.reader is not None and zones.reader.reader.net.runtime == "onnxruntime"
-    clock = Clock()
-    zones.clock = clock
-    fed: list[Any] = []
-    zones.feed = fed.append
+    clock, fed = wired(zones)
     zones.on_turn = "E"
     zones.lay("E", ["C9", "C9"])
     run(zones, clock, 3)
