@@ -5,43 +5,39 @@ engine's actions, and the engine's refusals into alerts with their evidence."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-from itertools import combinations
 from typing import Any
 
 from guandan import (
-    COPIES,
     SEATS,
-    AmbiguousPlayError,
-    Card,
-    GuandanError,
-    InvalidPlayError,
     Reading,
     TimedOut,
-    beats,
-    classify,
     deadline,
-    interpret,
     parse_card,
 )
 from guandan import actions as act
 from guandan import deal as engine
 from guandan import tick as engine_tick
 
+from .doubts import doubt_the_reading
+from .early_offer import last_word_on_a_taken_play, may_settle_now, taken_while_held
+from .laid import (
+    Decided,
+    choose_reading,
+    choose_seen,
+    lay_in_zone,
+    more_than_the_pack,
+    new_cards,
+    owed,
+    playable,
+    playing,
+)
 from .model import CardsSeen, Press
-from .seen_choice import SURE
-from .seen_choice import choose as choose_candidates
-from .seen_choice import sure as reading_is_sure
-from .state import TableDeal, TableState
+from .state import TableState
 from .steps import act_on, run_effects
 from .tribute import on_laid as tribute_laid
 from .tribute import on_press as tribute_press
 from .tribute import on_tick as tribute_tick
 from .views import publish_state
-
-#: what a laid set counts as: (reading, (), "") decided; (None, candidates, "ambiguous"); (None, (), why illegal)
-Decided = tuple[Reading | None, tuple[Reading, ...], str]
 
 
 def on_cards_seen(c: TableState, e: CardsSeen) -> None:
@@ -135,302 +131,6 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     if act_on(c, act.play(e.seat, new, reading), evidence):
         lay_in_zone(d, e, cards)
         taken_while_held(d, e, cards)
-
-
-def taken_while_held(d: TableDeal, e: CardsSeen, cards: list[Card]) -> None:
-    """A play taken from a provisional reading: the camera still holds the set and will report it once more
-    (:func:`last_word_on_a_taken_play`)."""
-    if e.provisional and e.wait:
-        d.taken_in_wait[e.seat] = (e.wait, tuple(x.code for x in cards))
-
-
-def last_word_on_a_taken_play(c: TableState, e: CardsSeen, evidence: dict[str, Any]) -> bool:
-    """Whether ``e`` is the camera's word on a play the table already took from a provisional reading of the
-    same hold (then handled here): another provisional look says nothing; the final report says nothing when
-    it is unsure or reads the cards as taken, and when it reads other cards surely the referee is asked to check
-    the play (``misread``: the player laid what he laid, never a foul). The play may be over by then (the trick
-    ended, a declaration is awaited, the table paused), so the seat's turn and zone do not matter. A report of
-    another hold, or of none, ends the record (that hold's final report will not come: the zone emptied, or the
-    camera restarted)."""
-    d = c.deal
-    if d is None or e.seat not in d.taken_in_wait:
-        return False
-    wait, taken = d.taken_in_wait[e.seat]
-    if not e.wait or e.wait != wait:
-        del d.taken_in_wait[e.seat]
-        return False
-    if e.provisional:
-        return True
-    del d.taken_in_wait[e.seat]
-    if sure_enough_to_accuse(c, e) and Counter(e.cards) != Counter(taken):
-        c.alert("misread", e.seat, "the play taken by the seat's hand now reads otherwise: referee, please check it "
-                "(按手牌认定的出牌复读不同，请裁判核对)", {**evidence, "taken": list(taken)})
-    return True
-
-
-def lay_in_zone(d: TableDeal, e: CardsSeen, cards: list[Card]) -> None:
-    """The cards taken as laid now lie in the seat's zone; what the reader read of them is kept when it chose
-    other candidates, so the camera's next report of the same reading is known for the same cards."""
-    d.zone[e.seat] = list(cards)
-    if [x.code for x in cards] != list(e.cards):
-        d.zone_read_as[e.seat] = tuple(e.cards)
-    else:
-        d.zone_read_as.pop(e.seat, None)
-
-
-def may_settle_now(c: TableState, e: CardsSeen) -> bool:
-    """Whether a provisional reading (an unsure play the camera still looks at) may be taken now: only a play on
-    turn, every card read and no more copies than the pack holds. It is then taken only if the seat's hand
-    settles it (:func:`choose_seen`, quietly); anything else waits for the camera's final report, so a
-    provisional reading never raises an alert."""
-    d = c.deal
-    if not playing(c) or d.pending_declare is not None or e.seat != d.state.to_move or e.unreadable \
-            or not e.cards:
-        return False
-    cards = c.parse_seen(list(e.cards))
-    return cards is not None and not more_than_the_pack(cards)
-
-
-def playing(c: TableState) -> bool:
-    """The deal is in its play (not dealing, tribute or return)."""
-    d = c.deal
-    return d is not None and d.state is not None and c.phase == "playing" and d.state.phase not in (
-        engine.TRIBUTE, engine.RETURNING)
-
-
-def more_than_the_pack(cards: list[Card]) -> list[str]:
-    """The codes read more often than the pack holds copies of them: no seat can lay that."""
-    return sorted(code for code, n in Counter(x.code for x in cards).items() if n > COPIES)
-
-
-#: at most this many cards of a play may lie hidden under others in a tight fan (a bomb's cards, fanned close;
-#: a full house of a held-out design read surely as two of its cards, bench/simulate.py)
-HIDDEN_AT_MOST = 3
-
-
-def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[str, Any], held: bool) -> bool:
-    """Whether to ask for the cards again instead of calling a foul (``illegal_play``, ``not_held``) on a reading
-    sure of every card it read, because the reader may have missed up to three cards, read one twice, or misread
-    one:
-    - one to three short (``held``: every card seen is held) of a play the seat could make with cards it holds:
-      a card lying almost wholly under another in a tight fan shows no index, and the fan's count does not always
-      notice (a full house read as two pairs or as two of its cards, a bomb of four as a pair);
-    - one over a play it could make, the card over read twice or not held: a picture or a word printed on a card
-      read as one more index, of the card beside it (a pair of jokers read as three red jokers, the JOKER or 大王
-      printed beside the index read as a joker; at the table, the edge of a card read as the index beside it) or
-      of a card the seat does not hold (a queen's court picture read surely as H7 between two queens,
-      ``bench/simulate.py`` on lato-italic), or a joker (a king's court picture read surely as the black joker,
-      ``bench/table_reading.py`` on noto-sans-beside). Two different held cards, neither a joker, that are no play
-      are the foul at once;
-    - one card not held where a held card in its place makes a play it could lay: a card read surely as another
-      (a bomb of four queens with the heart queen read as the ten, in a court picture of a held-out design).
-      Every card of both packs is dealt, so a card not held lies in another seat's hand: laying it is far rarer
-      than the reader mistaking one card.
-    The first time a seat shows this set in this turn the table raises ``misread`` (please lay the cards again)
-    with what would make a play (``without`` the card read too many, how many cards it is ``short_of`` one, or
-    the card ``not_held`` that a held one could replace: never which held cards, nor how many would do, the
-    alerts topic being public); the same set shown again in the turn is the foul, another set shown between
-    notwithstanding."""
-    d = c.deal
-    st = d.state
-    seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
-    if seen in d.doubted_in_turn:
-        return False  # shown again in the turn: the foul it is (another set in between does not reset it)
-    d.doubted_in_turn = {x for x in d.doubted_in_turn if x[2] == st.turn_since}
-    takes = playable(c, seat, {})
-
-    def one_over(doubtful: set[str]) -> bool:
-        """Ask again where leaving out one card of ``doubtful`` makes a play the seat could lay."""
-        over = sorted({x.code for i, x in enumerate(new)
-                       if x.code in doubtful and len(new) > 1 and takes(new[:i] + new[i + 1:])})
-        if over:
-            d.doubted_in_turn.add(seen)
-            c.alert("misread", seat, "please lay the cards again: a card may have been read twice "
-                    "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
-        return bool(over)
-
-    # a card read twice, or a joker: pictures of other cards are read as jokers (a king's court picture as the
-    # black joker, surely, in bench/table_reading.py on noto-sans-beside)
-    if one_over({code for code, n in Counter(x.code for x in new).items() if n > 1}
-                | {x.code for x in new if x.is_joker}):
-        return True
-    if not held:
-        swap = held_swap(st.hand(seat), new, takes)
-        if swap is None:
-            return one_over(not_held_codes(st.hand(seat), new))
-        d.doubted_in_turn.add(seen)
-        c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
-                {**evidence, "not_held": swap, "held_in_its_place": True})
-        return True
-    rest = engine.hand_without(st.hand(seat), new) or []
-    completions: list[list[str]] = []
-    for hidden in range(1, HIDDEN_AT_MOST + 1):
-        tried: set[tuple[str, ...]] = set()
-        for extra in combinations(rest, hidden):
-            codes = tuple(sorted(x.code for x in extra))
-            if codes not in tried:
-                tried.add(codes)
-                if takes([*new, *extra]):
-                    completions.append(list(codes))
-        if completions:
-            break
-    if not completions:
-        return False
-    d.doubted_in_turn.add(seen)
-    c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
-            {**evidence, "short_of": len(completions[0])})
-    return True
-
-
-def not_held_positions(hand: list[Card], new: list[Card]) -> list[int]:
-    """The positions in ``new`` of the cards ``hand`` does not hold (each held copy accounts for one)."""
-    left = Counter(x.id for x in hand)
-    missing = []
-    for i, x in enumerate(new):
-        if left[x.id] > 0:
-            left[x.id] -= 1
-        else:
-            missing.append(i)
-    return missing
-
-
-def not_held_codes(hand: list[Card], new: list[Card]) -> set[str]:
-    """The code of the one card of ``new`` that ``hand`` does not hold, if exactly one is not held; else none."""
-    missing = not_held_positions(hand, new)
-    return {new[missing[0]].code} if len(missing) == 1 else set()
-
-
-def held_swap(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> str | None:
-    """When one card of ``new`` is not in ``hand`` and the rest are, and some held card in its place makes a play
-    the seat could lay: that card's code; else None."""
-    missing = not_held_positions(hand, new)
-    if len(missing) != 1:
-        return None
-    i = missing[0]
-    rest = engine.hand_without(hand, new[:i] + new[i + 1:]) or []
-    one_of_each = {x.code: x for x in rest}.values()
-    return new[i].code if any(takes(new[:i] + [other] + new[i + 1:]) for other in one_of_each) else None
-
-
-def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[str, Any],
-                takes: Callable[[list[Card]], bool]) -> tuple[list[Card], list[Card]]:
-    """What a seat laid (all its zone's cards, and those new in it) when the table ``takes`` the new ones (a
-    play: held and legal; a tribute or return: the card owed): the reader's first reading when it is sure
-    enough and taken, else the most probable set of its candidates that is taken, if that is probable enough
-    (``seen_choice``: an unsure first reading may be it). ``([], [])`` after raising ``misread`` when neither
-    will do (quietly for a provisional reading: the camera's final report is judged again); a first reading
-    that is not taken comes back only when the reader is sure of it, for the caller to call the foul it is."""
-    zone = c.deal.zone[e.seat]
-    options = options_of(e)
-
-    def fits(codes: tuple[str, ...]) -> bool:
-        laid = c.parse_seen(list(codes))
-        fresh = new_cards(zone, laid) if laid is not None else []
-        return bool(fresh) and takes(fresh)
-
-    first = tuple(e.cards)
-    if e.confidence >= c.timing.min_confidence and fits(first):
-        return cards, new_cards(zone, cards)
-    sure_at = max(SURE, c.timing.min_confidence)  # the reader's own threshold, when stricter
-    chosen = choose_candidates(options, fits, sure_at)
-    if chosen is not None:
-        laid = c.parse_seen(list(chosen)) or cards
-        if chosen != first:
-            evidence["read_as"] = list(chosen)  # the reader's candidates, chosen by what the seat holds
-        return laid, new_cards(zone, laid)
-    if e.provisional:
-        return [], []  # not settled by the hand: the camera's final report decides, alert and all
-    if sure_enough_to_accuse(c, e):
-        return cards, new_cards(zone, cards)  # a sure reading: the caller calls the foul it is
-    c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
-            {**evidence, "candidates": [[list(x) for x in o] for o in options]})
-    return [], []
-
-
-def options_of(e: CardsSeen) -> list[list[tuple[str, float]]]:
-    """Each card of a reading with its candidates (the card alone at the reading's confidence where the camera
-    gave none)."""
-    if len(e.candidates) == len(e.cards) and all(e.candidates):
-        return [list(o) for o in e.candidates]
-    return [[(code, e.confidence)] for code in e.cards]
-
-
-def sure_enough_to_accuse(c: TableState, e: CardsSeen) -> bool:
-    """Whether a reading is sure enough to call a foul on (``seen_choice.sure`` at the reader's own threshold
-    when stricter), or to say that the cards lie otherwise than the table took them."""
-    return not e.unreadable and e.confidence >= c.timing.min_confidence \
-        and reading_is_sure(options_of(e), max(SURE, c.timing.min_confidence), e.confidence)
-
-
-def playable(c: TableState, seat: str, worked_out: dict[tuple[str, ...], Decided]) -> Callable[[list[Card]], bool]:
-    """Whether ``seat`` holds these cards and they are a legal play now (what :func:`choose_reading` made of
-    them is kept in ``worked_out``, so the play chosen is classified once)."""
-    st = c.deal.state
-
-    def takes(fresh: list[Card]) -> bool:
-        if engine.hand_without(st.hand(seat), fresh) is None:
-            return False
-        decided = choose_reading(fresh, st.level, c.profile.wild_reading, st.trick_reading)
-        worked_out[tuple(x.code for x in fresh)] = decided
-        return decided[0] is not None or bool(decided[1])
-
-    return takes
-
-
-def owed(c: TableState, seat: str) -> Callable[[list[Card]], bool]:
-    """Whether these cards are the tribute or return card ``seat`` may lay now (the engine's own check)."""
-    st = c.deal.state
-    kind = act.GIVE if st.phase == engine.TRIBUTE else act.RETURN
-
-    def takes(fresh: list[Card]) -> bool:
-        try:
-            engine.apply(st, act.Action(seat, kind, tuple(fresh)), c.now)
-        except GuandanError:
-            return False
-        return True
-
-    return takes
-
-
-def choose_reading(cards: list[Card], level: int, wild_reading: str,
-                   over: Reading | None) -> Decided:
-    """The reading a laid-out play counts as against ``over``: (reading, (), "") when decided;
-    (None, candidates, "ambiguous") when the seat must declare; (None, (), reason) when it is illegal."""
-    readings = classify(cards, level)
-    if not readings:
-        return None, (), "not a combination (不成牌型)"
-    try:
-        reading = interpret(cards, level, wild_reading=wild_reading)
-    except InvalidPlayError as exc:
-        return None, (), str(exc)
-    except AmbiguousPlayError as exc:
-        pool = tuple(r for r in exc.candidates if over is None or beats(r, over, level))
-        if len(pool) == 1:
-            return pool[0], (), ""
-        return (None, pool, "ambiguous") if pool else (None, (), f"no reading of these cards beats {over}")
-    if over is None or beats(reading, over, level):
-        return reading, (), ""
-    pool = tuple(r for r in readings if beats(r, over, level))
-    if len(pool) == 1 or (pool and wild_reading != "declare"):
-        return pool[0], (), ""
-    if pool:
-        return None, pool, "ambiguous"
-    return None, (), f"{reading} does not beat {over} (管不上)"
-
-
-def new_cards(before: list[Card], seen: list[Card]) -> list[Card]:
-    """Cards in ``seen`` beyond those already lying in the zone (order kept); all of ``seen`` when some of the
-    old ones were taken away."""
-    left = Counter(x.id for x in before)
-    if any(n > 0 for n in (left - Counter(x.id for x in seen)).values()):
-        return list(seen)
-    out = []
-    for x in seen:
-        if left[x.id] > 0:
-            left[x.id] -= 1
-        else:
-            out.append(x)
-    return out
 
 
 def declare(c: TableState, seat: str, reading: Reading) -> str | None:

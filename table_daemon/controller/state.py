@@ -100,7 +100,7 @@ class TableDeal:
     tribute_held: dict[str, Card] = field(default_factory=dict)
     tribute_choice: dict[str, Any] | None = None
     #: the sure readings of this turn asked for again once, each (seat, its codes, the turn's start): a card or
-    #: more short of a play, one card over, one card not held (``play.doubt_the_reading``); shown again, a foul
+    #: more short of a play, one card over, one card not held (``doubts.doubt_the_reading``); shown again, a foul
     doubted_in_turn: set[tuple[str, tuple[str, ...], float]] = field(default_factory=set)
     #: per seat, the camera's hold (``CardsSeen.wait``) a play was taken from while the camera still looked at it,
     #: and the codes of the zone as taken: the hold's final report is the last word on that play, not a new one

@@ -20,6 +20,7 @@ from __future__ import annotations
 from .camera import on_camera_notice
 from .commands import handle_command
 from .dealing import on_dealer_card, on_dealer_done, on_dealer_fault, on_dealer_started
+from .early_offer import last_word_on_a_taken_play
 from .health import on_health_notice
 from .match import end_deal, on_clock
 from .model import (
@@ -37,7 +38,7 @@ from .model import (
     Tick,
     ZoneCleared,
 )
-from .play import last_word_on_a_taken_play, on_cards_seen, on_press, on_tick
+from .play import on_cards_seen, on_press, on_tick
 from .state import FOULS, Phase, TableDeal, TableState, Timing
 
 __all__ = ["FOULS", "Phase", "TableController", "TableDeal", "Timing"]
