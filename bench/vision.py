@@ -42,6 +42,7 @@ from vision.net.network import MODEL_PATH, IndexNet, ModelMissingError  # noqa: 
 from vision.net.reader import CardReader as NetCardReader  # noqa: E402
 from vision.net.reader import reading_of  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
+from vision.readers import RUNTIMES  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.training.real_eval import TRAINED_ON, Score, audited, real_sets, reliability, score  # noqa: E402
 from vision.types import CARD_CODES, LOW_CONFIDENCE  # noqa: E402
@@ -131,7 +132,7 @@ def bench_model(model: Path = MODEL_PATH) -> dict[str, object]:
 def bench_runtimes(model: Path = MODEL_PATH) -> dict[str, object]:
     out: dict[str, object] = {"figure": "runtimes", "reader": "net", "batch": 32}
     windows = np.random.default_rng(0).integers(0, 255, (32, 32, 32, 3), dtype=np.uint8)
-    for runtime in ("opencv", "onnxruntime"):
+    for runtime in RUNTIMES:
         try:
             net = IndexNet(model, runtime=runtime, threads=1)
         except ModelMissingError as exc:
@@ -193,9 +194,7 @@ def bench_reliability(limit: int, model: Path = MODEL_PATH, runtime: str = "open
         for photo in photos:
             seen = reader.sightings(load_image(photo.path), unsure=True)
             result.add(photo, [reading_of(s) for s in seen])
-            # what the reader reports: at its accept threshold, a card seen only by spotting at the stricter one
-            reported.add(photo, [reading_of(s) for s in seen
-                                 if s.confidence >= (net.spot_accept if s.spotted else net.accept)])
+            reported.add(photo, [reading_of(s) for s in reader.sure_only(seen)])  # what the reader reports
         out.append({"figure": "reliability", "set": set_name, "photos": len(photos),
                     "bins": reliability(result.readings),
                     "reported": {"accept": net.accept, "spot_accept": net.spot_accept,
@@ -213,7 +212,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=10_000, help="at most this many photos of each real set")
     parser.add_argument("--no-table", action="store_true", help="real photos only")
     parser.add_argument("--model", type=Path, default=MODEL_PATH, help="the index network (net reader)")
-    parser.add_argument("--runtime", choices=("opencv", "onnxruntime"), default="opencv",
+    parser.add_argument("--runtime", choices=RUNTIMES, default="opencv",
                         help="what runs the net reader's network for the table frame and reliability figures "
                              "([camera] runtime)")
     parser.add_argument("--reliability", action="store_true",

@@ -17,6 +17,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from urllib.parse import urlparse
 
 from guandan import SEATS
+from vision.readers import READERS, RUNTIMES
 
 
 class ConfigError(ValueError):
@@ -330,11 +331,11 @@ def _validate(cfg: TableConfig, err: Any) -> None:
             deck_in_url(src)
         except ValueError as exc:
             err(("camera", "source"), str(exc))
-    if cfg.camera.reader not in ("", "net", "glyphs"):
+    if cfg.camera.reader not in ("", *READERS):
         err(("camera", "reader"), f"unknown card reader {cfg.camera.reader!r} (net, glyphs, or empty: the one the "
                                   "deck was enrolled for)")
-    if cfg.camera.runtime not in ("opencv", "onnxruntime"):
-        err(("camera", "runtime"), f"unknown network runtime {cfg.camera.runtime!r} (opencv or onnxruntime)")
+    if cfg.camera.runtime not in RUNTIMES:
+        err(("camera", "runtime"), f"unknown network runtime {cfg.camera.runtime!r} ({' or '.join(RUNTIMES)})")
 
 
 def _validate_camera(cfg: TableConfig, err: Any) -> None:

@@ -139,12 +139,12 @@ class TableReader:
         tell a loose fan from one with cards hidden between (a full house read as its first and last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
-        read = _without_top_card_faces(self.reader.read_region(view, region, turns=(0,)))
+        read = _without_impossible_indices(self.reader.read_region(view, region, turns=(0,)))
         places = _unread_places(read)
         unread = _cards_unread(read, places)
         if not unread:
             return read, places
-        second = _without_top_card_faces(self.reader.read_region(view, region, turns=(0,), faint=True))
+        second = _without_impossible_indices(self.reader.read_region(view, region, turns=(0,), faint=True))
         second_places = _unread_places(second)
         second_unread = _cards_unread(second, second_places)
         if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
@@ -191,9 +191,11 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
 UnreadPlaces = tuple[int, int, list[int]]
 
 
-def _without_top_card_faces(read: RegionRead) -> RegionRead:
-    """``read`` without the readings that start on the face of a fan's top card (:func:`vision.counting.
-    on_the_top_card`): a picture, pips or a joker's word read as one more card. A single card keeps its reading
+def _without_impossible_indices(read: RegionRead) -> RegionRead:
+    """``read`` without the readings that cannot start a card's index in a fan: on the face of its top card
+    (:func:`vision.counting.on_the_top_card`: a picture, pips or a joker's word read as one more card), or closer
+    beside another reading than two indices stand (:func:`vision.counting.read_twice`: a card read twice, a suit
+    printed beside a rank read as a joker). A single card keeps its reading
     (the reader takes only its top-left index), and so does a read whose readings and boxes do not match. The
     read's ``score`` stays as read: it served only to choose the turn, which the table has already chosen."""
     height, width = read.flat.shape[:2]
@@ -202,10 +204,9 @@ def _without_top_card_faces(read: RegionRead) -> RegionRead:
     xs = [box[0] for box in read.flat_boxes]
     off = on_the_top_card(xs, float(width), float(height))
     twice = read_twice(xs, [r.card for r in read.readings], [r.confidence for r in read.readings], float(height))
-    off = [a or b for a, b in zip(off, twice, strict=True)]
-    if not any(off):
+    if not any(off) and not any(twice):
         return read
-    kept = [i for i, face in enumerate(off) if not face]
+    kept = [i for i, (face, again) in enumerate(zip(off, twice, strict=True)) if not (face or again)]
     changes: dict[str, object] = {"readings": [read.readings[i] for i in kept],
                                   "flat_boxes": tuple(read.flat_boxes[i] for i in kept)}
     sightings = getattr(read, "sightings", ())

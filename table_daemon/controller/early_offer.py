@@ -5,11 +5,10 @@ later reports of the same hold are the last word on that play, never a new one."
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from guandan import Card
 
-from .laid import more_than_the_pack, playing, sure_enough_to_accuse
+from .laid import more_than_the_pack, playing, seen_evidence, sure_enough_to_accuse
 from .model import CardsSeen
 from .state import TableDeal, TableState
 
@@ -34,7 +33,7 @@ def taken_while_held(d: TableDeal, e: CardsSeen, cards: list[Card]) -> None:
         d.taken_in_wait[e.seat] = (e.wait, tuple(x.code for x in cards))
 
 
-def last_word_on_a_taken_play(c: TableState, e: CardsSeen, evidence: dict[str, Any]) -> bool:
+def last_word_on_a_taken_play(c: TableState, e: CardsSeen) -> bool:
     """Whether ``e`` is the camera's word on a play the table already took from a provisional reading of the
     same hold (then handled here): another provisional look says nothing; the final report says nothing when
     it is unsure or reads the cards as taken, and when it reads other cards surely the referee is asked to check
@@ -54,5 +53,5 @@ def last_word_on_a_taken_play(c: TableState, e: CardsSeen, evidence: dict[str, A
     del d.taken_in_wait[e.seat]
     if sure_enough_to_accuse(c, e) and Counter(e.cards) != Counter(taken):
         c.alert("misread", e.seat, "the play taken by the seat's hand now reads otherwise: referee, please check it "
-                "(按手牌认定的出牌复读不同，请裁判核对)", {**evidence, "taken": list(taken)})
+                "(按手牌认定的出牌复读不同，请裁判核对)", {**seen_evidence(e), "taken": list(taken)})
     return True

@@ -32,6 +32,11 @@ from .state import TableDeal, TableState
 Decided = tuple[Reading | None, tuple[Reading, ...], str]
 
 
+def seen_evidence(e: CardsSeen) -> dict[str, Any]:
+    """What an alert about a seen set shows the referee of it: the frame, the cards seen, the confidence."""
+    return {"frame": e.frame, "seen": list(e.cards), "confidence": e.confidence}
+
+
 def playing(c: TableState) -> bool:
     """The deal is in its play (not dealing, tribute or return)."""
     d = c.deal

@@ -5,8 +5,6 @@ engine's actions, and the engine's refusals into alerts with their evidence."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from guandan import (
     SEATS,
     Reading,
@@ -30,6 +28,7 @@ from .laid import (
     owed,
     playable,
     playing,
+    seen_evidence,
 )
 from .model import CardsSeen, Press
 from .state import TableState
@@ -42,8 +41,8 @@ from .views import publish_state
 
 def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     d = c.deal
-    evidence: dict[str, Any] = {"frame": e.frame, "seen": list(e.cards), "confidence": e.confidence}
-    if last_word_on_a_taken_play(c, e, evidence):
+    evidence = seen_evidence(e)
+    if last_word_on_a_taken_play(c, e):
         return
     if e.provisional and not may_settle_now(c, e):
         return  # the camera reports this set again once it reads it surely or stops waiting: judged then

@@ -68,8 +68,7 @@ class TableController(TableState):
             on_health_notice(self, event)
         elif self.phase == Phase.PAUSED and not isinstance(event, Tick):
             if isinstance(event, CardsSeen) and event.cards and not event.provisional \
-                    and not last_word_on_a_taken_play(self, event, {"frame": event.frame, "seen": event.cards,
-                                                                     "confidence": event.confidence}):
+                    and not last_word_on_a_taken_play(self, event):
                 self.alert("out_of_turn", event.seat, "cards laid while the table is paused (暂停中出牌)",
                            {"frame": event.frame, "seen": event.cards})
         elif isinstance(event, DealerStarted):

@@ -188,7 +188,7 @@ class CardReader:
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:  # too small to hold a readable index
             return []
         floor = min(SIGHTING_FLOOR, self.net.accept)
-        keep = (lambda cards: cards) if unsure else self._sure
+        keep = (lambda cards: cards) if unsure else self.sure_only
         total = float(image.shape[0] * image.shape[1])
         regions = top_level(card_regions(image))[:40] + dark_regions(image)[:12]
         whole_region = whole_image_region(image)
@@ -236,13 +236,13 @@ class CardReader:
                 return physical_cards([corners[0][0], corners[1][0]])
         return []
 
-    def _sure(self, cards: list[Sighting]) -> list[Sighting]:
+    def sure_only(self, cards: list[Sighting]) -> list[Sighting]:
         """The sightings at least as sure as the model's thresholds (a spotted one, as its stricter one)."""
         return [s for s in cards if s.confidence >= (self.net.spot_accept if s.spotted else self.net.accept)]
 
     def _sure_weight(self, sightings: list[Sighting]) -> float:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
-        return sum(s.confidence for s in self._sure(sightings))
+        return sum(s.confidence for s in self.sure_only(sightings))
 
     def _spot(self, image: np.ndarray, region: Region, floor: float, dark: bool = False, side: int = SPOT_SIDE,
               max_share: float = MAX_GLYPH_SHARE, min_share: float = 0.0) -> list[Sighting]:
