@@ -39,7 +39,7 @@ class Observation:
     candidates: tuple[tuple[tuple[str, float], ...], ...] = ()
     #: an unsure play still held back: more frames may read it surely, and it is reported again either way
     provisional: bool = False
-    #: the hold this report belongs to (numbered from 1 by the stabiliser): the provisional reports of a held set
+    #: the hold this report belongs to (numbered by the stabiliser, from ``holds_from``): the provisional reports of a held set
     #: and its final report share it, so the table knows the final word on a play it already took; 0: not held
     wait: int = 0
 
