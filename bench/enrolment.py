@@ -45,7 +45,7 @@ from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
 from vision.net.spread import ORDER, label_spread  # noqa: E402
 from vision.render import spread_scene  # noqa: E402
-from vision.training.real_eval import Photo, Score, bidly_deals, cardcounter, score  # noqa: E402
+from vision.training.real_eval import ALL_REPORTED, Photo, Score, bidly_deals, cardcounter, score  # noqa: E402
 from vision.training.real_split import CARDS  # noqa: E402
 
 
@@ -70,10 +70,11 @@ class CachedNet(IndexNet):
 
 
 def reader_of(net: IndexNet, deck: EnrolledDeck | None) -> tuple[Callable[[Path], list], float]:
-    """The reader at the model's own thresholds, with ``deck`` or without."""
+    """The reader at the model's own thresholds, with ``deck`` or without, and the confidence from which its
+    readings count (all it reports)."""
     model: IndexNet | EnrolledNet = net if deck is None else EnrolledNet(net, deck)
     reader = CardReader(model)  # type: ignore[arg-type]
-    return (lambda path: reader.read_image(load_image(path))), net.accept
+    return (lambda path: reader.read_image(load_image(path))), ALL_REPORTED
 
 
 def figures(result: Score, threshold: float) -> dict[str, object]:

@@ -17,7 +17,8 @@ object per figure, each naming its reader (``glyphs``: ``vision.reader``; ``net`
 - ``single_cards`` (glyphs): the bidly photos pasted turned on a light desk, without and with enrolment;
 - ``reliability`` (``--reliability`` alone): for each real set, every card the net reader sees from its floor up
   by bin of confidence, with how many were wrong and how many their confidences expect (whether a reading at
-  0.999 is wrong about once in a thousand).
+  0.999 is wrong about once in a thousand), on the network's own scale and on the reported one (the model's card
+  calibration, ``vision/net/card_calibration.py``, fitted on the calibration photos and edje's train folder).
 """
 
 from __future__ import annotations
@@ -44,10 +45,20 @@ from vision.net.reader import reading_of  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
 from vision.readers import RUNTIMES  # noqa: E402
 from vision.table import TableReader  # noqa: E402
-from vision.training.real_eval import TRAINED_ON, Score, audited, real_sets, reliability, score  # noqa: E402
+from vision.training.real_eval import (  # noqa: E402
+    ALL_REPORTED,
+    TRAINED_ON,
+    Score,
+    audited,
+    real_sets,
+    reliability,
+    score,
+)
 from vision.types import CARD_CODES, LOW_CONFIDENCE  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "data" / "cards" / "bidly"
+#: the bins of the reported confidences (the card calibration's: from nothing up to the surest, about 0.99)
+CALIBRATED_EDGES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 
 
 def bench_table(frames: int, name: str, model: Path = MODEL_PATH, runtime: str = "opencv") -> dict[str, object]:
@@ -126,7 +137,13 @@ def bench_model(model: Path = MODEL_PATH) -> dict[str, object]:
             "held_out_dark_designs_window_accuracy": training.get("held_out_dark_accuracy"),
             "real_photos_trained_on": f"{len(training.get('real_photos_trained_on', []))} cardcounter photos "
                                       "(the train part of vision/data/real_split.json)",
-            "calibrated_on": training.get("calibrated_on")}
+            "calibrated_on": training.get("calibrated_on"),
+            "card_calibration": {way: {"0.998": round(curve(0.998), 4), "0.9999": round(curve(0.9999), 4),
+                                       "0.99999": round(curve(0.99999), 4)}
+                                 for way, curve in (("region", net.card_calibration.region),
+                                                    ("spotted", net.card_calibration.spotted))}
+            if net.card_calibration else None,
+            "card_calibration_fitted_on": training.get("card_calibration_fitted_on")}
 
 
 def bench_runtimes(model: Path = MODEL_PATH) -> dict[str, object]:
@@ -158,21 +175,22 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
         read, threshold = NetCardReader(net).read_image, net.accept
     else:
         read, threshold = CardReader().read_image, LOW_CONFIDENCE
+    # every reading the net reader reports counts; the glyph reader reports all, flagging those under its
+    # threshold as unsure
+    counted = ALL_REPORTED if name == "net" else threshold
     out = []
     for set_name, photos in real_sets("test").items():
         photos = photos[:limit]
         readings = {photo.path: read(load_image(photo.path)) for photo in photos}
         result = score(readings.__getitem__, photos)
         figure: dict[str, object] = {"figure": set_name, "reader": name, "threshold": threshold}
-        # the net reader reports only readings above its thresholds; the glyph reader reports all, flagging those
-        # under it as unsure
-        at = threshold if name == "net" else 0.0
-        figure |= result.figures(threshold, at=at)
+        at = 0.0
+        figure |= result.figures(counted, at=at)
         corrected = audited(photos)
         changed = sum(a.wanted != b.wanted for a, b in zip(photos, corrected, strict=True))
         if changed:
             figure["labels_audited"] = {"photos_corrected": changed} | {
-                k: v for k, v in score(readings.__getitem__, corrected).figures(threshold, at=at).items()
+                k: v for k, v in score(readings.__getitem__, corrected).figures(counted, at=at).items()
                 if k in ("precision", "recall", "f1", "wrong_above_threshold", "single_accuracy")}
         figure["trained_on"] = TRAINED_ON[set_name] if name == "net" else "glyph reader (vision/README.md)"
         out.append(figure)
@@ -182,21 +200,25 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
 def bench_reliability(limit: int, model: Path = MODEL_PATH, runtime: str = "opencv") -> list[dict[str, object]]:
     """Whether the learned reader's confidence means what it says, on each real set (the test part): every
     physical card it sees from its floor up (``CardReader.sightings(unsure=True)``), right or wrong, by bin of
-    confidence (``real_eval.reliability``), and over the readings it reports (its thresholds) the wrong ones
-    against the number their confidences expect."""
+    confidence (``real_eval.reliability``), on the network's own scale (``network``) and as reported, through the
+    model's card calibration (``reported``); and over the readings it reports (its thresholds) the wrong ones
+    against the number their reported confidences expect."""
     cv2.setNumThreads(1)
     net = IndexNet(model, threads=1, runtime=runtime)
     reader = NetCardReader(net)
     out = []
     for set_name, photos in real_sets("test").items():
         photos = photos[:limit]
-        result, reported = Score(), Score()
+        raw, calibrated, reported = Score(), Score(), Score()
         for photo in photos:
             seen = reader.sightings(load_image(photo.path), unsure=True)
-            result.add(photo, [reading_of(s) for s in seen])
-            reported.add(photo, [reading_of(s) for s in reader.sure_only(seen)])  # what the reader reports
+            raw.add(photo, [reading_of(s) for s in seen])
+            calibrated.add(photo, [reader.reported(s) for s in seen])
+            reported.add(photo, [reader.reported(s) for s in reader.sure_only(seen)])  # what the reader reports
         out.append({"figure": "reliability", "set": set_name, "photos": len(photos),
-                    "bins": reliability(result.readings),
+                    "network": reliability(raw.readings),
+                    "reported_scale": reliability(calibrated.readings, CALIBRATED_EDGES)
+                    if net.card_calibration else None,
                     "reported": {"accept": net.accept, "spot_accept": net.spot_accept,
                                  "readings": len(reported.readings),
                                  "wrong": sum(not ok for _, ok in reported.readings),

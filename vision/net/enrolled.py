@@ -151,6 +151,8 @@ class EnrolledNet:
         self.temperature = net.temperature
         self.accept = net.accept
         self.spot_accept = net.spot_accept
+        #: fitted for the network alone: an enrolled deck's readings are reported on the same curves
+        self.card_calibration = net.card_calibration
         self._none = net.classes.index(NONE)
         # exemplars grouped by class column, so that each class's best similarity is one reduction
         columns = np.array([net.classes.index(c) for c in deck.codes])

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from ..types import CARD_CODES
+from .card_calibration import CardCalibrationError, from_meta
 from .proposals import normalise
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "index_net.onnx"
@@ -82,6 +83,11 @@ class IndexNet:
             self.spot_accept = float(meta.get("spot_accept", max(self.accept, DEFAULT_SPOT_ACCEPT)))
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelMissingError(f"the card index network {path} carries no class list: {exc}") from exc
+        try:
+            #: what a reported card's confidence means on real photos (``card_calibration``); None: the network's own
+            self.card_calibration = from_meta(meta.get("card_calibration"))
+        except CardCalibrationError as exc:
+            raise ModelMissingError(f"the card index network {path.with_suffix('.json')}: {exc}") from exc
 
     def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Raw scores (N, classes) and unit-length embeddings (N, D) for uint8 crops (N, CROP, CROP, 3)."""

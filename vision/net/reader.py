@@ -170,9 +170,21 @@ class CardReader:
         return RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings, dark)
 
     def read_image(self, image: np.ndarray, *, unsure: bool = False) -> list[CardReading]:
-        """Every physical card read in a free-standing image, one reading each, left to right (by index box);
-        ``unsure``: the readings under the thresholds too (:meth:`sightings`)."""
-        return [reading_of(s) for s in sorted(self.sightings(image, unsure=unsure), key=lambda s: (s.box[0], s.box[1]))]
+        """Every physical card read in a free-standing image, one reading each, left to right (by index box), its
+        confidence what it means on real photos (:meth:`reported`); ``unsure``: the readings under the thresholds
+        too (:meth:`sightings`)."""
+        return [self.reported(s) for s in sorted(self.sightings(image, unsure=unsure),
+                                                 key=lambda s: (s.box[0], s.box[1]))]
+
+    def reported(self, s: Sighting) -> CardReading:
+        """``s`` as reported: its confidence (and its candidates') the chance that such a reading is the card, by
+        the model's card calibration (``vision.net.card_calibration``, fitted on real photos not trained on), or the
+        network's own where the model has none. Decisions stay on the network's scale (:meth:`sure_only`)."""
+        calibration = self.net.card_calibration
+        if calibration is None:
+            return reading_of(s)
+        return CardReading(s.card, calibration.probability(s.confidence, s.spotted), s.box,
+                           calibration.candidates(s.confidence, s.spotted, s.candidates))
 
     def sightings(self, image: np.ndarray, *, unsure: bool = False) -> list[Sighting]:
         """One sighting per physical card seen in ``image``, at least as sure as the model's thresholds (``unsure``:

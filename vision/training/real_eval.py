@@ -6,7 +6,8 @@ The sets, as ``bench/vision.py`` reports them:
   so a card read right there may count as wrong);
 - ``cardcounter_single`` / ``cardcounter_multi``: the split's photos of one card (two corners of one code) and
   of several cards (only the part asked for: ``test`` for figures, ``calibration`` for choosing thresholds);
-- ``edje``: the photos of ``edje/images/test`` (never trained on), labelled by rank only (9 to A; a reading of
+- ``edje``: the photos of ``edje/images/test`` (never trained on; the card calibration is fitted on its ``train``
+  folder), labelled by rank only (9 to A; a reading of
   any other rank, or a joker, is wrong).
 
 A photo's labels are a multiset of cards (one deck: each code at most once, whatever the number of its corners
@@ -75,10 +76,12 @@ def cardcounter(part: str) -> tuple[list[Photo], list[Photo]]:
     return singles, multi
 
 
-def edje() -> list[Photo]:
-    folder = CARDS / "edje" / "images" / "test"
+def edje(part: str = "test") -> list[Photo]:
+    """edje's photos of ``part`` (its own folders: ``test`` for figures; ``train``, never trained on, is where the card
+    calibration is fitted, ``calibrate_cards.py``)."""
+    folder = CARDS / "edje" / "images" / part
     wanted: dict[str, Counter[str]] = {}
-    for line in (CARDS / "edje" / "images" / "test_labels.csv").read_text().splitlines()[1:]:
+    for line in (CARDS / "edje" / "images" / f"{part}_labels.csv").read_text().splitlines()[1:]:
         parts = line.split(",")
         wanted.setdefault(parts[0], Counter())[EDJE_RANKS[parts[3]]] += 1
     return [Photo(folder / name, w, sum(w.values()) == 1, by_rank=True) for name, w in wanted.items()
@@ -151,8 +154,15 @@ TRAINED_ON = {
     "bidly_deals": "never trained or calibrated on (no bidly photo was)",
     "cardcounter_single": "the split's test part: other cardcounter photos (train part) were trained on",
     "cardcounter_multi": "the split's test part: other cardcounter photos (train part) were trained on",
-    "edje": "never trained or calibrated on (no edje photo was)",
+    "edje": "never trained on (no edje photo was); the card calibration was fitted on edje's train folder (the same "
+            "deck), not on these",
 }
+
+
+#: the confidence from which the learned reader's readings count as above its threshold: all of them, since it
+#: reports only readings at its thresholds (on the network's scale), while the confidence it reports is the card
+#: calibration's (``vision/net/card_calibration.py``), mostly under those thresholds
+ALL_REPORTED = 0.0
 
 
 @dataclass

@@ -94,5 +94,7 @@ both S2A S2B
 $RUN vision.training.ensemble vision/data/index_net.onnx "$WORK/stage2a.onnx" "$WORK/stage2b.onnx" \
     --held "$WORK/held.npz" --held-dark "$WORK/held_dark.npz"
 $RUN vision.training.choose_threshold
+# what a reported card's confidence means, fitted on real photos not trained on (vision/net/card_calibration.py)
+$RUN vision.training.calibrate_cards
 cp "$WORK/stage1a.onnx" "$STAGE1"
 cp "$WORK/stage1a.json" "${STAGE1%.onnx}.json"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -60,3 +61,18 @@ def test_missing_or_bad_model_file(tmp_path: Path) -> None:
         IndexNet(tmp_path / "nometa.onnx")
     with pytest.raises(ValueError):
         IndexNet(runtime="tensorflow")
+
+
+def test_a_malformed_card_calibration_is_refused_by_name(tmp_path: Path) -> None:
+    """A model whose ``card_calibration`` is malformed does not load with readings reported on a wrong scale."""
+    shipped = Path(__file__).resolve().parents[3] / "vision/data/index_net"
+    meta = json.loads(shipped.with_suffix(".json").read_text("utf-8"))
+    (tmp_path / "m.onnx").write_bytes(shipped.with_suffix(".onnx").read_bytes())
+    meta["card_calibration"]["spotted"]["slope"] = "steep"
+    (tmp_path / "m.json").write_text(json.dumps(meta), "utf-8")
+    with pytest.raises(ModelMissingError, match=r"card_calibration\.spotted\.slope"):
+        IndexNet(tmp_path / "m.onnx")
+    del meta["card_calibration"]
+    (tmp_path / "m.json").write_text(json.dumps(meta), "utf-8")
+    assert IndexNet(tmp_path / "m.onnx").card_calibration is None  # an older model: the network's own scale
+    assert IndexNet().card_calibration is not None
