@@ -28,6 +28,11 @@ PARALLEL=${PARALLEL:-0}
 ONLY=${ONLY:-all}
 RUN="nice -n 5 $PY -m"
 STAGE1=vision/data/index_net_rendered.onnx
+# two members training at once on the CPU share its cores (each with half the threads)
+TRAIN_THREADS=$THREADS
+if [ "$PARALLEL" = 1 ] && [ "$DEVICE" = cpu ]; then
+    TRAIN_THREADS=$((THREADS > 1 ? THREADS / 2 : 1))
+fi
 mkdir -p "$WORK"
 data() {  # data OUT ARGS...: one rendered set (index_data.py), made once
     local out=$1
@@ -56,7 +61,7 @@ train() {  # train OUT ARGS...: one train_net.py run, kept
     local out=$1
     shift
     [ -f "$out" ] || $RUN vision.training.train_net "$@" --held "$WORK/held.npz" --held-dark "$WORK/held_dark.npz" \
-        --threads "$THREADS" --device "$DEVICE" --out "$out"
+        --threads "$TRAIN_THREADS" --device "$DEVICE" --out "$out"
 }
 both() {  # both A B: the train runs whose arguments are the arrays named A and B, at once when PARALLEL=1
     local -n one=$1 two=$2
