@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Reproduce the committed card index network (vision/data/index_net.onnx + .json) on this machine's CPU, from
 # nothing but the Debian card-art and font packages (vision/README.md) and the shared real photos:
-#   vision/training/train.sh   (about 1 h 40 min on two cores: 30 min rendering scenes, 16 min per stage 1, 7 min
-#                              per stage 2; every set and model is kept in $WORK and not made again)
+#   PARALLEL=1 vision/training/train.sh   (51 min on two cores, 2026-12-05: 22 min rendering the sets, 16 for
+#                              stage 1, the two members at once, 8 for stage 2; every set and model is kept in $WORK
+#                              and not made again; without PARALLEL=1 about 20 min longer)
 # The committed model is an ensemble of two networks trained alike from different seeds (ensemble.py).
 # Stage 1: rendered designs only (Debian decks, one generated design per training font, vision.render's styles;
 # light and dark paper, jokers, printed pages), from scratch; member A's is committed as index_net_rendered.onnx.
