@@ -16,7 +16,11 @@ one JSON object:
   play was drawn from as the controller does (``table_daemon.controller.seen_choice``): the play ``right``, a
   ``wrong`` one (silently), ``asked_again`` (a misread alert), or ``sure_but_no_play`` (sure, and nothing the hand
   could lay: asked again once where a card or two may be hidden or read twice, else a false foul); a reading
-  with more copies of a card than the pack holds is asked again, sure or not, as the controller does.
+  with more copies of a card than the pack holds is asked again, sure or not, as the controller does;
+- ``reliability``: whether the table's confidence means what it says on these designs: every card read (not
+  ``??``), right while the play still owes its code (surest first), by bin of confidence, with how many were wrong
+  and how many the confidences expect (``real_eval.reliability``). The table's foul rule (``FOUL_DOUBT``, one
+  wrong reading in 10,000) assumes the readings at the top are that rare to be wrong.
 
 Flagged frames are not lost at the table: it chooses among an unsure card's candidates by what the seat holds
 (``table_daemon.controller.seen_choice``) or asks for the cards to be laid again; ``bench/simulate.py`` counts
@@ -47,12 +51,15 @@ from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
+from vision.training.real_eval import reliability  # noqa: E402
 from vision.types import UNREADABLE, CardReading  # noqa: E402
 
 #: the plays made of jokers only, as laid left to right
 JOKER_PLAYS = (("HR",), ("SB",), ("HR", "HR"), ("SB", "SB"), ("HR", "HR", "SB", "SB"))
 
 
+#: the bins of the reliability figure: from the table reader's floor (``vision.net.reader.TABLE_FLOOR``) up
+TABLE_EDGES = (0.45, 0.9, 0.99, 0.998, 0.9999, 0.99999, 0.999999, 1.0)
 #: the level the plays are drawn and judged at
 LEVEL = 2
 #: what the table makes of a frame's reading, choosing by the seat's hand as the controller does
@@ -82,6 +89,17 @@ def what_the_table_takes(read: list[CardReading], truth: list[str], held: Counte
     return "right" if sorted(chosen) == sorted(truth) else "wrong"
 
 
+def right_or_wrong(read: list[CardReading], truth: list[str]) -> list[tuple[float, bool]]:
+    """Each card read (not ``??``) with whether it is right: while the play still owes its code, surest first."""
+    owed = Counter(truth)
+    out = []
+    for r in sorted((r for r in read if r.card != UNREADABLE), key=lambda r: -r.confidence):
+        right = owed[r.card] > 0
+        owed[r.card] -= right
+        out.append((r.confidence, right))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plays", type=int, default=300)
@@ -99,6 +117,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = unsure_right = wrong_unflagged = flagged_wrong = 0
     takes: Counter[str] = Counter()
+    seen: list[tuple[float, bool]] = []
     camera = reader = None
     for n in range(args.plays):
         if n % 50 == 0:
@@ -130,6 +149,7 @@ def main() -> int:
             unread = len(known) != len(got)
             flagged = unread or any(r.confidence < card_reader.sure for r in read)
             frames += 1
+            seen += right_or_wrong(read, truth)
             taken = what_the_table_takes(read, truth, held, card_reader.sure)
             takes[taken] += 1
             if taken in ("wrong", "sure_but_no_play"):
@@ -158,7 +178,8 @@ def main() -> int:
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
                       "unsure_right": unsure_right,
                       "wrong_unflagged": wrong_unflagged, "wrong_flagged": flagged_wrong,
-                      "the_table_takes": {k: takes[k] for k in TAKES}}))
+                      "the_table_takes": {k: takes[k] for k in TAKES},
+                      "reliability": reliability(seen, TABLE_EDGES)}))
     return 0
 
 
