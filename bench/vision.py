@@ -184,13 +184,12 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
         readings = {photo.path: read(load_image(photo.path)) for photo in photos}
         result = score(readings.__getitem__, photos)
         figure: dict[str, object] = {"figure": set_name, "reader": name, "threshold": threshold}
-        at = 0.0
-        figure |= result.figures(counted, at=at)
+        figure |= result.figures(counted)
         corrected = audited(photos)
         changed = sum(a.wanted != b.wanted for a, b in zip(photos, corrected, strict=True))
         if changed:
             figure["labels_audited"] = {"photos_corrected": changed} | {
-                k: v for k, v in score(readings.__getitem__, corrected).figures(counted, at=at).items()
+                k: v for k, v in score(readings.__getitem__, corrected).figures(counted).items()
                 if k in ("precision", "recall", "f1", "wrong_above_threshold", "single_accuracy")}
         figure["trained_on"] = TRAINED_ON[set_name] if name == "net" else "glyph reader (vision/README.md)"
         out.append(figure)
