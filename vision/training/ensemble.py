@@ -40,7 +40,9 @@ def _member_graph(model: onnx.ModelProto, prefix: str) -> tuple[list[onnx.NodePr
     for node in graph.node:
         copy = onnx.NodeProto()
         copy.CopyFrom(node)
-        copy.name = f"{prefix}{node.name}"
+        # an unnamed node stays unnamed: prefixed, every unnamed node of a member (a joined model's own Div, Softmax,
+        # ...) would share one name, which onnxruntime refuses
+        copy.name = f"{prefix}{node.name}" if node.name else ""
         del copy.input[:]
         copy.input.extend(rename(n) for n in node.input)
         del copy.output[:]
