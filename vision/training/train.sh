@@ -69,8 +69,10 @@ both() {  # both A B: the train runs whose arguments are the arrays named A and 
     if [ "$PARALLEL" = 1 ]; then
         train "${one[@]}" &
         local first=$!
-        # the second run failing stops the first too (set -e would leave it training on the accelerator)
-        train "${two[@]}" || { kill "$first" 2>/dev/null; wait "$first" 2>/dev/null; return 1; }
+        # the second run failing stops the first too (set -e would leave it training on the accelerator): the
+        # background subshell and the training under it, which killing the subshell alone leaves running
+        train "${two[@]}" || { pkill -P "$first" 2>/dev/null; kill "$first" 2>/dev/null; wait "$first" 2>/dev/null
+                               return 1; }
         wait "$first"
     else
         train "${one[@]}"
