@@ -49,17 +49,18 @@ sys.path.insert(0, str(ROOT))
 from guandan import COPIES, classify, full_pack, legal_plays, parse_cards  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
+from vision.net.reader import TABLE_FLOOR  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
-from vision.training.real_eval import reliability  # noqa: E402
+from vision.training.real_eval import judged, reliability  # noqa: E402
 from vision.types import UNREADABLE, CardReading  # noqa: E402
 
 #: the plays made of jokers only, as laid left to right
 JOKER_PLAYS = (("HR",), ("SB",), ("HR", "HR"), ("SB", "SB"), ("HR", "HR", "SB", "SB"))
 
 
-#: the bins of the reliability figure: from the table reader's floor (``vision.net.reader.TABLE_FLOOR``) up
-TABLE_EDGES = (0.45, 0.9, 0.99, 0.998, 0.9999, 0.99999, 0.999999, 1.0)
+#: the bins of the reliability figure: from the table reader's floor up
+TABLE_EDGES = (TABLE_FLOOR, 0.9, 0.99, 0.998, 0.9999, 0.99999, 0.999999, 1.0)
 #: the level the plays are drawn and judged at
 LEVEL = 2
 #: what the table makes of a frame's reading, choosing by the seat's hand as the controller does
@@ -91,13 +92,7 @@ def what_the_table_takes(read: list[CardReading], truth: list[str], held: Counte
 
 def right_or_wrong(read: list[CardReading], truth: list[str]) -> list[tuple[float, bool]]:
     """Each card read (not ``??``) with whether it is right: while the play still owes its code, surest first."""
-    owed = Counter(truth)
-    out = []
-    for r in sorted((r for r in read if r.card != UNREADABLE), key=lambda r: -r.confidence):
-        right = owed[r.card] > 0
-        owed[r.card] -= right
-        out.append((r.confidence, right))
-    return out
+    return [(r.confidence, right) for r, right in judged([r for r in read if r.card != UNREADABLE], Counter(truth))]
 
 
 def main() -> int:

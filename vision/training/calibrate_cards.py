@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -28,7 +27,7 @@ from vision.net.card_calibration import WAYS, CardCalibration, Platt, logit
 from vision.net.network import MODEL_PATH, IndexNet
 from vision.net.reader import CardReader
 
-from .real_eval import Photo, cardcounter, edje
+from .real_eval import Photo, cardcounter, edje, judged
 
 #: inverse regularisation of the fit: one feature and hundreds of readings want almost none
 C = 1e4
@@ -43,15 +42,8 @@ def fitting_photos() -> dict[str, list[Photo]]:
 def readings(reader: CardReader, photos: list[Photo]) -> list[tuple[float, bool, bool]]:
     """Every card ``reader`` sees in ``photos`` from its floor up: (confidence, spotted, right), right while the
     labels still owe the card (surest first, as ``real_eval.Score`` counts)."""
-    out = []
-    for photo in photos:
-        owed = Counter(photo.wanted)
-        for s in sorted(reader.sightings(load_image(photo.path), unsure=True), key=lambda s: -s.confidence):
-            key = photo.key(s.card)
-            right = owed[key] > 0
-            owed[key] -= right
-            out.append((s.confidence, s.spotted, right))
-    return out
+    return [(s.confidence, s.spotted, right) for photo in photos
+            for s, right in judged(reader.sightings(load_image(photo.path), unsure=True), photo.wanted, photo.key)]
 
 
 def fit(seen: list[tuple[float, bool, bool]]) -> tuple[CardCalibration, dict[str, dict[str, int]]]:

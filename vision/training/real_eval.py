@@ -26,8 +26,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from vision.files import labelled_images
+from vision.net.reader import SIGHTING_FLOOR
 from vision.types import JOKERS, CardReading, normalise_label
 
 from .real_split import CARDS, cardcounter_boxes, load_split
@@ -159,6 +161,33 @@ TRAINED_ON = {
 }
 
 
+class Read(Protocol):
+    """A reading of one card: what ``judged`` needs of it."""
+
+    @property
+    def card(self) -> str: ...
+
+    @property
+    def confidence(self) -> float: ...
+
+
+Judged = TypeVar("Judged", bound=Read)
+
+
+def judged(readings: Iterable[Judged], wanted: Counter[str], key: Callable[[str], str] = lambda code: code
+           ) -> list[tuple[Judged, bool]]:
+    """Each reading, surest first, with whether it is right: while ``wanted`` still owes its card (``key``: what
+    the labels name of a code, a rank alone for edje), so a card reported twice is once right and once wrong."""
+    owed = Counter(wanted)
+    out = []
+    for r in sorted(readings, key=lambda r: -r.confidence):
+        k = key(r.card)
+        right = owed[k] > 0
+        owed[k] -= right
+        out.append((r, right))
+    return out
+
+
 #: the confidence from which the learned reader's readings count as above its threshold: all of them, since it
 #: reports only readings at its thresholds (on the network's scale), while the confidence it reports is the card
 #: calibration's (``vision/net/card_calibration.py``), mostly under those thresholds
@@ -177,16 +206,9 @@ class Score:
     readings: list[tuple[float, bool]] = field(default_factory=list)
 
     def add(self, photo: Photo, readings: Iterable[CardReading]) -> None:
-        ordered = sorted(readings, key=lambda r: -r.confidence)
-        owed = Counter(photo.wanted)
         self.photos += 1
         self.wanted += sum(photo.wanted.values())
-        seen = []
-        for r in ordered:
-            k = photo.key(r.card)
-            right = owed[k] > 0
-            owed[k] -= right
-            seen.append((r.confidence, right))
+        seen = [(r.confidence, right) for r, right in judged(readings, photo.wanted, photo.key)]
         self.readings += seen
         if photo.single:
             self.singles_read.append(seen)
@@ -220,7 +242,7 @@ class Score:
 
 
 #: the confidence bins of :func:`reliability` (from the reader's floor, ``vision.net.reader.SIGHTING_FLOOR``)
-RELIABILITY_EDGES = (0.5, 0.9, 0.99, 0.998, 0.9999, 0.99999, 1.0)
+RELIABILITY_EDGES = (SIGHTING_FLOOR, 0.9, 0.99, 0.998, 0.9999, 0.99999, 1.0)
 
 
 def reliability(readings: Iterable[tuple[float, bool]], edges: tuple[float, ...] = RELIABILITY_EDGES
