@@ -212,8 +212,9 @@ def bench_reliability(limit: int, model: Path = MODEL_PATH, runtime: str = "open
         for photo in photos:
             seen = reader.sightings(load_image(photo.path), unsure=True)
             raw.add(photo, [reading_of(s) for s in seen])
-            calibrated.add(photo, [reader.reported(s) for s in seen])
-            reported.add(photo, [reader.reported(s) for s in reader.sure_only(seen)])  # what the reader reports
+            as_reported = {id(s): reader.reported(s) for s in seen}
+            calibrated.add(photo, list(as_reported.values()))
+            reported.add(photo, [as_reported[id(s)] for s in reader.sure_only(seen)])  # what the reader reports
         out.append({"figure": "reliability", "set": set_name, "photos": len(photos),
                     "network": reliability(raw.readings),
                     "reported_scale": reliability(calibrated.readings, CALIBRATED_EDGES)
