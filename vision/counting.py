@@ -90,11 +90,33 @@ def read_twice(index_x: Sequence[float], codes: Sequence[str], confidences: Sequ
     limit = MIN_PITCH * NARROWEST_CARD * fan_height
     order = sorted(range(len(index_x)), key=lambda i: float(index_x[i]))
     gone = [False] * len(index_x)
-    for a, b in zip(order, order[1:], strict=False):
-        if gone[a] or float(index_x[b]) - float(index_x[a]) >= limit:
-            continue
-        if codes[a] == codes[b]:
-            gone[b if confidences[b] <= confidences[a] else a] = True
+    kept: int | None = None  # the nearest reading on the left that is still a card
+    for b in order:
+        a = kept
+        if a is None or float(index_x[b]) - float(index_x[a]) >= limit:
+            kept = b
+        elif codes[a] == codes[b]:
+            # of three or more readings of one card within a hair, each is weighed against the one kept
+            loser = b if confidences[b] <= confidences[a] else a
+            gone[loser] = True
+            kept = a if loser == b else b
         elif codes[b] in JOKERS and codes[a] not in JOKERS and confidences[b] <= confidences[a]:
             gone[b] = True
+        else:
+            kept = b
     return gone
+
+
+def impossible_indices(index_x: Sequence[float], codes: Sequence[str], confidences: Sequence[float],
+                       fan_width: float, fan_height: float) -> list[bool]:
+    """For each index read in a fan, whether it cannot start a card: on the face of the card on top
+    (:func:`on_the_top_card`), or read twice (:func:`read_twice`) among the indices that are not. In that order,
+    so a picture on the top card read surely as a card beside it cannot knock that card's own index out and
+    then go itself (the table would ask again for a play it had read right)."""
+    off = on_the_top_card(index_x, fan_width, fan_height)
+    left = [i for i, face in enumerate(off) if not face]
+    twice = read_twice([index_x[i] for i in left], [codes[i] for i in left], [confidences[i] for i in left],
+                       fan_height)
+    for i, again in zip(left, twice, strict=True):
+        off[i] = again
+    return off

@@ -25,7 +25,7 @@ import numpy as np
 from .calibration import TableCalibration
 from .card_regions import top_level
 from .classifier import GlyphModel
-from .counting import missing_cards, on_the_top_card, read_twice
+from .counting import impossible_indices, missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
 from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
@@ -192,21 +192,21 @@ UnreadPlaces = tuple[int, int, list[int]]
 
 
 def _without_impossible_indices(read: RegionRead) -> RegionRead:
-    """``read`` without the readings that cannot start a card's index in a fan: on the face of its top card
-    (:func:`vision.counting.on_the_top_card`: a picture, pips or a joker's word read as one more card), or closer
-    beside another reading than two indices stand (:func:`vision.counting.read_twice`: a card read twice, a suit
-    printed beside a rank read as a joker). A single card keeps its reading
+    """``read`` without the readings that cannot start a card's index in a fan
+    (:func:`vision.counting.impossible_indices`): on the face of its top card (a picture, pips or a joker's word
+    read as one more card), or, among the rest, closer beside another reading than two indices stand (a card read
+    twice, a suit printed beside a rank read as a joker). A single card keeps its reading
     (the reader takes only its top-left index), and so does a read whose readings and boxes do not match. The
     read's ``score`` stays as read: it served only to choose the turn, which the table has already chosen."""
     height, width = read.flat.shape[:2]
     if width <= SINGLE_CARD_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
         return read
     xs = [box[0] for box in read.flat_boxes]
-    off = on_the_top_card(xs, float(width), float(height))
-    twice = read_twice(xs, [r.card for r in read.readings], [r.confidence for r in read.readings], float(height))
-    if not any(off) and not any(twice):
+    gone = impossible_indices(xs, [r.card for r in read.readings], [r.confidence for r in read.readings],
+                              float(width), float(height))
+    if not any(gone):
         return read
-    kept = [i for i, (face, again) in enumerate(zip(off, twice, strict=True)) if not (face or again)]
+    kept = [i for i, impossible in enumerate(gone) if not impossible]
     changes: dict[str, object] = {"readings": [read.readings[i] for i in kept],
                                   "flat_boxes": tuple(read.flat_boxes[i] for i in kept)}
     sightings = getattr(read, "sightings", ())

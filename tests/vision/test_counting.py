@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from hardware.cameras.simulated import SimulatedTableCamera
-from vision.counting import missing_cards, on_the_top_card, read_twice
+from vision.counting import impossible_indices, missing_cards, on_the_top_card, read_twice
 from vision.readers import make_card_reader
 from vision.table import TableReader
 from vision.types import UNREADABLE
@@ -130,6 +130,34 @@ def test_a_card_read_again_closer_than_two_indices_can_stand_is_read_once() -> N
     assert read_twice([10, 10 + 0.1 * H], ["CK", "SB"], [1.0, 1.0], H) == [False, True]
     assert read_twice([10, 10 + 0.1 * H], ["HR", "SB"], [1.0, 1.0], H) == [False, False]
     assert read_twice([10, 10 + 0.1 * H], ["CK", "SB"], [0.7, 1.0], H) == [False, False]
+
+
+def test_three_readings_of_one_card_within_a_hair_are_one_card() -> None:
+    """Each reading is weighed against the nearest one kept on its left, not only its neighbour: once the second
+    of three goes, the third still stands too close to the first (it used to survive)."""
+    step = 0.05 * H  # well under the least pitch (0.16 card heights)
+    assert read_twice([10, 10 + step, 10 + 2 * step], ["HR"] * 3, [1.0, 0.99, 0.98], H) == [False, True, True]
+    assert read_twice([10, 10 + step, 10 + 2 * step], ["HR"] * 3, [0.9, 0.99, 1.0], H) == [True, True, False]
+    # the third reading a fanned card's distance from the first is another copy of it, and stays
+    pitch = 0.25 * 0.64 * H
+    assert read_twice([10, 10 + step, 10 + pitch + 1], ["D5"] * 3, [1.0, 0.9, 1.0], H) == [False, True, False]
+    # a joker read beside a king's index goes; the king's own second reading, beyond it, is still weighed
+    assert read_twice([10, 10 + step, 10 + 2 * step], ["CK", "SB", "CK"], [1.0, 0.9, 0.95], H) == [
+        False, True, True]
+
+
+def test_a_picture_on_the_top_card_cannot_knock_out_that_card_s_own_index() -> None:
+    """A court card's picture read as the card itself, surer than the card's own index and closer to it than two
+    indices stand: it is on the top card's face, so it goes and the index stays (weighed the other way round, the
+    index went for the surer picture, then the picture went too, and a play read right was asked again)."""
+    xs, _ = fan(2)
+    width = xs[-1] + 0.55 * H  # the region's outline cut into the card on top (its index 0.52-0.70 from the edge)
+    picture = xs[-1] + 0.12 * H  # on the face of the card on top, a hair right of its own index
+    assert width - picture < 0.45 * H  # where no index can stand
+    codes, sure = ["HQ", "CQ", "CQ"], [1.0, 0.9, 1.0]
+    assert impossible_indices([*xs, picture], codes, sure, width, H) == [False, False, True]
+    assert read_twice([*xs, picture], codes, sure, H) == [False, True, False]  # what the old order took first
+    assert impossible_indices([], [], [], width, H) == []
 
 
 def test_a_joker_read_twice_at_the_table_is_one_joker() -> None:
