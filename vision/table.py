@@ -25,7 +25,7 @@ import numpy as np
 from .calibration import TableCalibration
 from .card_regions import top_level
 from .classifier import GlyphModel
-from .counting import impossible_indices, missing_cards
+from .counting import CROWDED_DOUBT, crowded, impossible_indices, missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box
 from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
@@ -139,12 +139,14 @@ class TableReader:
         tell a loose fan from one with cards hidden between (a full house read as its first and last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
-        read = _without_impossible_indices(self.reader.read_region(view, region, turns=(0,)))
+        read = _doubting_crowded(_without_impossible_indices(self.reader.read_region(view, region, turns=(0,))),
+                                 self.reader.sure)
         places = _unread_places(read)
         unread = _cards_unread(read, places)
         if not unread:
             return read, places
-        second = _without_impossible_indices(self.reader.read_region(view, region, turns=(0,), faint=True))
+        second = _doubting_crowded(
+            _without_impossible_indices(self.reader.read_region(view, region, turns=(0,), faint=True)), self.reader.sure)
         second_places = _unread_places(second)
         second_unread = _cards_unread(second, second_places)
         if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
@@ -213,6 +215,24 @@ def _without_impossible_indices(read: RegionRead) -> RegionRead:
     if len(sightings) == len(read.readings):
         changes["sightings"] = tuple(sightings[i] for i in kept)
     return replace(read, **changes)  # type: ignore[arg-type]
+
+
+def _doubting_crowded(read: RegionRead, sure: float) -> RegionRead:
+    """``read`` with each unsure reading that stands too close beside a sure reading of another card to be a
+    card's own index (:func:`vision.counting.crowded`) made less probable, by ``CROWDED_DOUBT``: what its candidates
+    leave over is "no card here", which the table may then choose with the seat's hand (a pip of a ten read as a
+    queen beside the ten's index made a full house of a bomb, silently). A single card keeps its reading."""
+    height, width = read.flat.shape[:2]
+    if width <= SINGLE_CARD_WIDTH * height or len(read.readings) < 2 or len(read.flat_boxes) != len(read.readings):
+        return read
+    doubted = crowded([box[0] for box in read.flat_boxes], [r.card for r in read.readings],
+                      [r.confidence for r in read.readings], float(height), sure)
+    if not any(doubted):
+        return read
+    readings = [replace(r, confidence=r.confidence * CROWDED_DOUBT,
+                        candidates=tuple((code, p * CROWDED_DOUBT) for code, p in r.candidates)) if doubt else r
+                for r, doubt in zip(read.readings, doubted, strict=True)]
+    return replace(read, readings=readings)
 
 
 def _unread_places(read: RegionRead) -> UnreadPlaces | None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import cv2
 import numpy as np
 
+from guandan import classify, parse_cards
 from hardware.cameras.simulated import SimulatedTableCamera
-from vision.counting import impossible_indices, missing_cards, on_the_top_card, read_twice
+from table_daemon.controller.seen_choice import choose
+from vision.counting import crowded, impossible_indices, missing_cards, on_the_top_card, read_twice
 from vision.readers import make_card_reader
 from vision.table import TableReader
 from vision.types import UNREADABLE
@@ -177,3 +181,33 @@ def test_a_black_king_s_suit_beside_its_rank_is_not_read_as_the_black_joker_at_t
     camera = SimulatedTableCamera(seed=0, deck="noto-sans-beside")
     camera.lay("S", ["SK", "CK"])
     assert [r.card for r in TableReader(camera.calibration, card_reader=reader).read(camera.frame())["S"]] == ["SK", "CK"]
+
+
+def test_an_unsure_reading_too_close_beside_a_sure_one_is_doubted() -> None:
+    near, tight = 0.1 * H, 0.14 * H  # a pip beside a ten's index; the simulated table's tightest fans
+    assert crowded([10, 10 + near], ["CT", "CQ"], [1.0, 0.59], H, sure=0.998) == [False, True]
+    assert crowded([10, 10 + near], ["CQ", "CT"], [0.59, 1.0], H, sure=0.998) == [True, False]
+    # a card fanned tight, both readings sure or both unsure, or the same card (``read_twice`` weighs those)
+    assert crowded([10, 10 + tight], ["CT", "CQ"], [1.0, 0.59], H, sure=0.998) == [False, False]
+    assert crowded([10, 10 + near], ["CT", "CQ"], [1.0, 0.999], H, sure=0.998) == [False, False]
+    assert crowded([10, 10 + near], ["CT", "CQ"], [0.7, 0.59], H, sure=0.998) == [False, False]
+    assert crowded([10, 10 + near], ["CT", "CT"], [1.0, 0.59], H, sure=0.998) == [False, False]
+    assert crowded([], [], [], H, sure=0.998) == []
+
+
+def test_a_pip_read_beside_an_index_is_left_out_by_the_seat_s_hand() -> None:
+    """Held-out designs: a straight flush D9-DK read with a D7 (0.47) just right of DJ's index, where no index can
+    stand. Taken as a card it made no play, and the table asked for the cards again although the seat holds D7;
+    doubted, its leftover says "no card here", and the hand settles the play."""
+    reader = make_card_reader("net", table=True)
+    camera = SimulatedTableCamera(seed=4)
+    camera.lay("N", ["D9", "DT", "DJ", "DQ", "DK"])
+    read = TableReader(camera.calibration, card_reader=reader).read(camera.frame())["N"]
+    assert [r.card for r in read] == ["D9", "DT", "DJ", "D7", "DQ", "DK"]
+    assert read[3].confidence < 0.3 and sum(p for _, p in read[3].candidates) < 0.35
+    held = Counter("D7 D9 DT DJ DQ DK S3 S4".split())
+
+    def fits(codes: tuple[str, ...]) -> bool:
+        return bool(codes) and not Counter(codes) - held and bool(classify(parse_cards(" ".join(codes)), 2))
+
+    assert choose([list(r.candidates) for r in read], fits, reader.sure) == ("D9", "DT", "DJ", "DQ", "DK")
