@@ -124,12 +124,11 @@ def impossible_indices(index_x: Sequence[float], codes: Sequence[str], confidenc
 
 #: how close (card heights) beside a sure reading of another card an unsure reading stands too close to be a
 #: card's own index. Under the least pitch of ``read_twice``: the simulated table's tightest fans put real indices
-#: 0.14-0.15 card heights apart, and doubting readings that close cost plays taken wrong
-#: (``bench/table_reading.py``, 21 runs of 300 plays: at 0.16, one more play taken wrong, a card of such a fan left
-#: out; at 0.12, one fewer)
+#: 0.14-0.15 card heights apart (``bench/table_reading.py --frames 1``, 21 runs of 300 plays: doubting up to 0.16
+#: left the wild card of a tight pair out, 8 plays taken wrong; up to 0.12, 7; without the doubt, 8)
 CROWDED_GAP = 0.12
-#: the share of its probability left to such a reading: what its candidates leave over stands for "no card
-#: here" (0.3: 85 more plays of 6,300 read right and one fewer taken wrong, against 0.1's two more taken wrong)
+#: the share of its probability left to such a reading: what its candidates leave over stands for "no card here"
+#: (0.3: 85 more of those 6,300 plays read right, 84 fewer asked again; 0.1, tried up to 0.16, took two more wrong)
 CROWDED_DOUBT = 0.3
 
 
