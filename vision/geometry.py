@@ -9,7 +9,7 @@ fan of cards; the index reader (``vision.index``) handles both.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -25,6 +25,8 @@ class Region:
 
     corners: np.ndarray  # float32 (4, 2)
     area: float
+    #: the convex hull of what was found (image coordinates), which the 4 corners may cut a little off
+    hull: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def box(self) -> tuple[int, int, int, int]:
@@ -87,7 +89,8 @@ def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarr
         # the dilation grew every outline by about 2 px of the searched image: shrink back towards the centre
         centre = corners.mean(axis=0)
         corners = centre + (corners - centre) * (1 - 3.0 / max(min(rw, rh), 1.0))
-        regions.append(Region(corners.astype(np.float32), area / (scale * scale)))
+        regions.append(Region(corners.astype(np.float32), area / (scale * scale),
+                              (hull.reshape(-1, 2) / scale).astype(np.float32)))
     regions.sort(key=lambda r: -r.area)
     return regions
 

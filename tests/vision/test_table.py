@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cv2
 import numpy as np
 import pytest
 
 from hardware.cameras.simulated import SimulatedTableCamera
 from vision.calibration import CalibrationError, TableCalibration
+from vision.card_regions import top_level
+from vision.geometry import Region, find_regions
 from vision.net.reader import CardReader as NetCardReader
+from vision.reader import RegionRead
+from vision.readers import make_card_reader
 from vision.stabiliser import EXPOSED, PLAY, Stabiliser
-from vision.table import TableReader
+from vision.table import TableReader, _cut_off_at_the_start
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +172,37 @@ def test_a_second_look_that_reads_fewer_cards_is_not_taken() -> None:
     got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
     assert len(got) == 5, got
     assert [r.card for r in got if r.confidence >= net.sure] == ["S3", "D5"]  # the rest unsure or unread: laid again
+
+
+NET_FRAMES = Path(__file__).parent / "net" / "frames"
+
+
+@pytest.mark.parametrize(("frame", "laid"), [("held-out-cq-hq-dq-ck-dk-dk", ["CQ", "HQ", "DQ", "CK", "DK", "DK"]),
+                                             ("held-out-dq-sq", ["DQ", "SQ"])])
+def test_a_fan_whose_outline_cut_off_its_first_card_is_read_again_wider(frame: str, laid: list[str]) -> None:
+    """Two zone views from bench/table_reading.py (held-out designs, seeds 7 and 8): the 4-point outline fitted to
+    the fan's hull cut a sliver off its left end, with the first card's index, so the table read the rest surely and
+    took a full house without CQ, and a single SQ for the pair, silently: no count of a fan sees a card outside it.
+    Read again with its left end widened past what was found, the region reads the first card too."""
+    view = cv2.imread(str(NET_FRAMES / f"{frame}.png"))
+    [region] = top_level(find_regions(view, min_area_frac=0.02))
+    table = TableReader(SimulatedTableCamera(seed=7).calibration, card_reader=make_card_reader("net", table=True))
+    as_found, _ = table._read_as_found(view, region)
+    assert [r.card for r in as_found.readings] == laid[1:]
+    read, places = table._read(view, region)
+    assert [r.card for r in read.readings] == laid and all(r.confidence >= 0.998 for r in read.readings)
+    assert places is not None and not (places[0] or places[1] or any(places[2]))
+
+
+def test_a_region_is_widened_only_where_its_outline_cut_off_much() -> None:
+    corners = np.array([[100, 50], [400, 50], [400, 350], [100, 350]], np.float32)
+    flat = np.zeros((300, 300, 3), np.uint8)
+    read = RegionRead(0, [], flat, 0.0)
+    near = np.array([[95, 50], [400, 50], [400, 350], [95, 350]], np.float32)  # 5 px out: ordinary
+    assert _cut_off_at_the_start(Region(corners, 9e4, near), read) is None
+    assert _cut_off_at_the_start(Region(corners, 9e4, None), read) is None
+    cut = np.array([[70, 60], [400, 50], [400, 350], [70, 340]], np.float32)  # 30 px out at the left end
+    wider = _cut_off_at_the_start(Region(corners, 9e4, cut), read)
+    assert wider is not None
+    assert np.allclose(wider.corners[1:3], corners[1:3])  # the right end stays
+    assert np.allclose(wider.corners[[0, 3], 0], 100 - 30 - 0.02 * 300, atol=1)  # past it, by the margin
