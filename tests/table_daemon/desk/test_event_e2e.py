@@ -114,6 +114,7 @@ def test_whole_event_started_from_the_desk_page(broker_factory, tmp_path: Path, 
     try:
         url = desk.wait_line(r"pages at (http://\S+/)").group(1)
         page.goto(url)
+        page.wait_for_selector("#mode:has-text('referee mode')")  # started: the buttons answer from now on
         page.fill("#referee", "裁判 Li")
         for round_no in (1, 2, 3):
             page.click("#pair-next")
