@@ -27,7 +27,7 @@ from .card_regions import top_level
 from .classifier import GlyphModel
 from .counting import CROWDED_DOUBT, crowded, impossible_indices, missing_cards
 from .deck import DeckProfile
-from .geometry import Region, find_regions, map_box
+from .geometry import Region, find_regions, map_box, widened_at_the_start
 from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
 from .types import UNREADABLE, CardReading
 
@@ -132,12 +132,12 @@ class TableReader:
 
     def _read(self, view: np.ndarray, region: Region) -> tuple[RegionRead, UnreadPlaces | None]:
         """One region of a seat's upright view read upright (:meth:`_read_as_found`), read again with its left end
-        widened where its outline cut off part of what was found there (:func:`_cut_off_at_the_start`): the fan's
+        widened where its outline cut off part of what was found there (:func:`vision.geometry.widened_at_the_start`): the fan's
         first card, index and all, may lie in that sliver, and no count of the fan can see a card outside it (CQ
         HQ DQ CK DK DK taken as the full house without CQ). The wider read is kept only when it reads exactly one
         card more, surely, before the same cards."""
         read, places = self._read_as_found(view, region)
-        wider = _cut_off_at_the_start(region, read)
+        wider = widened_at_the_start(region, CUT_OFF_START, CUT_OFF_MARGIN)
         if wider is None or not read.readings:
             return read, places
         again, again_places = self._read_as_found(view, wider)
@@ -156,14 +156,12 @@ class TableReader:
         tell a loose fan from one with cards hidden between (a full house read as its first and last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
-        read = _doubting_crowded(_without_impossible_indices(self.reader.read_region(view, region, turns=(0,))),
-                                 self.reader.sure)
+        read = _with_fan_rules(self.reader.read_region(view, region, turns=(0,)), self.reader.sure)
         places = _unread_places(read)
         unread = _cards_unread(read, places)
         if not unread:
             return read, places
-        second = _doubting_crowded(
-            _without_impossible_indices(self.reader.read_region(view, region, turns=(0,), faint=True)), self.reader.sure)
+        second = _with_fan_rules(self.reader.read_region(view, region, turns=(0,), faint=True), self.reader.sure)
         second_places = _unread_places(second)
         second_unread = _cards_unread(second, second_places)
         if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
@@ -210,46 +208,37 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
 UnreadPlaces = tuple[int, int, list[int]]
 
 
-def _without_impossible_indices(read: RegionRead) -> RegionRead:
-    """``read`` without the readings that cannot start a card's index in a fan
+def _with_fan_rules(read: RegionRead, sure: float) -> RegionRead:
+    """``read`` as the fan's geometry allows. Without the readings that cannot start a card's index in a fan
     (:func:`vision.counting.impossible_indices`): on the face of its top card (a picture, pips or a joker's word
     read as one more card), or, among the rest, closer beside another reading than two indices stand (a card read
-    twice, a suit printed beside a rank read as a joker). A single card keeps its reading
-    (the reader takes only its top-left index), and so does a read whose readings and boxes do not match. The
-    read's ``score`` stays as read: it served only to choose the turn, which the table has already chosen."""
+    twice, a suit printed beside a rank read as a joker). Then each unsure reading that stands too close beside a
+    sure reading of another card to be a card's own index (:func:`vision.counting.crowded`) is made less
+    probable, by ``CROWDED_DOUBT``: what its candidates leave over is "no card here", which the table may then
+    choose with the seat's hand (a pip of a ten read as a queen beside the ten's index made a full house of a
+    bomb, silently). A single card keeps its reading (the reader takes only its top-left index), and so does a
+    read whose readings and boxes do not match. The read's ``score`` stays as read: it served only to choose the
+    turn, which the table has already chosen."""
     height, width = read.flat.shape[:2]
     if width <= SINGLE_CARD_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
         return read
-    xs = [box[0] for box in read.flat_boxes]
-    gone = impossible_indices(xs, [r.card for r in read.readings], [r.confidence for r in read.readings],
-                              float(width), float(height))
-    if not any(gone):
-        return read
+    gone = impossible_indices([box[0] for box in read.flat_boxes], [r.card for r in read.readings],
+                              [r.confidence for r in read.readings], float(width), float(height))
     kept = [i for i, impossible in enumerate(gone) if not impossible]
-    changes: dict[str, object] = {"readings": [read.readings[i] for i in kept],
-                                  "flat_boxes": tuple(read.flat_boxes[i] for i in kept)}
+    boxes = [read.flat_boxes[i] for i in kept]
+    doubted = crowded([box[0] for box in boxes], [read.readings[i].card for i in kept],
+                      [read.readings[i].confidence for i in kept], float(height), sure)
+    if not any(gone) and not any(doubted):
+        return read
+    changes: dict[str, object] = {
+        "readings": [replace(r, confidence=r.confidence * CROWDED_DOUBT,
+                             candidates=tuple((code, p * CROWDED_DOUBT) for code, p in r.candidates))
+                     if doubt else r for r, doubt in zip((read.readings[i] for i in kept), doubted, strict=True)],
+        "flat_boxes": tuple(boxes)}
     sightings = getattr(read, "sightings", ())
     if len(sightings) == len(read.readings):
         changes["sightings"] = tuple(sightings[i] for i in kept)
     return replace(read, **changes)  # type: ignore[arg-type]
-
-
-def _doubting_crowded(read: RegionRead, sure: float) -> RegionRead:
-    """``read`` with each unsure reading that stands too close beside a sure reading of another card to be a
-    card's own index (:func:`vision.counting.crowded`) made less probable, by ``CROWDED_DOUBT``: what its candidates
-    leave over is "no card here", which the table may then choose with the seat's hand (a pip of a ten read as a
-    queen beside the ten's index made a full house of a bomb, silently). A single card keeps its reading."""
-    height, width = read.flat.shape[:2]
-    if width <= SINGLE_CARD_WIDTH * height or len(read.readings) < 2 or len(read.flat_boxes) != len(read.readings):
-        return read
-    doubted = crowded([box[0] for box in read.flat_boxes], [r.card for r in read.readings],
-                      [r.confidence for r in read.readings], float(height), sure)
-    if not any(doubted):
-        return read
-    readings = [replace(r, confidence=r.confidence * CROWDED_DOUBT,
-                        candidates=tuple((code, p * CROWDED_DOUBT) for code, p in r.candidates)) if doubt else r
-                for r, doubt in zip(read.readings, doubted, strict=True)]
-    return replace(read, readings=readings)
 
 
 #: how far (card heights) what was found may stick out of a region's outline at its left end before the region
@@ -258,28 +247,6 @@ def _doubting_crowded(read: RegionRead, sure: float) -> RegionRead:
 CUT_OFF_START = 0.05
 #: how much wider than what sticks out the widened region is (card heights)
 CUT_OFF_MARGIN = 0.02
-
-
-def _cut_off_at_the_start(region: Region, read: RegionRead) -> Region | None:
-    """``region`` with its left end (upright, as ``read`` was read: turn 0) moved out past what was found there,
-    where that sticks out more than ``CUT_OFF_START``; else None. A region as narrow as one card is widened too:
-    a pair whose first card was cut off looks like one card."""
-    if region.hull is None or len(region.hull) < 3:
-        return None
-    height, width = read.flat.shape[:2]
-    corners = region.corners.astype(np.float32)
-    target = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
-    forward = cv2.getPerspectiveTransform(corners, target)
-    hull = cv2.perspectiveTransform(region.hull.reshape(1, -1, 2).astype(np.float32), forward)[0]
-    out = -float(hull[:, 0].min())
-    if out <= CUT_OFF_START * height:
-        return None
-    left = -(out + CUT_OFF_MARGIN * height)
-    moved = cv2.perspectiveTransform(np.array([[[left, 0.0], [left, height - 1.0]]], np.float32),
-                                     np.linalg.inv(forward))[0]
-    wider = corners.copy()
-    wider[0], wider[3] = moved[0], moved[1]
-    return Region(wider, region.area, region.hull)
 
 
 def _unread_places(read: RegionRead) -> UnreadPlaces | None:
