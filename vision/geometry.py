@@ -107,15 +107,40 @@ def rectify(image: np.ndarray, region: Region, quarter_turns: int) -> tuple[np.n
 
     Returns the upright image and the 3x3 matrix that maps its pixels back to the source image.
     """
-    c = np.roll(region.corners, -quarter_turns, axis=0)  # c[0] becomes the top-left
+    forward, width = rectifying(region, quarter_turns)
+    flat = cv2.warpPerspective(image, forward, (width, CARD_H), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return flat, np.linalg.inv(forward)
+
+
+def rectifying(region: Region, quarter_turns: int) -> tuple[np.ndarray, int]:
+    """The 3x3 matrix that takes the source image to the region's rectified, turned image, and that image's width
+    (its height is ``CARD_H``): what :func:`rectify` warps by."""
+    c = np.roll(region.corners, -quarter_turns, axis=0).astype(np.float32)  # c[0] becomes the top-left
     top = float(np.linalg.norm(c[1] - c[0]))
     side = float(np.linalg.norm(c[3] - c[0]))
     width = max(8, min(int(round(CARD_H * top / max(side, 1.0))), 12 * CARD_H))
     target = np.array([[0, 0], [width - 1, 0], [width - 1, CARD_H - 1], [0, CARD_H - 1]], np.float32)
-    forward = cv2.getPerspectiveTransform(c, target)
-    flat = cv2.warpPerspective(image, forward, (width, CARD_H), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
-    return flat, np.linalg.inv(forward)
+    return cv2.getPerspectiveTransform(c, target), width
+
+
+def widened_at_the_start(region: Region, least: float, margin: float) -> Region | None:
+    """``region`` with its left end (upright at turn 0) moved out past what was found there (its ``hull``), where
+    that sticks out more than ``least`` card heights, by ``margin`` card heights more; else None (no hull, or
+    nothing sticking out that far)."""
+    if region.hull is None or len(region.hull) < 3:
+        return None
+    forward, _ = rectifying(region, 0)
+    hull = cv2.perspectiveTransform(region.hull.reshape(1, -1, 2).astype(np.float32), forward)[0]
+    out = -float(hull[:, 0].min())
+    if out <= least * CARD_H:
+        return None
+    left = -(out + margin * CARD_H)
+    moved = cv2.perspectiveTransform(np.array([[[left, 0.0], [left, CARD_H - 1.0]]], np.float32),
+                                     np.linalg.inv(forward))[0]
+    wider = region.corners.astype(np.float32)
+    wider[0], wider[3] = moved[0], moved[1]
+    return Region(wider, region.area, region.hull)
 
 
 def map_box(inverse: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:

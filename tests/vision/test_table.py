@@ -11,12 +11,11 @@ import pytest
 from hardware.cameras.simulated import SimulatedTableCamera
 from vision.calibration import CalibrationError, TableCalibration
 from vision.card_regions import top_level
-from vision.geometry import Region, find_regions
+from vision.geometry import find_regions
 from vision.net.reader import CardReader as NetCardReader
-from vision.reader import RegionRead
 from vision.readers import make_card_reader
 from vision.stabiliser import EXPOSED, PLAY, Stabiliser
-from vision.table import TableReader, _cut_off_at_the_start
+from vision.table import TableReader
 
 
 @pytest.fixture(scope="module")
@@ -192,17 +191,3 @@ def test_a_fan_whose_outline_cut_off_its_first_card_is_read_again_wider(frame: s
     read, places = table._read(view, region)
     assert [r.card for r in read.readings] == laid and all(r.confidence >= 0.998 for r in read.readings)
     assert places is not None and not (places[0] or places[1] or any(places[2]))
-
-
-def test_a_region_is_widened_only_where_its_outline_cut_off_much() -> None:
-    corners = np.array([[100, 50], [400, 50], [400, 350], [100, 350]], np.float32)
-    flat = np.zeros((300, 300, 3), np.uint8)
-    read = RegionRead(0, [], flat, 0.0)
-    near = np.array([[95, 50], [400, 50], [400, 350], [95, 350]], np.float32)  # 5 px out: ordinary
-    assert _cut_off_at_the_start(Region(corners, 9e4, near), read) is None
-    assert _cut_off_at_the_start(Region(corners, 9e4, None), read) is None
-    cut = np.array([[70, 60], [400, 50], [400, 350], [70, 340]], np.float32)  # 30 px out at the left end
-    wider = _cut_off_at_the_start(Region(corners, 9e4, cut), read)
-    assert wider is not None
-    assert np.allclose(wider.corners[1:3], corners[1:3])  # the right end stays
-    assert np.allclose(wider.corners[[0, 3], 0], 100 - 30 - 0.02 * 300, atol=1)  # past it, by the margin
