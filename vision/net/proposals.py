@@ -26,12 +26,24 @@ MAX_TOP = 0.16
 MIN_H, MAX_H, MAX_W = 0.035, 0.22, 0.2
 
 
-def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP) -> list[Glyph]:
+#: the ink components of a mask: OpenCV's label image and its per-label (x, y, w, h, area) rows
+Components = tuple[np.ndarray, np.ndarray]
+
+
+def components(mask: np.ndarray) -> Components:
+    """The 8-connected ink components of ``mask`` (shared by :func:`propose` and :func:`anchored`)."""
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    return labels, stats
+
+
+def propose(mask: np.ndarray, height: int = CARD_H, max_top: float = MAX_TOP, found: Components | None = None
+            ) -> list[Glyph]:
     """Ink components of ``mask`` (an upright region's top band) that may be an index's first glyph.
 
     ``max_top`` (in card heights) bounds how low a proposal may start; training takes the whole card
-    (``max_top=1``) so that the network learns what a pip or a picture in the middle of a card is not."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    (``max_top=1``) so that the network learns what a pip or a picture in the middle of a card is not.
+    ``found``: the mask's :func:`components`, when already known."""
+    labels, stats = found if found is not None else components(mask)
     xs, ys, ws, hs, areas = stats[1:].T
     sized = _all_glyph_sized(xs, ys, ws, hs, areas, height, max_top)
     # a band holds hundreds of specks: only components that are glyphs, or too large for one, are looked at
@@ -167,6 +179,42 @@ def _all_glyph_sized(x: np.ndarray | int, y: np.ndarray | int, w: np.ndarray | i
     """:func:`_glyph_sized` of many components at once (arrays of their boxes and areas), or of one."""
     return (area >= 10) & (w >= 2) & (MIN_H * height <= h) & (h <= MAX_H * height) & (w <= MAX_W * height) \
         & (area >= 0.08 * w * h) & (y <= max_top * height)
+
+
+#: a component at least this many times taller or wider than the glyphs read surely in its region holds more than
+#: a first glyph (:func:`anchored`)
+OVERSIZED = 1.4
+#: the anchored glyph's width, in glyph heights, over which its top ink is looked for
+ANCHOR_WIDTH = 0.8
+
+
+def anchored(found: Components, glyph_h: float, height: int = CARD_H, max_top: float = MAX_TOP) -> list[Glyph]:
+    """A glyph of the region's own index size (``glyph_h``, the height of the first glyphs read surely there) at
+    the top-left ink of each ink component too large for one: an index whose rank touches the card's art (a
+    circle or a picture beside it), or whose rank and suit the blur joined, makes one component that
+    :func:`propose` cannot split into a glyph (its strokes are thinner than a frame line's test) or proposes
+    whole, twice too tall, and the window scaled by that height reads no card: a card seen whole, its index
+    clear, left out of a fan (CK DK CK DK SK taken without a DK). Where an index starts is its component's
+    leftmost ink and the top of the ink within a glyph's width of it. ``found``: the :func:`components` of the
+    region's ink mask."""
+    if glyph_h <= 0:
+        return []
+    labels, stats = found
+    xs, ys, ws, hs, areas = stats[1:].T
+    oversized = ((hs > OVERSIZED * glyph_h) | (ws > OVERSIZED * glyph_h)) & (areas >= 10) & (ys <= max_top * height)
+    out: list[Glyph] = []
+    h = max(2, round(glyph_h))
+    span = max(2, round(ANCHOR_WIDTH * glyph_h))
+    for i in np.flatnonzero(oversized) + 1:
+        x, y, w, ch, area = (int(v) for v in stats[i])
+        cols = labels[y: y + ch, x: x + span] == i
+        rows = np.flatnonzero(cols.any(axis=1))
+        top = y + int(rows[0])
+        inked = np.flatnonzero((labels[top: top + h, x: x + span] == i).any(axis=0))
+        glyph = Glyph(x, top, int(inked[-1]) + 1 if inked.size else span, h)
+        if top <= max_top * height and _glyph_sized(glyph, max(area, 10), height, max_top):
+            out.append(glyph)
+    return out
 
 
 def window(glyph: Glyph) -> tuple[float, float, float]:

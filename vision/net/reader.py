@@ -23,15 +23,16 @@ import cv2
 import numpy as np
 
 from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, top_level
+from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
 from ..polarity import is_light_on_dark, turn_over
 from ..spotting import MAX_GLYPH_SHARE
-from ..types import CardReading
+from ..types import JOKERS, CardReading
 from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
-from .proposals import crops, propose
+from .proposals import anchored, components, crops, propose
 from .spotting import spot
 
 #: A region no wider than this (in card heights) holds one card, not a fan.
@@ -76,6 +77,12 @@ def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept
                    ) -> list[IndexSeen]:
     """The proposals of ``image`` (upright) that the network reads as an index start (at least ``accept`` sure,
     default the model's threshold), one per index place."""
+    return one_per_place(plausible_starts(seen_at(net, image, glyphs, accept)))
+
+
+def seen_at(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept: float | None = None) -> list[IndexSeen]:
+    """Each proposal of ``image`` (upright) that the network reads as an index start, at least ``accept`` sure
+    (default the model's threshold); several may stand at one index place."""
     accept = net.accept if accept is None else accept
     if not glyphs:
         return []
@@ -91,7 +98,7 @@ def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept
             continue
         seen.append(IndexSeen(net.classes[best], float(p[best]),
                               tuple((net.classes[int(i)], round(float(p[i]), 4)) for i in order), glyph))
-    return one_per_place(plausible_starts(seen))
+    return seen
 
 
 def index_box(glyph: Glyph) -> tuple[int, int, int, int]:
@@ -158,7 +165,19 @@ class CardReader:
         if dark:
             flat = turn_over(flat)
         mask, _ = ink_mask(flat[: int(BAND * CARD_H)], faint=faint)
-        found = read_proposals(self.net, flat, propose(mask), accept)
+        ink = components(mask)
+        seen = seen_at(self.net, flat, propose(mask, found=ink), accept)
+        sure = [s.glyph for s in seen if s.confidence >= self.net.accept and s.card not in JOKERS]
+        if sure:  # an index joined to the art or blurred into its suit: looked at again at the fan's size
+            size = float(np.median([g.h for g in sure]))
+            # only where another card's index can stand: a fan's least pitch from every index read surely
+            apart = MIN_PITCH * NARROWEST_CARD * CARD_H
+            extra = [g for g in anchored(ink, size) if all(abs(g.x - s.x) >= apart for s in sure)]
+            for s in sorted(seen_at(self.net, flat, extra), key=lambda s: -s.confidence):
+                if all(abs(s.glyph.x - g.x) >= apart for g in sure):
+                    seen.append(s)
+                    sure.append(s.glyph)
+        found = one_per_place(plausible_starts(seen))
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
         found = index_places(found, self.net.accept)

@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import CARD_H
-from vision.net.proposals import CROP, MAX_H, PAPER_PERCENTILE, normalise, propose
+from vision.net.proposals import CROP, MAX_H, PAPER_PERCENTILE, anchored, components, normalise, propose
 
 
 def crops_of_paper_and_ink(n: int, seed: int) -> np.ndarray:
@@ -109,3 +109,30 @@ def test_one_glyph_is_not_cut_into_parts() -> None:
     eight = np.zeros((135, 300), np.uint8)
     cv2.putText(eight, "8", (14, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.6, 1, 7)
     assert len(propose(eight)) == 1
+
+
+def drawn_k(band: np.ndarray) -> None:
+    """A rank K in thin strokes, drawn as lines (OpenCV's text differs between its versions)."""
+    cv2.line(band, (18, 20), (18, 48), 1, 2)
+    cv2.line(band, (19, 36), (36, 20), 1, 2)
+    cv2.line(band, (24, 31), (37, 48), 1, 2)
+
+
+def test_an_index_joined_to_the_art_is_looked_at_at_the_fans_index_size() -> None:
+    """A rank touching a disc of the card's art makes one component too large for a glyph, and its strokes are
+    thinner than what splits a component into its thick cores: at most its upright stroke is proposed, whose window
+    shows not the rank. Anchored at the fan's index size, the rank itself is proposed (its top-left ink); a disc
+    lying lower on the card, apart from the rank, anchors nothing."""
+    band = np.zeros((135, 300), np.uint8)
+    drawn_k(band)
+    (rank,) = propose(band)
+    cv2.circle(band, (rank.x + rank.w + 26, rank.y + 30), 30, 1, -1)  # the art's disc, touching the rank's leg
+    n, _, stats, _ = cv2.connectedComponentsWithStats(band, connectivity=8)
+    assert n == 2 and stats[1][2] > MAX_H * CARD_H  # one component, wider than any glyph
+    assert all(g.w < 0.5 * rank.w for g in propose(band))  # its upright stroke at most
+    (g,) = anchored(components(band), float(rank.h))
+    assert (g.x, g.y, g.h) == (rank.x, rank.y, rank.h) and rank.w <= g.w <= rank.w + 4
+    alone = np.zeros((135, 300), np.uint8)
+    drawn_k(alone)
+    cv2.circle(alone, (200, 110), 30, 1, -1)
+    assert anchored(components(alone), float(rank.h)) == []
