@@ -143,6 +143,29 @@ def widened_at_the_start(region: Region, least: float, margin: float) -> Region 
     return Region(wider, region.area, region.hull)
 
 
+def raised_at_the_top(region: Region, least: float, margin: float, reach: float) -> Region | None:
+    """``region`` with each end of its top side (upright at turn 0) moved up past what was found above it (its
+    ``hull``, within ``reach`` card heights of that end, a card's width), where that sticks out more than ``least`` card heights, by
+    ``margin`` card heights more; else None. The card on top of a fan often lies turned a little, its top-left
+    corner, index and all, above the outline's top side."""
+    if region.hull is None or len(region.hull) < 3:
+        return None
+    forward, width = rectifying(region, 0)
+    hull = cv2.perspectiveTransform(region.hull.reshape(1, -1, 2).astype(np.float32), forward)[0]
+    span = min(reach * CARD_H, width / 2)
+    ends = []
+    for near in (hull[:, 0] <= span, hull[:, 0] >= width - span):
+        out = -float(hull[near, 1].min()) if near.any() else 0.0
+        ends.append(out + margin * CARD_H if out > least * CARD_H else 0.0)
+    if not any(ends):
+        return None
+    tops = np.array([[[0.0, -ends[0]], [width - 1.0, -ends[1]]]], np.float32)
+    moved = cv2.perspectiveTransform(tops, np.linalg.inv(forward))[0]
+    raised = region.corners.astype(np.float32)
+    raised[0], raised[1] = moved[0], moved[1]
+    return Region(raised, region.area, region.hull)
+
+
 def map_box(inverse: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """Map a box of a rectified image back to an axis-aligned box of the source image."""
     x, y, w, h = box

@@ -25,9 +25,9 @@ import numpy as np
 from .calibration import TableCalibration
 from .card_regions import top_level
 from .classifier import GlyphModel
-from .counting import CROWDED_DOUBT, crowded, impossible_indices, missing_cards
+from .counting import CARD_WIDTH, CROWDED_DOUBT, crowded, impossible_indices, missing_cards
 from .deck import DeckProfile
-from .geometry import Region, find_regions, map_box, widened_at_the_start
+from .geometry import Region, find_regions, map_box, raised_at_the_top, widened_at_the_start
 from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
 from .types import UNREADABLE, CardReading
 
@@ -161,16 +161,22 @@ class TableReader:
         unread = _cards_unread(read, places)
         if not unread:
             return read, places
-        second = _with_fan_rules(self.reader.read_region(view, region, turns=(0,), faint=True), self.reader.sure)
-        second_places = _unread_places(second)
-        second_unread = _cards_unread(second, second_places)
-        if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
-            return read, places
-        sure = self.reader.sure
-        again = Counter(r.card for r in second.readings if r.confidence >= sure)
-        if Counter(r.card for r in read.readings if r.confidence >= sure) - again:
-            return read, places
-        return second, second_places
+        looks = [lambda: self.reader.read_region(view, region, turns=(0,), faint=True)]
+        raised = raised_at_the_top(region, RAISED_LEAST, RAISED_MARGIN, CARD_WIDTH)
+        if raised is not None:
+            looks.append(lambda: self.reader.read_region(view, raised, turns=(0,)))
+        for look in looks:
+            second = _with_fan_rules(look(), self.reader.sure)
+            second_places = _unread_places(second)
+            second_unread = _cards_unread(second, second_places)
+            if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
+                continue
+            sure = self.reader.sure
+            again = Counter(r.card for r in second.readings if r.confidence >= sure)
+            if Counter(r.card for r in read.readings if r.confidence >= sure) - again:
+                continue
+            return second, second_places
+        return read, places
 
     def _outside(self, frame: np.ndarray) -> list[CardReading]:
         """Sure readings of cards outside every zone (an exposed card is a foul: no seat's hand can settle an
@@ -247,6 +253,10 @@ def _with_fan_rules(read: RegionRead, sure: float) -> RegionRead:
 CUT_OFF_START = 0.05
 #: how much wider than what sticks out the widened region is (card heights)
 CUT_OFF_MARGIN = 0.02
+#: how far (card heights) what was found may stick out above a region's top side near either end before a fan with
+#: a card unread is read again with that end raised, and by how much more
+RAISED_LEAST = 0.02
+RAISED_MARGIN = 0.02
 
 
 def _unread_places(read: RegionRead) -> UnreadPlaces | None:

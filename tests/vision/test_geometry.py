@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import CARD_H, Region, rectify, rectifying, widened_at_the_start
+from vision.geometry import CARD_H, Region, raised_at_the_top, rectify, rectifying, widened_at_the_start
 
 CORNERS = np.array([[100, 50], [400, 50], [400, 350], [100, 350]], np.float32)  # 300 x 300: one px a flat px
 
@@ -28,3 +28,21 @@ def test_rectify_warps_by_the_rectifying_transform() -> None:
     forward, width = rectifying(region, 0)
     assert flat.shape[:2] == (CARD_H, width) and np.allclose(np.linalg.inv(forward), inverse)
     assert flat[:, : width // 2 - 2].min() == 255 and flat[:, width // 2 + 2:].max() == 0
+
+
+def test_a_region_is_raised_at_the_end_of_its_top_side_where_what_was_found_sticks_out_above() -> None:
+    wide = np.array([[100, 50], [700, 50], [700, 350], [100, 350]], np.float32)  # 600 x 300: two card heights
+    flush = np.array([[100, 48], [700, 48], [700, 350], [100, 350]], np.float32)  # 2 px out: ordinary
+    assert raised_at_the_top(Region(wide, 1.8e5, flush), 0.02, 0.02, 0.69) is None
+    assert raised_at_the_top(Region(wide, 1.8e5), 0.02, 0.02, 0.69) is None
+    # the card on top lies turned: its top-left corner 30 px above the outline, 150 px from the right end
+    turned = np.array([[100, 50], [550, 20], [700, 50], [700, 350], [100, 350]], np.float32)
+    raised = raised_at_the_top(Region(wide, 1.8e5, turned), 0.02, 0.02, 0.69)
+    assert raised is not None
+    assert np.allclose(raised.corners[[0, 2, 3]], wide[[0, 2, 3]])  # the left end and the bottom stay
+    assert np.allclose(raised.corners[1], [700, 50 - 30 - 0.02 * CARD_H], atol=1)  # past it, by the margin
+    # the same corner in the left half of a fan is the left end's: only that end rises
+    early = np.array([[100, 50], [250, 20], [700, 50], [700, 350], [100, 350]], np.float32)
+    raised = raised_at_the_top(Region(wide, 1.8e5, early), 0.02, 0.02, 0.69)
+    assert raised is not None and np.allclose(raised.corners[1:], wide[1:])
+    assert np.allclose(raised.corners[0], [100, 50 - 30 - 0.02 * CARD_H], atol=1)

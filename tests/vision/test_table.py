@@ -164,13 +164,20 @@ def test_a_second_look_that_reads_fewer_cards_is_not_taken() -> None:
     """roboto-condensed's full house S3 D3 C5 S5 D5 (camera seed 31): the first look read S3, S5 (unsure) and D5
     and the fan's count put two unread cards between S3 and S5; the faint look read S3 and D5 alone, and with two
     indices far apart the count cannot tell a loose fan from cards hidden between, so it seemed to leave none
-    unread. Taken, that was a sure reading of two cards: a foul called on a legal play (bench/simulate.py)."""
+    unread. Taken, that was a sure reading of two cards: a foul called on a legal play (bench/simulate.py). The
+    faint look is not taken; the look with the top side raised (the fan's top card lies turned) reads all five."""
     net = NetCardReader(unsure=True)
     camera = SimulatedTableCamera(seed=31, deck="roboto-condensed")
     camera.lay("S", ["S3", "D3", "C5", "S5", "D5"])
-    got = TableReader(camera.calibration, card_reader=net).read(camera.frame())["S"]
-    assert len(got) == 5, got
-    assert [r.card for r in got if r.confidence >= net.sure] == ["S3", "D5"]  # the rest unsure or unread: laid again
+    table = TableReader(camera.calibration, card_reader=net)
+    frame = camera.frame()
+    matrix, size = table._warps["S"]
+    view = cv2.warpPerspective(frame, matrix, size)
+    [region] = top_level(find_regions(view, min_area_frac=0.02))
+    faint = net.read_region(view, region, turns=(0,), faint=True)
+    assert [r.card for r in faint.readings if r.confidence >= net.sure] == ["S3", "D5"]
+    got = table.read(frame)["S"]
+    assert [r.card for r in got] == ["S3", "D3", "C5", "S5", "D5"] and all(r.confidence >= net.sure for r in got)
 
 
 NET_FRAMES = Path(__file__).parent / "net" / "frames"
@@ -203,6 +210,23 @@ def test_an_index_joined_to_the_art_of_a_fan_is_read(frame: str, laid: list[str]
     view = cv2.imread(str(NET_FRAMES / f"{frame}.png"))
     [region] = top_level(find_regions(view, min_area_frac=0.02))
     table = TableReader(SimulatedTableCamera(seed=9).calibration, card_reader=make_card_reader("net", table=True))
+    read, places = table._read(view, region)
+    assert [r.card for r in read.readings] == laid and all(r.confidence >= 0.998 for r in read.readings)
+    assert places is not None and not (places[0] or places[1] or any(places[2]))
+
+
+@pytest.mark.parametrize(("frame", "laid"), [("held-out-h4-h4-s8-c8-s8", ["H4", "H4", "S8", "C8", "S8"]),
+                                             ("held-out-c8-d9-ct-dj-sq", ["C8", "D9", "CT", "DJ", "SQ"])])
+def test_a_fan_whose_top_card_lies_turned_above_its_outline_is_read_again_raised(frame: str, laid: list[str]) -> None:
+    """Two zone views from bench/table_reading.py (held-out designs, seed 1): the card on top lay turned, its index
+    above the outline's top side, cut in half in the upright view; the fan's count saw a card unread after the last
+    index (the table asked for the cards again). Read again with that end of the top side raised past what was
+    found there, the region reads every card surely."""
+    view = cv2.imread(str(NET_FRAMES / f"{frame}.png"))
+    [region] = top_level(find_regions(view, min_area_frac=0.02))
+    table = TableReader(SimulatedTableCamera(seed=1).calibration, card_reader=make_card_reader("net", table=True))
+    first = table.reader.read_region(view, region, turns=(0,))
+    assert [r.card for r in first.readings if r.confidence >= 0.998] == laid[:-1]
     read, places = table._read(view, region)
     assert [r.card for r in read.readings] == laid and all(r.confidence >= 0.998 for r in read.readings)
     assert places is not None and not (places[0] or places[1] or any(places[2]))
