@@ -33,6 +33,9 @@ def test_a_fan_read_whole_has_no_holes_even_when_laid_unevenly() -> None:
     assert missing_cards([10], CARD, H) == (0, 0, [0])  # a lone card
     assert missing_cards([10], 0.72 * H, H) == (0, 0, [0])  # a lone poker card, a little wider
     assert missing_cards([], 500, H) == (0, 0, [])  # nothing read: nothing said
+    # three cards fanned unevenly (gaps 56 and 88, held-out designs at the table): a card hidden in the wider gap
+    # would stand closer than the least pitch players fan at to one of its neighbours, so there is none
+    assert missing_cards([22, 78, 166], 166 - 22 + CARD, H) == (0, 0, [0, 0, 0])
 
 
 def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
@@ -41,6 +44,7 @@ def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
     assert missing_cards(xs[:4], width, H) == (0, 1, [0, 0, 0, 0])  # the last card
     assert missing_cards(xs[1:], width, H) == (1, 0, [0, 0, 0, 0])  # the first card
     assert missing_cards([xs[0], xs[3], xs[4]], width, H) == (0, 0, [2, 0, 0])
+    assert missing_cards([22, 78, 196], 196 - 22 + CARD, H) == (0, 0, [0, 1, 0])  # room for a card: two pitches
     # a held-out design's fan of six, its second index not read, laid unevenly (gaps 75 to 101 pixels)
     assert missing_cards([13, 180, 281, 356, 455], 645, H) == (0, 0, [1, 0, 0, 0, 0])
     pair_xs, pair_width = fan(2)
