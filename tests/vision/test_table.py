@@ -230,3 +230,15 @@ def test_a_fan_whose_top_card_lies_turned_above_its_outline_is_read_again_raised
     read, places = table._read(view, region)
     assert [r.card for r in read.readings] == laid and all(r.confidence >= 0.998 for r in read.readings)
     assert places is not None and not (places[0] or places[1] or any(places[2]))
+
+
+def test_a_pair_fanned_tighter_than_a_card_and_a_fifth_is_read_as_two_cards() -> None:
+    """A zone view from bench/table_reading.py (held-out designs, seed 5): DK SK fanned so tight that the region is
+    0.83 card heights wide, under the 0.85 once taken for a single card, whose top-left index alone was read: the
+    pair was taken as SK, silently. A single card measures at most 0.73 at the table."""
+    view = cv2.imread(str(NET_FRAMES / "held-out-dk-sk.png"))
+    [region] = top_level(find_regions(view, min_area_frac=0.02))
+    table = TableReader(SimulatedTableCamera(seed=5).calibration, card_reader=make_card_reader("net", table=True))
+    read, _ = table._read(view, region)
+    assert 0.8 * 300 < read.flat.shape[1] < 0.85 * 300
+    assert [r.card for r in read.readings] == ["DK", "SK"]

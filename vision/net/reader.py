@@ -35,8 +35,10 @@ from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import anchored, components, crops, propose
 from .spotting import spot
 
-#: A region no wider than this (in card heights) holds one card, not a fan.
-SINGLE_CARD_WIDTH = 0.85
+#: A region no wider than this (in card heights) holds one card, not a fan: a poker card is 0.72 wide, and single
+#: cards at the simulated table measure 0.62-0.73 (120 laid); a pair fanned at the least pitch players use measures
+#: 0.86, and one fanned a little tighter (0.83) was read as its top card alone, the pair taken as a single
+SINGLE_CARD_WIDTH = 0.80
 #: candidates kept with each reading (the table chooses among them with the seat's hand)
 CANDIDATES = 3
 #: how sure a sighting must be to be weighed at all, before the corners of each card are weighed together
