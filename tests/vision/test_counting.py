@@ -45,6 +45,11 @@ def test_a_hidden_index_leaves_a_hole_in_the_middle_or_at_either_end() -> None:
     assert missing_cards(xs[1:], width, H) == (1, 0, [0, 0, 0, 0])  # the first card
     assert missing_cards([xs[0], xs[3], xs[4]], width, H) == (0, 0, [2, 0, 0])
     assert missing_cards([22, 78, 196], 196 - 22 + CARD, H) == (0, 0, [0, 1, 0])  # room for a card: two pitches
+    # two indices further apart than players fan (held-out designs: D3 S3 H2 and HK DK CK taken without their
+    # middle card, whose index lay cut off above the outline): a hole, though there is no other gap to compare
+    assert missing_cards([10, 196], 196 - 10 + CARD, H) == (0, 0, [1, 0])
+    loose, loose_width = fan(2, pitch=0.6 * CARD)  # a pair fanned as loosely as hands fan: none
+    assert missing_cards(loose, loose_width, H) == (0, 0, [0, 0])
     # a held-out design's fan of six, its second index not read, laid unevenly (gaps 75 to 101 pixels)
     assert missing_cards([13, 180, 281, 356, 455], 645, H) == (0, 0, [1, 0, 0, 0, 0])
     pair_xs, pair_width = fan(2)
