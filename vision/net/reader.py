@@ -32,7 +32,7 @@ from ..types import JOKERS, CardReading
 from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
-from .proposals import anchored, components, crops, propose
+from .proposals import Components, anchored, components, crops, propose
 from .spotting import spot
 
 #: A region no wider than this (in card heights) holds one card, not a fan: a poker card is 0.72 wide, and single
@@ -168,17 +168,7 @@ class CardReader:
             flat = turn_over(flat)
         mask, _ = ink_mask(flat[: int(BAND * CARD_H)], faint=faint)
         ink = components(mask)
-        seen = seen_at(self.net, flat, propose(mask, found=ink), accept)
-        sure = [s.glyph for s in seen if s.confidence >= self.net.accept and s.card not in JOKERS]
-        if sure:  # an index joined to the art or blurred into its suit: looked at again at the fan's size
-            size = float(np.median([g.h for g in sure]))
-            # only where another card's index can stand: a fan's least pitch from every index read surely
-            apart = MIN_PITCH * NARROWEST_CARD * CARD_H
-            extra = [g for g in anchored(ink, size) if all(abs(g.x - s.x) >= apart for s in sure)]
-            for s in sorted(seen_at(self.net, flat, extra), key=lambda s: -s.confidence):
-                if all(abs(s.glyph.x - g.x) >= apart for g in sure):
-                    seen.append(s)
-                    sure.append(s.glyph)
+        seen = self._with_anchored(flat, ink, seen_at(self.net, flat, propose(mask, found=ink), accept))
         found = one_per_place(plausible_starts(seen))
         if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
@@ -189,6 +179,23 @@ class CardReader:
         score = sum(r.confidence for r in readings if r.confidence >= self.net.accept) \
             + 1e-3 * sum(r.confidence for r in readings)
         return RegionRead(turn, readings, flat, score, tuple(index_box(f.glyph) for f in found), sightings, dark)
+
+    def _with_anchored(self, flat: np.ndarray, ink: Components, seen: list[IndexSeen]) -> list[IndexSeen]:
+        """``seen`` (a region's readings) with the indices found by proposals anchored at the size of its sure
+        readings (:func:`vision.net.proposals.anchored`: an index joined to the art, or blurred into its suit),
+        each kept only where sure and a fan's least pitch from every other sure index start."""
+        sure = [s.glyph for s in plausible_starts(seen) if s.confidence >= self.net.accept and s.card not in JOKERS]
+        if not sure:
+            return seen
+        apart = MIN_PITCH * NARROWEST_CARD * CARD_H
+        extra = [g for g in anchored(ink, float(np.median([g.h for g in sure])))
+                 if all(abs(g.x - s.x) >= apart for s in sure)]
+        out = list(seen)
+        for s in sorted(seen_at(self.net, flat, extra), key=lambda s: -s.confidence):
+            if all(abs(s.glyph.x - g.x) >= apart for g in sure):
+                out.append(s)
+                sure.append(s.glyph)
+        return out
 
     def read_image(self, image: np.ndarray, *, unsure: bool = False) -> list[CardReading]:
         """Every physical card read in a free-standing image, one reading each, left to right (by index box), its
