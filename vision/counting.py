@@ -47,13 +47,7 @@ def missing_cards(index_x: Sequence[float], fan_width: float, fan_height: float)
     # holes only ever widen a gap, and hands fan unevenly: the lower median of the gaps is the pitch (a lone
     # card: the usual pitch), and only a gap well over one and a half pitches holds a hidden card
     pitch = sorted(steady)[(len(steady) - 1) // 2] if steady else 0.41 * card
-    # and a card hidden in a gap stands at least the least pitch from both its neighbours (a hand fanning three
-    # cards 56 and 88 pixels apart hides none; saying so made the table ask again, 31 plays in 10,200 at the bench)
-    between = [max(0, round(g / pitch) - 1) if g > max(GAP_HOLE * pitch, 2 * MIN_PITCH * card) else 0
-               for g in gaps] + [0]
-    # a gap wider than players ever fan holds a card, whatever the other gaps: with two indices read there is no
-    # other gap to tell a loose pair from a triple whose middle index was not read
-    between = [max(n, 1) if g > MAX_PITCH * card else n for g, n in zip(gaps, between, strict=False)] + [0]
+    between = [_hidden_in_gap(g, pitch, card) for g in gaps] + [0]
     offset = min(xs[0], 0.12 * card)  # where an index sits from its card's left edge
     before = max(0, round((xs[0] - offset) / pitch)) if xs[0] - offset > HOLE * pitch else 0
     overhang = fan_width - (xs[-1] - offset + card)  # the fan's width beyond the last read card
@@ -64,6 +58,19 @@ def missing_cards(index_x: Sequence[float], fan_width: float, fan_height: float)
     end_pitch = MIN_PITCH * card if len(xs) == 1 else pitch
     after = max(1, round(overhang / pitch)) if overhang > HOLE * end_pitch + 0.05 * card else 0
     return before, after, between
+
+
+def _hidden_in_gap(gap: float, pitch: float, card: float) -> int:
+    """How many cards lie hidden between two indices ``gap`` apart in a fan of ``pitch`` (``card``: its width)."""
+    if gap > MAX_PITCH * card:
+        # wider than players ever fan, whatever the other gaps: with two indices read there is no other gap to
+        # tell a loose pair from a triple whose middle index was not read
+        return max(1, round(gap / pitch) - 1)
+    # a hidden card stands at least the least pitch from both its neighbours (a hand fanning three cards 56 and 88
+    # pixels apart hides none; saying so made the table ask again, 31 plays in 10,200 at the bench)
+    if gap > max(GAP_HOLE * pitch, 2 * MIN_PITCH * card):
+        return max(0, round(gap / pitch) - 1)
+    return 0
 
 
 #: no index of a fan starts closer than this (card heights) to the fan's right edge: the card on top lies whole

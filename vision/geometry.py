@@ -145,9 +145,9 @@ def widened_at_the_start(region: Region, least: float, margin: float) -> Region 
 
 def raised_at_the_top(region: Region, least: float, margin: float, reach: float) -> Region | None:
     """``region`` with each end of its top side (upright at turn 0) moved up past what was found above it (its
-    ``hull``, within ``reach`` card heights of that end, a card's width), where that sticks out more than ``least`` card heights, by
-    ``margin`` card heights more; else None. The card on top of a fan often lies turned a little, its top-left
-    corner, index and all, above the outline's top side."""
+    ``hull``, within ``reach`` card heights of that end: a card's width), where that sticks out more than ``least``
+    card heights, by ``margin`` card heights more; else None. The card on top of a fan often lies turned a little,
+    its top-left corner, index and all, above the outline's top side."""
     if region.hull is None or len(region.hull) < 3:
         return None
     forward, width = rectifying(region, 0)

@@ -150,10 +150,13 @@ class TableReader:
     def _read_as_found(self, view: np.ndarray, region: Region) -> tuple[RegionRead, UnreadPlaces | None]:
         """One region of a seat's upright view read upright, with where its fan's shape says cards lie whose
         index was not read (:func:`_unread_places`). Such a card makes the seat lay its cards again ("seen but not
-        read"), so before saying so the region gets a second look that takes fainter ink (pale, thin print), kept
-        when it leaves fewer cards unread, accounts for as many cards (read or unread) and reads again every card
-        read surely. Fewer cards read can seem fewer unread: with two indices far apart the fan's count cannot
-        tell a loose fan from one with cards hidden between (a full house read as its first and last card)."""
+        read"), so before saying so the region gets a second look that takes fainter ink (pale, thin print), and
+        then one with the ends of its top side raised past what was found above them
+        (:func:`vision.geometry.raised_at_the_top`: the fan's top card lying turned, its index above the outline);
+        a look is kept when it leaves fewer cards unread, accounts for as many cards (read or unread) and reads
+        again every card read surely. Fewer cards read can seem fewer unread: with two indices far apart the fan's
+        count could not tell a loose fan from one with cards hidden between (a full house read as its first and
+        last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
         read = _with_fan_rules(self.reader.read_region(view, region, turns=(0,)), self.reader.sure)
@@ -161,17 +164,17 @@ class TableReader:
         unread = _cards_unread(read, places)
         if not unread:
             return read, places
-        looks = [lambda: self.reader.read_region(view, region, turns=(0,), faint=True)]
+        sure = self.reader.sure
+        looks = [(region, True)]  # (what is read, whether faint ink counts)
         raised = raised_at_the_top(region, RAISED_LEAST, RAISED_MARGIN, CARD_WIDTH)
         if raised is not None:
-            looks.append(lambda: self.reader.read_region(view, raised, turns=(0,)))
-        for look in looks:
-            second = _with_fan_rules(look(), self.reader.sure)
+            looks.append((raised, False))
+        for where, faint in looks:
+            second = _with_fan_rules(self.reader.read_region(view, where, turns=(0,), faint=faint), sure)
             second_places = _unread_places(second)
             second_unread = _cards_unread(second, second_places)
             if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
                 continue
-            sure = self.reader.sure
             again = Counter(r.card for r in second.readings if r.confidence >= sure)
             if Counter(r.card for r in read.readings if r.confidence >= sure) - again:
                 continue

@@ -1,6 +1,6 @@
 """Where an index can start: the learned reader's readings of one upright region, kept or dropped by place.
 
-The index network says what each proposal's window shows (``vision.net.reader.read_proposals``); these rules
+The index network says what each proposal's window shows (``vision.net.reader.seen_at``); these rules
 say which readings are indices of different cards. Two readings of one index place are one; a thin stroke or
 a glyph far shorter than a fan's others starts no index; the "0" of a "10" starts none; a joker's index is one
 column (大 over 王, JOKER spelt downwards), one character even when its ink came apart (小), and the word on its

@@ -75,13 +75,6 @@ class RegionRead:
     dark: bool = False
 
 
-def read_proposals(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept: float | None = None
-                   ) -> list[IndexSeen]:
-    """The proposals of ``image`` (upright) that the network reads as an index start (at least ``accept`` sure,
-    default the model's threshold), one per index place."""
-    return one_per_place(plausible_starts(seen_at(net, image, glyphs, accept)))
-
-
 def seen_at(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept: float | None = None) -> list[IndexSeen]:
     """Each proposal of ``image`` (upright) that the network reads as an index start, at least ``accept`` sure
     (default the model's threshold); several may stand at one index place."""
