@@ -11,7 +11,7 @@ import pytest
 from hardware.cameras.simulated import SimulatedTableCamera
 from vision.calibration import CalibrationError, TableCalibration
 from vision.card_regions import top_level
-from vision.geometry import find_regions
+from vision.geometry import Region, find_regions
 from vision.net.reader import CardReader as NetCardReader
 from vision.readers import make_card_reader
 from vision.stabiliser import EXPOSED, PLAY, Stabiliser
@@ -183,6 +183,16 @@ def test_a_second_look_that_reads_fewer_cards_is_not_taken() -> None:
 NET_FRAMES = Path(__file__).parent / "net" / "frames"
 
 
+def saved_zone_view(name: str) -> tuple[TableReader, np.ndarray, Region]:
+    """A table reading with the learned reader, a seat's zone view saved from bench/table_reading.py
+    (``tests/vision/net/frames``) and the one region found in it (which seat's zone it was does not matter to
+    reading a region)."""
+    view = cv2.imread(str(NET_FRAMES / name))
+    [region] = top_level(find_regions(view, min_area_frac=0.02))
+    table = TableReader(SimulatedTableCamera(seed=1).calibration, card_reader=make_card_reader("net", table=True))
+    return table, view, region
+
+
 @pytest.mark.parametrize(("frame", "laid"), [("held-out-cq-hq-dq-ck-dk-dk", ["CQ", "HQ", "DQ", "CK", "DK", "DK"]),
                                              ("held-out-dq-sq", ["DQ", "SQ"])])
 def test_a_fan_whose_outline_cut_off_its_first_card_is_read_again_wider(frame: str, laid: list[str]) -> None:
@@ -190,9 +200,7 @@ def test_a_fan_whose_outline_cut_off_its_first_card_is_read_again_wider(frame: s
     the fan's hull cut a sliver off its left end, with the first card's index, so the table read the rest surely and
     took a full house without CQ, and a single SQ for the pair, silently: no count of a fan sees a card outside it.
     Read again with its left end widened past what was found, the region reads the first card too."""
-    view = cv2.imread(str(NET_FRAMES / f"{frame}.png"))
-    [region] = top_level(find_regions(view, min_area_frac=0.02))
-    table = TableReader(SimulatedTableCamera(seed=7).calibration, card_reader=make_card_reader("net", table=True))
+    table, view, region = saved_zone_view(f"{frame}.png")
     as_found, _ = table._read_as_found(view, region)
     assert [r.card for r in as_found.readings] == laid[1:]
     read, places = table._read(view, region)
@@ -209,9 +217,7 @@ def test_an_index_joined_to_the_art_of_a_fan_is_read(frame: str, laid: list[str]
     glyph's height (CA, C3), was read by no proposal; the fan's pitch hid the hole, and the table took the play a
     card short, silently. Looked at again at the size of the fan's indices read surely, the card is read (C3 also
     where the card's edge beside its index, a thin stroke that starts no index, was read as C3)."""
-    view = cv2.imread(str(NET_FRAMES / f"{frame}.png"))
-    [region] = top_level(find_regions(view, min_area_frac=0.02))
-    table = TableReader(SimulatedTableCamera(seed=9).calibration, card_reader=make_card_reader("net", table=True))
+    table, view, region = saved_zone_view(f"{frame}.png")
     read, places = table._read(view, region)
     assert [r.card for r in read.readings] == laid and all(r.confidence >= 0.998 for r in read.readings)
     assert places is not None and not (places[0] or places[1] or any(places[2]))
@@ -224,9 +230,7 @@ def test_a_fan_whose_top_card_lies_turned_above_its_outline_is_read_again_raised
     above the outline's top side, cut in half in the upright view; the fan's count saw a card unread after the last
     index (the table asked for the cards again). Read again with that end of the top side raised past what was
     found there, the region reads every card surely."""
-    view = cv2.imread(str(NET_FRAMES / f"{frame}.png"))
-    [region] = top_level(find_regions(view, min_area_frac=0.02))
-    table = TableReader(SimulatedTableCamera(seed=1).calibration, card_reader=make_card_reader("net", table=True))
+    table, view, region = saved_zone_view(f"{frame}.png")
     first = table.reader.read_region(view, region, turns=(0,))
     assert [r.card for r in first.readings if r.confidence >= 0.998] == laid[:-1]
     read, places = table._read(view, region)
@@ -238,9 +242,7 @@ def test_a_pair_fanned_tighter_than_a_card_and_a_fifth_is_read_as_two_cards() ->
     """A zone view from bench/table_reading.py (held-out designs, seed 5): DK SK fanned so tight that the region is
     0.83 card heights wide, under the 0.85 once taken for a single card, whose top-left index alone was read: the
     pair was taken as SK, silently. A single card measures at most 0.73 at the table."""
-    view = cv2.imread(str(NET_FRAMES / "held-out-dk-sk.png"))
-    [region] = top_level(find_regions(view, min_area_frac=0.02))
-    table = TableReader(SimulatedTableCamera(seed=5).calibration, card_reader=make_card_reader("net", table=True))
+    table, view, region = saved_zone_view("held-out-dk-sk.png")
     read, _ = table._read(view, region)
     assert 0.8 * 300 < read.flat.shape[1] < 0.85 * 300
     assert [r.card for r in read.readings] == ["DK", "SK"]
