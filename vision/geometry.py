@@ -124,14 +124,23 @@ def rectifying(region: Region, quarter_turns: int) -> tuple[np.ndarray, int]:
     return cv2.getPerspectiveTransform(c, target), width
 
 
+def _upright_hull(region: Region) -> tuple[np.ndarray, int, np.ndarray] | None:
+    """The region's rectifying transform at turn 0, its width, and its ``hull`` in that upright view; None
+    without a hull."""
+    if region.hull is None or len(region.hull) < 3:
+        return None
+    forward, width = rectifying(region, 0)
+    return forward, width, cv2.perspectiveTransform(region.hull.reshape(1, -1, 2).astype(np.float32), forward)[0]
+
+
 def widened_at_the_start(region: Region, least: float, margin: float) -> Region | None:
     """``region`` with its left end (upright at turn 0) moved out past what was found there (its ``hull``), where
     that sticks out more than ``least`` card heights, by ``margin`` card heights more; else None (no hull, or
     nothing sticking out that far)."""
-    if region.hull is None or len(region.hull) < 3:
+    upright = _upright_hull(region)
+    if upright is None:
         return None
-    forward, _ = rectifying(region, 0)
-    hull = cv2.perspectiveTransform(region.hull.reshape(1, -1, 2).astype(np.float32), forward)[0]
+    forward, _, hull = upright
     out = -float(hull[:, 0].min())
     if out <= least * CARD_H:
         return None
@@ -148,10 +157,10 @@ def raised_at_the_top(region: Region, least: float, margin: float, reach: float)
     ``hull``, within ``reach`` card heights of that end: a card's width), where that sticks out more than ``least``
     card heights, by ``margin`` card heights more; else None. The card on top of a fan often lies turned a little,
     its top-left corner, index and all, above the outline's top side."""
-    if region.hull is None or len(region.hull) < 3:
+    upright = _upright_hull(region)
+    if upright is None:
         return None
-    forward, width = rectifying(region, 0)
-    hull = cv2.perspectiveTransform(region.hull.reshape(1, -1, 2).astype(np.float32), forward)[0]
+    forward, width, hull = upright
     span = min(reach * CARD_H, width / 2)
     ends = []
     for near in (hull[:, 0] <= span, hull[:, 0] >= width - span):
