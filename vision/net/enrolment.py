@@ -50,7 +50,9 @@ PER_PHOTO = 8
 AUGMENT = 5
 #: held-back views of each kept window for the guard
 HELD_BACK = 3
-#: an upright card-shaped region is at most this wide, in card heights (``vision.net.reader``)
+#: an upright card-shaped region is at most this wide, in card heights: the learned reader's width for one card
+#: until 2026-12-05, when ``vision.net.reader`` went to 0.80 for tight pairs at the table; enrolment photos hold
+#: one card each and were not measured again, so this stays
 SINGLE_CARD_WIDTH = 0.85
 #: the corner where a card's top-left index starts, as a share of the upright card's width and height
 CORNER_X, CORNER_Y = 0.3, 0.16
