@@ -45,7 +45,15 @@ from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
 from vision.net.spread import ORDER, label_spread  # noqa: E402
 from vision.render import spread_scene  # noqa: E402
-from vision.training.real_eval import ALL_REPORTED, Photo, Score, bidly_deals, cardcounter, score  # noqa: E402
+from vision.training.real_eval import (  # noqa: E402
+    A_JOKER,
+    ALL_REPORTED,
+    Photo,
+    Score,
+    bidly_deals,
+    cardcounter,
+    score,
+)
 from vision.training.real_split import CARDS  # noqa: E402
 
 
@@ -118,7 +126,8 @@ def cardcounter_enrolment(net: IndexNet, mix: Blend = DEFAULT_BLEND, guard: bool
     singles, _ = cardcounter("train")
     first: dict[str, Photo] = {}
     for photo in sorted(singles, key=lambda p: p.path.name):
-        first.setdefault(next(iter(photo.wanted)), photo)
+        if A_JOKER not in photo.wanted:  # a joker whose labels do not say which one it is enrols neither
+            first.setdefault(next(iter(photo.wanted)), photo)
     images = ((code, p.path.name, load_image(p.path)) for code, p in sorted(first.items()))
     deck, _ = enrol_images(net, images, len(first), mix=mix, use_guard=guard)
     return deck

@@ -9,6 +9,8 @@ labelled from cardcounter's boxes, which surround each visible corner index (ran
 its direction:
 - outside every box, or in a box of a card face down: ``NONE`` (the hard negatives: pips, pictures, backs,
   the desk);
+- in a box whose joker the labels cannot name (``real_eval.jokers_alike``: one deck's only joker, labelled both
+  ways): left out, neither positive nor negative;
 - in a box, near its top and leftmost in the glyph's own frame: a candidate start of that card's index. An
   axis-aligned box cannot tell an upright index from one upside down, so of the candidate directions of a box
   the one the *teacher* (the network trained on rendered designs only) finds likeliest for the labelled card is
@@ -41,7 +43,9 @@ from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.spotting import spot_windows
 from vision.polarity import as_read, turn_over
+from vision.training.real_eval import jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
+from vision.types import JOKERS
 
 N_NONE = CLASSES.index(NONE)
 #: a negative window the teacher reads as some card at least this sure is always kept (a hard negative)
@@ -119,8 +123,9 @@ def _other_corner(w: Window, box: np.ndarray) -> bool:
 
 def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int], teacher: IndexNet,
                   rng: np.random.Generator, negatives_per_positive: float = 4.0,
-                  hard_above: float = HARD) -> tuple[list[np.ndarray], list[int]]:
-    """Labels for the windows of one photo (see the module's docstring); negatives sampled."""
+                  hard_above: float = HARD, unnamed: frozenset[int] = frozenset()) -> tuple[list[np.ndarray], list[int]]:
+    """Labels for the windows of one photo (see the module's docstring); negatives sampled. ``unnamed``: the boxes
+    (by index) whose card the labels cannot name: their windows are left out."""
     h, w = size
     pixel_boxes = [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
                    for b in boxes]
@@ -128,6 +133,8 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
     by_box: dict[int, list[int]] = {}
     for i, win in enumerate(windows):
         inside = [k for k, pb in enumerate(pixel_boxes) if _in_box(win, pb)]
+        if any(k in unnamed for k in inside):
+            continue
         if not inside:
             negatives.append(i)
         elif all(boxes[k].code is None for k in inside):
@@ -191,6 +198,7 @@ def main(argv: list[str]) -> int:
     teacher = IndexNet(args.teacher, threads=1)
     names = load_split()[args.part]
     all_boxes = cardcounter_boxes()
+    alike = jokers_alike("cardcounter")
     rng = np.random.default_rng(args.seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -198,7 +206,10 @@ def main(argv: list[str]) -> int:
     for n, name in enumerate(names):
         image = load_image(CARDS / "cardcounter" / "images" / name)
         windows = flat_windows(image) + spotted_windows(image)
-        x, y = label_windows(windows, all_boxes[name], image.shape[:2], teacher, rng, hard_above=args.hard_above)
+        boxes = all_boxes[name]
+        unnamed = frozenset(k for k, b in enumerate(boxes) if name in alike and b.code in JOKERS)
+        x, y = label_windows(windows, boxes, image.shape[:2], teacher, rng, hard_above=args.hard_above,
+                             unnamed=unnamed)
         xs += x
         ys += y
         ds += [n] * len(y)

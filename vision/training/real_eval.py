@@ -16,7 +16,10 @@ reported twice is once right and once wrong. Pure Python and OpenCV: no torch.
 
 Some labels do not say what their photo shows (a seven of spades labelled as the six, a card in sight with no
 label). ``vision/data/label_audit.json`` lists those found by looking at the photos, each with why;
-``audited`` applies it. Figures are reported as labelled first, and with the audit beside them.
+``audited`` applies it. Figures are reported as labelled first, and with the audit beside them. The same file
+lists photos whose joker labels cannot say which joker is shown (``jokers_alike``: one deck's only joker design,
+labelled both ways): there either joker read is that joker, in every use of the labels, since no correction
+could say which one it is.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from vision.types import JOKERS, CardReading, normalise_label
 from .real_split import CARDS, cardcounter_boxes, load_split
 
 EDJE_RANKS = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+#: what a photo of ``jokers_alike`` labels its jokers as, and what either joker read there counts as
+A_JOKER = "joker"
 
 
 @dataclass(frozen=True)
@@ -45,9 +50,12 @@ class Photo:
     wanted: Counter[str]
     single: bool  # one card in sight
     by_rank: bool = False  # labels name ranks only (edje)
+    jokers_alike: bool = False  # labels do not say which joker is shown: both count as ``A_JOKER``
 
     def key(self, code: str) -> str:
-        return code[1:] if self.by_rank and code not in JOKERS else code
+        if code in JOKERS:
+            return A_JOKER if self.jokers_alike else code
+        return code[1:] if self.by_rank else code
 
 
 def bidly_single() -> list[Photo]:
@@ -66,14 +74,16 @@ def bidly_deals() -> list[Photo]:
 def cardcounter(part: str) -> tuple[list[Photo], list[Photo]]:
     """The split part's single-card photos and its photos of several cards (photos of backs only left out)."""
     boxes = cardcounter_boxes()
+    alike = jokers_alike("cardcounter")
     singles: list[Photo] = []
     multi: list[Photo] = []
     for name in load_split()[part]:
         known = [b.code for b in boxes[name] if b.code is not None]
         if not known:
             continue
-        photo = Photo(CARDS / "cardcounter" / "images" / name, Counter({c: 1 for c in set(known)}),
-                      len(set(known)) == 1 and len(boxes[name]) <= 2)
+        codes = {A_JOKER if name in alike and c in JOKERS else c for c in known}
+        photo = Photo(CARDS / "cardcounter" / "images" / name, Counter({c: 1 for c in codes}),
+                      len(set(known)) == 1 and len(boxes[name]) <= 2, jokers_alike=name in alike)
         (singles if photo.single else multi).append(photo)
     return singles, multi
 
@@ -120,6 +130,18 @@ def label_audit(path: Path = AUDIT_PATH) -> dict[AuditKey, tuple[Counter[str], C
             raise LabelAuditError(f"{path}: {entry['photo']}: card codes must be written as ours (SA, HT, SB): {codes}")
         out[(entry["set"], entry["photo"])] = (Counter(entry["labelled"]), Counter(entry["shows"]))
     return out
+
+
+def jokers_alike(in_set: str, path: Path = AUDIT_PATH) -> frozenset[str]:
+    """The photos of ``in_set`` whose joker labels do not say which joker is shown (the audit's ``jokers_alike``)."""
+    try:
+        entries = json.loads(path.read_text()).get("jokers_alike", [])
+        names = [name for e in entries if e["set"] == in_set for name in e["photos"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise LabelAuditError(f"{path}: jokers_alike is not a list of {{set, photos, why}} ({exc!r})") from exc
+    if any(not isinstance(n, str) for n in names):
+        raise LabelAuditError(f"{path}: jokers_alike names photos by their file names: {names}")
+    return frozenset(names)
 
 
 def audited(photos: list[Photo], audit: dict[AuditKey, tuple[Counter[str], Counter[str]]] | None = None

@@ -9,6 +9,7 @@ import numpy as np
 from vision.files import load_image
 from vision.net.network import CLASSES, IndexNet
 from vision.training.real_data import N_NONE, Window, flat_windows, label_windows, spotted_windows
+from vision.training.real_eval import jokers_alike
 from vision.training.real_split import Box, cardcounter_boxes, load_split
 
 STAGE1 = Path(__file__).resolve().parents[3] / "vision" / "data" / "index_net_rendered.onnx"
@@ -37,3 +38,21 @@ def test_nothing_labelled_on_a_face_down_card_but_negatives() -> None:
     window = Window(np.zeros((32, 32, 3), np.uint8), np.array([50.0, 50.0]), np.array([0.0, -1.0]), 20.0)
     x, y = label_windows([window] * 3, [Box(None, 0.5, 0.5, 0.5, 0.5)], (100, 100), IndexNet(STAGE1), rng)
     assert y and set(y) == {N_NONE}
+
+
+def test_windows_in_a_box_whose_joker_the_labels_cannot_name_are_left_out(cardcounter: Path) -> None:
+    """The wizard deck's only joker is labelled RED JOKER here and BLACK JOKER in 17 other photos
+    (``real_eval.jokers_alike``): its windows are neither that joker nor "no index" (it is an index)."""
+    name = "IMG_20220921_194601.jpg"
+    assert name in load_split()["train"] and name in jokers_alike("cardcounter")
+    boxes = cardcounter_boxes(cardcounter)[name]
+    assert [b.code for b in boxes] == ["HR"]
+    image = load_image(cardcounter / "images" / name)
+    windows = flat_windows(image) + spotted_windows(image)
+    as_labelled = label_windows(windows, boxes, image.shape[:2], IndexNet(STAGE1), np.random.default_rng(0))[1]
+    left_out = label_windows(windows, boxes, image.shape[:2], IndexNet(STAGE1), np.random.default_rng(0),
+                             unnamed=frozenset({0}))[1]
+    assert CLASSES.index("HR") in as_labelled  # what training would have learnt from the label
+    assert set(left_out) == {N_NONE}
+    # the box's own windows (read sideways or upside down, negatives as labelled) are gone too
+    assert as_labelled.count(N_NONE) > len(left_out)

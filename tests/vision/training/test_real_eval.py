@@ -1,4 +1,5 @@
-"""Scoring on the real photos: the label audit (labels that do not say what the photo shows) and its checks."""
+"""Scoring on the real photos: the label audit (labels that do not say what the photo shows), photos whose
+jokers the labels cannot name, and their checks."""
 
 from __future__ import annotations
 
@@ -9,15 +10,19 @@ from pathlib import Path
 import pytest
 
 from vision.training.real_eval import (
+    A_JOKER,
     CARDS,
     LabelAuditError,
     Photo,
     audited,
+    jokers_alike,
     label_audit,
     real_sets,
     reliability,
     score,
 )
+from vision.training.real_eval import cardcounter as split_part
+from vision.training.real_split import cardcounter_boxes
 from vision.types import CardReading
 
 
@@ -89,3 +94,41 @@ def test_reliability_counts_wrong_readings_against_those_their_confidences_expec
     assert bins[2]["share_wrong"] == 0.5
     assert reliability([], edges=(0.5, 1.0)) == [{"from": 0.5, "to": 1.0, "readings": 0, "wrong": 0,
                                                    "share_wrong": None, "expected_wrong": 0}]
+
+
+def test_either_joker_is_the_joker_of_a_photo_whose_labels_cannot_say_which() -> None:
+    alike = Photo(CARDS / "cardcounter" / "images" / "x.jpg", Counter({A_JOKER: 1, "S6": 1}), False, jokers_alike=True)
+    told = Photo(CARDS / "cardcounter" / "images" / "y.jpg", Counter({"SB": 1, "S6": 1}), False)
+
+    def reads(*codes: str) -> list[CardReading]:
+        return [CardReading(code, 1.0, (0, 0, 1, 1)) for code in codes]
+
+    for joker in ("SB", "HR"):
+        assert score(lambda _, j=joker: reads(j, "S6"), [alike]).figures(0.9)["wrong_above_threshold"] == 0
+    # one joker in sight: the second joker read there is one card too many, as a card read twice is
+    assert score(lambda _: reads("SB", "HR", "S6"), [alike]).figures(0.9)["wrong_above_threshold"] == 1
+    # where the labels do tell the jokers apart, the other joker is still a wrong card
+    assert score(lambda _: reads("HR", "S6"), [told]).figures(0.9)["wrong_above_threshold"] == 1
+
+
+def test_jokers_alike_that_is_not_a_list_of_photos_is_refused_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "audit.json"
+    for broken in ({"jokers_alike": [{"set": "cardcounter"}]}, {"jokers_alike": [{"set": "cardcounter", "photos": [3]}]},
+                   {"jokers_alike": "IMG_1.jpg"}):
+        path.write_text(json.dumps({"about": "test", "photos": [], **broken}))
+        with pytest.raises(LabelAuditError, match="jokers_alike"):
+            jokers_alike("cardcounter", path)
+    path.write_text(json.dumps({"about": "test", "photos": []}))
+    assert jokers_alike("cardcounter", path) == frozenset()
+
+
+def test_the_shipped_jokers_alike_are_cardcounter_photos_of_a_joker_scored_as_either(cardcounter: Path) -> None:
+    """Every photo listed is labelled with a joker, and wherever the split puts it, its joker is scored as either."""
+    names = jokers_alike("cardcounter")
+    assert names
+    boxes = cardcounter_boxes(cardcounter)
+    assert all(any(b.code in ("SB", "HR") for b in boxes[name]) for name in names)
+    listed = [p for part in ("train", "calibration", "test") for ps in split_part(part) for p in ps
+              if p.path.name in names]
+    assert len(listed) == len(names)
+    assert all(p.jokers_alike and p.wanted[A_JOKER] == 1 and not {"SB", "HR"} & set(p.wanted) for p in listed)
