@@ -49,6 +49,8 @@ class CardReader:
 
     #: the confidence at which a reading is taken without a check (every reading is reported, surer or not)
     sure = LOW_CONFIDENCE
+    #: a region no wider than this (card heights) is one card: only its top-left index is read
+    single_card_width = SINGLE_CARD_WIDTH
 
     def __init__(self, model: GlyphModel | None = None, deck: DeckProfile | None = None) -> None:
         self.model = model or GlyphModel.load()

@@ -28,7 +28,7 @@ from .classifier import GlyphModel
 from .counting import CARD_WIDTH, CROWDED_DOUBT, crowded, impossible_indices, missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box, raised_at_the_top, widened_at_the_start
-from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
+from .reader import CardReader, RegionRead
 from .types import UNREADABLE, CardReading
 
 OUTSIDE = "outside"
@@ -48,6 +48,9 @@ class RegionReader(Protocol):
 
     #: the confidence at which a reading is taken without a check
     sure: float
+    #: a region no wider than this (in card heights) is one card to this reader, not a fan: it reads only its
+    #: top-left index, so the table's fan rules leave it alone
+    single_card_width: float
 
     def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ...,
                     faint: bool = ...) -> RegionRead:
@@ -159,7 +162,8 @@ class TableReader:
         last card)."""
         # regions come ordered from their top-left corner, so turn 0 keeps a card laid within 45 degrees of facing
         # its seat upright
-        read = _with_fan_rules(self.reader.read_region(view, region, turns=(0,)), self.reader.sure)
+        read = _with_fan_rules(self.reader.read_region(view, region, turns=(0,)), self.reader.sure,
+                               self.reader.single_card_width)
         places = _unread_places(read)
         unread = _cards_unread(read, places)
         if not unread:
@@ -170,7 +174,8 @@ class TableReader:
         if raised is not None:
             looks.append((raised, False))
         for where, faint in looks:
-            second = _with_fan_rules(self.reader.read_region(view, where, turns=(0,), faint=faint), sure)
+            second = _with_fan_rules(self.reader.read_region(view, where, turns=(0,), faint=faint), sure,
+                                     self.reader.single_card_width)
             second_places = _unread_places(second)
             second_unread = _cards_unread(second, second_places)
             if second_unread >= unread or len(second.readings) + second_unread < len(read.readings) + unread:
@@ -217,7 +222,7 @@ def _still(before: np.ndarray, now: np.ndarray) -> bool:
 UnreadPlaces = tuple[int, int, list[int]]
 
 
-def _with_fan_rules(read: RegionRead, sure: float) -> RegionRead:
+def _with_fan_rules(read: RegionRead, sure: float, single_card_width: float) -> RegionRead:
     """``read`` as the fan's geometry allows. Without the readings that cannot start a card's index in a fan
     (:func:`vision.counting.impossible_indices`): on the face of its top card (a picture, pips or a joker's word
     read as one more card), or, among the rest, closer beside another reading than two indices stand (a card read
@@ -225,11 +230,11 @@ def _with_fan_rules(read: RegionRead, sure: float) -> RegionRead:
     sure reading of another card to be a card's own index (:func:`vision.counting.crowded`) is made less
     probable, by ``CROWDED_DOUBT``: what its candidates leave over is "no card here", which the table may then
     choose with the seat's hand (a pip of a ten read as a queen beside the ten's index made a full house of a
-    bomb, silently). A single card keeps its reading (the reader takes only its top-left index), and so does a
-    read whose readings and boxes do not match. The read's ``score`` stays as read: it served only to choose the
+    bomb, silently). A single card (no wider than the reader's ``single_card_width``) keeps its reading (the
+    reader takes only its top-left index), and so does a read whose readings and boxes do not match. The read's ``score`` stays as read: it served only to choose the
     turn, which the table has already chosen."""
     height, width = read.flat.shape[:2]
-    if width <= SINGLE_CARD_WIDTH * height or not read.readings or len(read.flat_boxes) != len(read.readings):
+    if width <= single_card_width * height or not read.readings or len(read.flat_boxes) != len(read.readings):
         return read
     gone = impossible_indices([box[0] for box in read.flat_boxes], [r.card for r in read.readings],
                               [r.confidence for r in read.readings], float(width), float(height))

@@ -13,9 +13,12 @@ from vision.calibration import CalibrationError, TableCalibration
 from vision.card_regions import top_level
 from vision.geometry import Region, find_regions
 from vision.net.reader import CardReader as NetCardReader
+from vision.reader import CardReader as GlyphCardReader
+from vision.reader import RegionRead
 from vision.readers import make_card_reader
 from vision.stabiliser import EXPOSED, PLAY, Stabiliser
-from vision.table import TableReader
+from vision.table import TableReader, _with_fan_rules
+from vision.types import CardReading
 
 
 @pytest.fixture(scope="module")
@@ -246,3 +249,21 @@ def test_a_pair_fanned_tighter_than_a_card_and_a_fifth_is_read_as_two_cards() ->
     read, _ = table._read(view, region)
     assert 0.8 * 300 < read.flat.shape[1] < 0.85 * 300
     assert [r.card for r in read.readings] == ["DK", "SK"]
+
+
+def test_the_fan_rules_start_where_the_tables_reader_reads_a_fan() -> None:
+    """A region 0.82 card heights wide is a fan to the learned reader (its ``single_card_width`` is 0.80) and one
+    card to the glyph reader (0.85). An unsure reading of another card crowding a sure one is a pip or a word read
+    as a card when the region is a fan, and is doubted; the table asked its reader where a fan starts only from
+    2026-12-05 (before, the glyph reader's 0.85 held for both, and a tight fan read by the learned reader kept
+    such a reading as read)."""
+    assert NetCardReader.single_card_width == 0.80 and GlyphCardReader.single_card_width == 0.85
+    height = 300
+    flat = np.zeros((height, int(0.82 * height), 3), np.uint8)
+    sure = CardReading("DK", 1.0, (10, 10, 20, 30), (("DK", 1.0),))
+    pip = CardReading("HQ", 0.6, (25, 40, 20, 30), (("HQ", 0.6), ("H9", 0.2)))
+    read = RegionRead(0, [sure, pip], flat, 1.0, flat_boxes=((10, 10, 20, 30), (25, 40, 20, 30)))
+    as_fan = _with_fan_rules(read, 0.998, NetCardReader.single_card_width)
+    assert [r.card for r in as_fan.readings] == ["DK", "HQ"]
+    assert as_fan.readings[0] == sure and as_fan.readings[1].confidence == pytest.approx(0.6 * 0.3)
+    assert _with_fan_rules(read, 0.998, GlyphCardReader.single_card_width) is read

@@ -50,10 +50,11 @@ PER_PHOTO = 8
 AUGMENT = 5
 #: held-back views of each kept window for the guard
 HELD_BACK = 3
-#: an upright card-shaped region is at most this wide, in card heights: the learned reader's width for one card
-#: until 2026-12-05, when ``vision.net.reader`` went to 0.80 for tight pairs at the table; enrolment photos hold
-#: one card each and were not measured again, so this stays
-SINGLE_CARD_WIDTH = 0.85
+#: how wide (card heights) an upright card-shaped region of an enrolment photo may be and still be taken as the one
+#: card the photo holds, its top-left proposal the index by place. Not the readers' ``single_card_width`` (where a
+#: region starts to be read as a fan, 0.80 for the learned reader since a tight pair at the table measured 0.83):
+#: an enrolment photo holds one card by what it is, so a card seen a little aslant may be wider
+ONE_CARD_PHOTO_WIDTH = 0.85
 #: the corner where a card's top-left index starts, as a share of the upright card's width and height
 CORNER_X, CORNER_Y = 0.3, 0.16
 #: a region of a photo at least this share of it is taken as the card (smaller ones are printed on it)
@@ -92,7 +93,7 @@ def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
             glyphs = propose(mask)
             if not glyphs:
                 continue
-            upright_card = is_card_shaped(region) and flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H
+            upright_card = is_card_shaped(region) and flat.shape[1] <= ONE_CARD_PHOTO_WIDTH * CARD_H
             corner = [g for g in glyphs if g.x < CORNER_X * flat.shape[1] and g.y < CORNER_Y * CARD_H]
             first = min(corner, key=lambda g: g.x + g.y) if upright_card and corner else None
             out.append(crops(flat, glyphs))

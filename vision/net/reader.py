@@ -134,6 +134,9 @@ class CardReader:
     check (an unsure one is chosen among its candidates by what the seat holds, or the cards are laid again).
     Dropping them instead leaves the play a card short, and a short play is taken silently or as a foul."""
 
+    #: a region no wider than this (card heights) is one card: only its top-left index is read
+    single_card_width = SINGLE_CARD_WIDTH
+
     def __init__(self, net: IndexNet | None = None, *, unsure: bool = False) -> None:
         self.net = net or IndexNet()
         self.unsure = unsure
@@ -163,7 +166,7 @@ class CardReader:
         ink = components(mask)
         seen = self._with_anchored(flat, ink, seen_at(self.net, flat, propose(mask, found=ink), accept))
         found = one_per_place(plausible_starts(seen))
-        if flat.shape[1] <= SINGLE_CARD_WIDTH * CARD_H:  # one card: its top-left index
+        if flat.shape[1] <= self.single_card_width * CARD_H:  # one card: its top-left index
             found = sorted((f for f in found if f.glyph.x < 0.4 * flat.shape[1]), key=lambda f: -f.confidence)[:1]
         found = index_places(found, self.net.accept)
         sightings = tuple(sighting(f, inverse) for f in found)
