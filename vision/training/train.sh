@@ -79,7 +79,11 @@ both() {  # both A B: the train runs whose arguments are the arrays named A and 
         train "${two[@]}"
     fi
 }
-STAGE1_SETS=("$WORK/train1.npz" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" --epochs "$EPOCHS1" --lr 3e-3)
+# the red joker is never turned grey by the augmentation: turned grey it is a black joker's index, and trained on as
+# HR it taught the network to doubt every black joker (2026-12-05; vision/README.md, "A red joker never grey")
+COLOUR_ONLY=(--colour-only HR)
+STAGE1_SETS=("$WORK/train1.npz" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" --epochs "$EPOCHS1" --lr 3e-3
+             "${COLOUR_ONLY[@]}")
 S1A=("$WORK/stage1a.onnx" "${STAGE1_SETS[@]}" --seed 3)
 S1B=("$WORK/stage1b.onnx" "${STAGE1_SETS[@]}" --seed 5)
 both S1A S1B
@@ -90,7 +94,8 @@ real train real_train.npz "$WORK/stage1a.onnx"
 real calibration real_cal.npz "$WORK/stage1a.onnx"
 # stage 2: each member fine-tuned on the real windows beside rendered ones, its temperature fitted on the
 # calibration windows
-REAL=(--real "$WORK/real_train.npz" --real-repeat 2 --calibration "$WORK/real_cal.npz" --epochs "$EPOCHS2" --lr 5e-4)
+REAL=(--real "$WORK/real_train.npz" --real-repeat 2 --calibration "$WORK/real_cal.npz" --epochs "$EPOCHS2" --lr 5e-4
+      "${COLOUR_ONLY[@]}")
 S2A=("$WORK/stage2a.onnx" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1a.onnx"
      --seed 4)
 S2B=("$WORK/stage2b.onnx" "$WORK/train1.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1b.onnx"

@@ -46,8 +46,9 @@ def make_net(classes: int) -> nn.Sequential:
                          nn.Linear(96 * (CROP // 8) ** 2, 128), nn.ReLU(), nn.Linear(128, classes))
 
 
-def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Random framing, resolution, contrast, brightness, channel order and grey for a normalised batch (N, 3, H, W)."""
+def augment(x: torch.Tensor, gen: torch.Generator, keep_colour: torch.Tensor | None = None) -> torch.Tensor:
+    """Random framing, resolution, contrast, brightness, channel order and grey for a normalised batch (N, 3, H, W);
+    the windows where ``keep_colour`` (N booleans) is true are never turned grey (see ``--colour-only``)."""
     n, device = x.shape[0], x.device
     scale = 1 + (torch.rand(n, generator=gen, device=device) - 0.5) * 0.3
     shift = (torch.rand(n, 2, generator=gen, device=device) - 0.5) * 0.16
@@ -72,6 +73,8 @@ def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     if swap.any():
         x[swap] = x[swap][:, torch.randperm(3, generator=gen, device=device)]
     grey = torch.rand(n, generator=gen, device=device) < 0.1
+    if keep_colour is not None:
+        grey &= ~keep_colour
     if grey.any():
         x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
     x = x + 0.03 * torch.randn(x.shape, generator=gen, device=device)
@@ -204,6 +207,10 @@ def main(argv: list[str]) -> int:
                         help="where to train: cpu (deterministic for a seed) or an accelerator, e.g. cuda")
     parser.add_argument("--none-per-card", type=float, default=1.3,
                         help="at most this many 'no index' windows per index window (rendered windows)")
+    parser.add_argument("--colour-only", default="",
+                        help="cards (comma-separated codes) whose windows are never turned grey: those told from another "
+                             "by colour alone (HR: a red joker turned grey is a black joker's index, so training on it "
+                             "as HR teaches the network to doubt every black joker)")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
@@ -231,6 +238,10 @@ def main(argv: list[str]) -> int:
     weight = (counts.sum() / (len(classes) * counts.clamp(min=1))).clamp(max=4.0)
     print(f"{rendered} rendered and {len(y) - rendered} real training windows ({len(real_photos)} photos), "
           f"{len(hy)} held-out windows ({len(held_designs)} designs)", file=sys.stderr)
+    unknown = [code for code in args.colour_only.split(",") if code and code not in classes]
+    if unknown:
+        parser.error(f"--colour-only names no card of the training sets: {', '.join(unknown)}")
+    colour_only = [classes.index(code) for code in args.colour_only.split(",") if code]
     net = make_net(len(classes))
     if args.init:
         load_init(net, args.init)
@@ -250,7 +261,8 @@ def main(argv: list[str]) -> int:
         total = torch.zeros((), device=device)
         for i in range(0, len(y), args.batch):
             idx = order[i:i + args.batch]
-            logits = net(augment(x[idx], gen))
+            keep = torch.isin(y[idx], torch.tensor(colour_only, device=device)) if colour_only else None
+            logits = net(augment(x[idx], gen, keep))
             loss = F.cross_entropy(logits, y[idx], weight=weight, label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
@@ -265,6 +277,7 @@ def main(argv: list[str]) -> int:
                                "held_out_windows": len(hy), "held_out_designs": held_designs,
                                "held_out_accuracy": round(acc, 4), "epochs": args.epochs, "seed": args.seed,
                                "fine_tuned_from": str(args.init.name) if args.init else None,
+                               "colour_only": args.colour_only.split(",") if args.colour_only else [],
                                "real_photos_trained_on": real_photos}
     if args.held_dark:
         dx, dy, dark_classes, _, _ = load(args.held_dark)

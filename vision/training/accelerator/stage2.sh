@@ -15,7 +15,8 @@ echo "train.sh rc=${PIPESTATUS[0]} after $(( $(date +%s) - t0 )) s" | tee -a "$O
 v() {  # v MEMBER SETS...: stage 2 for the CPU recipe's 3 epochs from this run's stage 1
     local m=$1; shift
     timeout "${TV:-100}" python3 -m vision.training.train_net "$@" --real "$W/real_train.npz" --real-repeat 2 \
-        --calibration "$W/real_cal.npz" --epochs 3 --lr 5e-4 --init "$W/stage1$m.onnx" --held "$W/held.npz" \
+        --calibration "$W/real_cal.npz" --epochs 3 --lr 5e-4 --colour-only HR --init "$W/stage1$m.onnx" \
+        --held "$W/held.npz" \
         --held-dark "$W/held_dark.npz" --threads 4 --device "$DEV" --out "$W/stage2${m}3.onnx" 2>&1 \
         | grep -v -i "warn\|torch.onnx.export" >> "$OUT/variant.log"
 }
