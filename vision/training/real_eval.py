@@ -81,9 +81,9 @@ def cardcounter(part: str) -> tuple[list[Photo], list[Photo]]:
         known = [b.code for b in boxes[name] if b.code is not None]
         if not known:
             continue
-        codes = {A_JOKER if name in alike and c in JOKERS else c for c in known}
-        photo = Photo(CARDS / "cardcounter" / "images" / name, Counter({c: 1 for c in codes}),
-                      len(set(known)) == 1 and len(boxes[name]) <= 2, jokers_alike=name in alike)
+        photo = Photo(CARDS / "cardcounter" / "images" / name, Counter(), len(set(known)) == 1 and len(boxes[name]) <= 2,
+                      jokers_alike=name in alike)
+        photo = replace(photo, wanted=Counter({photo.key(c): 1 for c in known}))  # what the labels can say
         (singles if photo.single else multi).append(photo)
     return singles, multi
 
