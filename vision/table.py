@@ -231,8 +231,8 @@ def _with_fan_rules(read: RegionRead, sure: float, single_card_width: float) -> 
     probable, by ``CROWDED_DOUBT``: what its candidates leave over is "no card here", which the table may then
     choose with the seat's hand (a pip of a ten read as a queen beside the ten's index made a full house of a
     bomb, silently). A single card (no wider than the reader's ``single_card_width``) keeps its reading (the
-    reader takes only its top-left index), and so does a read whose readings and boxes do not match. The read's ``score`` stays as read: it served only to choose the
-    turn, which the table has already chosen."""
+    reader takes only its top-left index), and so does a read whose readings and boxes do not match. The read's
+    ``score`` stays as read: it served only to choose the turn, which the table has already chosen."""
     height, width = read.flat.shape[:2]
     if width <= single_card_width * height or not read.readings or len(read.flat_boxes) != len(read.readings):
         return read

@@ -30,7 +30,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F  # noqa: N812
 
-from vision.net.network import MODEL_PATH
+from vision.net.network import CLASSES, MODEL_PATH
 from vision.net.proposals import CROP, normalise
 
 
@@ -213,6 +213,10 @@ def main(argv: list[str]) -> int:
                              "as HR teaches the network to doubt every black joker)")
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     args = parser.parse_args(argv)
+    colour_codes = [code for code in args.colour_only.split(",") if code]
+    unknown = [code for code in colour_codes if code not in CLASSES]
+    if unknown:  # said before the sets are loaded, which takes minutes
+        parser.error(f"--colour-only names no card: {', '.join(unknown)}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -238,10 +242,6 @@ def main(argv: list[str]) -> int:
     weight = (counts.sum() / (len(classes) * counts.clamp(min=1))).clamp(max=4.0)
     print(f"{rendered} rendered and {len(y) - rendered} real training windows ({len(real_photos)} photos), "
           f"{len(hy)} held-out windows ({len(held_designs)} designs)", file=sys.stderr)
-    unknown = [code for code in args.colour_only.split(",") if code and code not in classes]
-    if unknown:
-        parser.error(f"--colour-only names no card of the training sets: {', '.join(unknown)}")
-    colour_only = [classes.index(code) for code in args.colour_only.split(",") if code]
     net = make_net(len(classes))
     if args.init:
         load_init(net, args.init)
@@ -249,6 +249,7 @@ def main(argv: list[str]) -> int:
         net, x, y, weight = net.to(device), x.to(device), y.to(device), weight.to(device)
         gen = torch.Generator(device=device).manual_seed(args.seed)
         torch.backends.cudnn.benchmark = True
+    colour_only = torch.tensor([classes.index(code) for code in colour_codes], dtype=torch.long, device=device)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * ((len(y) + args.batch - 1) // args.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
@@ -261,7 +262,7 @@ def main(argv: list[str]) -> int:
         total = torch.zeros((), device=device)
         for i in range(0, len(y), args.batch):
             idx = order[i:i + args.batch]
-            keep = torch.isin(y[idx], torch.tensor(colour_only, device=device)) if colour_only else None
+            keep = torch.isin(y[idx], colour_only) if len(colour_only) else None
             logits = net(augment(x[idx], gen, keep))
             loss = F.cross_entropy(logits, y[idx], weight=weight, label_smoothing=0.05)
             opt.zero_grad()
@@ -277,7 +278,7 @@ def main(argv: list[str]) -> int:
                                "held_out_windows": len(hy), "held_out_designs": held_designs,
                                "held_out_accuracy": round(acc, 4), "epochs": args.epochs, "seed": args.seed,
                                "fine_tuned_from": str(args.init.name) if args.init else None,
-                               "colour_only": args.colour_only.split(",") if args.colour_only else [],
+                               "colour_only": colour_codes,
                                "real_photos_trained_on": real_photos}
     if args.held_dark:
         dx, dy, dark_classes, _, _ = load(args.held_dark)
