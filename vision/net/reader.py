@@ -26,7 +26,7 @@ from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
-from ..polarity import is_light_on_dark, turn_over
+from ..polarity import lit, polarities, turn_over
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
 from .grouping import Sighting, at_most_a_pack, physical_cards
@@ -157,11 +157,15 @@ class CardReader:
 
     def _read_turn(self, image: np.ndarray, region: Region, turn: int, accept: float | None,
                    faint: bool = False) -> RegionRead:
-        """The readings of one region in one quarter turn (``faint``: fainter ink counts too)."""
+        """The readings of one region in one quarter turn (``faint``: fainter ink counts too), brightened if dim, in
+        the way it is printed (light on dark, read turned over), or in each way it may be, the better kept."""
         flat, inverse = rectify(image, region, turn)
-        dark = is_light_on_dark(flat)
-        if dark:
-            flat = turn_over(flat)
+        return _best_turn([self._read_upright(turn_over(flat) if dark else lit(flat), inverse, turn, dark, accept,
+                                              faint) for dark in polarities(flat)])
+
+    def _read_upright(self, flat: np.ndarray, inverse: np.ndarray, turn: int, dark: bool, accept: float | None,
+                      faint: bool) -> RegionRead:
+        """The readings of one upright view of a region, as read (``dark``: turned over)."""
         mask, _ = ink_mask(flat[: int(BAND * CARD_H)], faint=faint)
         ink = components(mask)
         seen = self._with_anchored(flat, ink, seen_at(self.net, flat, propose(mask, found=ink), accept))
@@ -289,8 +293,7 @@ class CardReader:
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        if dark:
-            crop = turn_over(crop)
+        crop = turn_over(crop) if dark else lit(crop)
         scale = min(1.0, side / max(crop.shape[:2]))
         if scale < 1.0:
             crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
