@@ -48,6 +48,12 @@ def card_regions(image: np.ndarray) -> list[Region]:
 #: ``DARK_FILL`` of its turned bounding box (a keyboard, a laptop or a shadow is bigger or ragged)
 DARK_AREA = (0.004, 0.25)
 DARK_FILL = 0.6
+#: a larger dark blob, up to this share, is one dark card photographed close if it is compact (its turned box at
+#: least ``CLOSE_DARK_ASPECT`` as wide as long: a card, or one foreshortened or squashed by a photo's resizing)
+#: and clear of the photo's edges (a keyboard or a laptop across the photo is neither): close-ups of single dark
+#: cards fill 27-47 % of cardcounter's photos, squashed nearly square by the set's resizing
+CLOSE_DARK_CARD = 0.6
+CLOSE_DARK_ASPECT = 0.5
 
 
 def dark_regions(image: np.ndarray) -> list[Region]:
@@ -67,13 +73,25 @@ def dark_regions(image: np.ndarray) -> list[Region]:
     out: list[Region] = []
     for contour in contours:
         area = float(cv2.contourArea(contour))
-        if not DARK_AREA[0] * total <= area <= DARK_AREA[1] * total:
+        if not DARK_AREA[0] * total <= area <= CLOSE_DARK_CARD * total:
             continue
         rect = cv2.minAreaRect(contour)
         if area < DARK_FILL * rect[1][0] * rect[1][1]:
             continue
+        if area > DARK_AREA[1] * total and not _close_dark_card(rect, contour, w, h):
+            continue
         out.append(Region(order_corners(cv2.boxPoints(rect)), area))
     return sorted(out, key=lambda r: -r.area)
+
+
+def _close_dark_card(rect: tuple[tuple[float, float], tuple[float, float], float], contour: np.ndarray, width: int,
+                     height: int) -> bool:
+    """A large dark blob (its turned box ``rect``) is one dark card photographed close: compact and clear of the
+    photo's edges (see ``CLOSE_DARK_CARD``)."""
+    sides = rect[1]
+    x, y, bw, bh = cv2.boundingRect(contour)
+    clear = x > 0 and y > 0 and x + bw < width and y + bh < height
+    return clear and min(sides) >= CLOSE_DARK_ASPECT * max(max(sides), 1e-6)
 
 
 def best_card(image: np.ndarray, read_region: Callable[[np.ndarray, Region], R]) -> tuple[Region, R]:
