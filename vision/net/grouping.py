@@ -20,6 +20,7 @@ as the surer of them, not weighed together.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,11 +130,16 @@ def fused(a: Sighting, b: Sighting) -> Sighting:
                     a.spotted and b.spotted)
 
 
-def physical_cards(sightings: list[Sighting]) -> list[Sighting]:
+def physical_cards(sightings: list[Sighting], sureness: Callable[[Sighting], float] | None = None
+                   ) -> list[Sighting]:
     """One sighting per physical card, what its two corners say weighed together (see the module's docstring),
-    surest first."""
+    surest first. ``sureness`` orders them (by default their confidence): of two sightings of one index, the surer
+    stands. The reader orders by the margin over the threshold each is held to, so that an index read in a card's
+    outline over the threshold there is not lost to its spotted reading, surer by number but short of the
+    stricter threshold of indices spotted alone."""
+    order = sureness or (lambda s: s.confidence)
     cards: list[tuple[Sighting, list[Sighting]]] = []  # (the card's reading, its corners' sightings)
-    for s in sorted(sightings, key=lambda s: -s.confidence):
+    for s in sorted(sightings, key=lambda s: -order(s)):
         if any(same_corner(k, s) for _, seen in cards for k in seen):
             continue
         home = next((i for i, (_, seen) in enumerate(cards)
@@ -149,7 +155,7 @@ def physical_cards(sightings: list[Sighting]) -> list[Sighting]:
             cards[home] = (first, seen + [s])
             continue
         cards.append((s, [s]))
-    return sorted((card for card, _ in cards), key=lambda s: -s.confidence)
+    return sorted((card for card, _ in cards), key=lambda s: -order(s))
 
 
 def at_most_a_pack(cards: list[Sighting]) -> list[Sighting]:

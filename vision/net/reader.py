@@ -122,6 +122,11 @@ def _best_turn(reads: list[RegionRead]) -> RegionRead:
     return best
 
 
+def _log_odds(p: float) -> float:
+    p = min(max(p, 1e-12), 1.0 - 1e-12)
+    return float(np.log(p / (1.0 - p)))
+
+
 def reading_of(s: Sighting) -> CardReading:
     return CardReading(s.card, s.confidence, s.box, s.candidates)
 
@@ -244,7 +249,7 @@ class CardReader:
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
             whole = _best_turn(by_turn)
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
-                return at_most_a_pack(keep(physical_cards(list(whole.sightings))))
+                return at_most_a_pack(keep(physical_cards(list(whole.sightings), self._margin)))
             found.extend(whole.sightings)
         for region in regions:
             read = self.read_region(image, region, accept=floor)
@@ -263,7 +268,7 @@ class CardReader:
         close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
         found.extend(self._spot(image, whole_region, floor, side=close_up, max_share=CLOSE_UP_SHARE,
                                 min_share=CLOSE_UP_FROM))
-        return at_most_a_pack(keep(physical_cards(found)))
+        return at_most_a_pack(keep(physical_cards(found, self._margin)))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
         """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four
@@ -279,6 +284,11 @@ class CardReader:
     def sure_only(self, cards: list[Sighting]) -> list[Sighting]:
         """The sightings at least as sure as the model's thresholds (a spotted one, as its stricter one)."""
         return [s for s in cards if s.confidence >= (self.net.spot_accept if s.spotted else self.net.accept)]
+
+    def _margin(self, s: Sighting) -> float:
+        """How far ``s`` is over (under, if negative) the threshold it is held to, in log-odds."""
+        threshold = self.net.spot_accept if s.spotted else self.net.accept
+        return _log_odds(s.confidence) - _log_odds(threshold)
 
     def _sure_weight(self, sightings: list[Sighting]) -> float:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""

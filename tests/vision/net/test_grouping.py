@@ -100,6 +100,22 @@ def test_the_same_index_seen_twice_is_one() -> None:
     assert [c.card for c in physical_cards([seen("SK", 44, 42, confidence=0.7), seen("CK", 40, 40)])] == ["CK", "SK"]
 
 
+def test_of_one_index_read_in_an_outline_and_spotted_the_one_over_its_own_threshold_stands() -> None:
+    """A real photo's four of hearts: read in its outline at 0.9985 (the threshold there 0.998) and spotted at
+    0.9997 (the threshold of indices spotted alone 0.9999). By number the spotted one is surer and stood for
+    the index, and then fell short of its threshold: the card was lost. Ordered by the margin over each one's
+    threshold, the outline's reading stands."""
+    outline = seen("H4", 30, 40, confidence=0.9985)
+    spotted = replace(seen("H4", 31, 41, confidence=0.9997), spotted=True)
+    assert physical_cards([outline, spotted]) == [spotted]
+    thresholds = {False: 0.998, True: 0.9999}
+
+    def margin(s: Sighting) -> float:
+        return float(np.log(s.confidence / (1 - s.confidence)) - np.log(thresholds[s.spotted] / (1 - thresholds[s.spotted])))
+
+    assert physical_cards([outline, spotted], margin) == [outline]
+
+
 def test_a_card_in_a_photo_stretched_to_a_square_is_still_one_card() -> None:
     """Photos are often resized to a square for a dataset: a card lying across a 16:9 photo then has its corner
     indices about as far apart across as down (1.3 here, a card's own 0.7 stretched by 16/9)."""
