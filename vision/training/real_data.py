@@ -42,7 +42,7 @@ from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.spotting import spot_windows
-from vision.polarity import as_read, turn_over
+from vision.polarity import lit, polarities, turn_over
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
@@ -69,27 +69,28 @@ def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
     regions = find_regions(image)[:max_regions] + dark_regions(image)[:max_regions] + [whole_image_region(image)]
     for region in regions:
         for turn in range(4):
-            flat, inverse = rectify(image, region, turn)
-            flat = as_read(flat)
-            mask, _ = ink_mask(flat)
-            glyphs = propose(mask, max_top=1.0)
-            if not glyphs:
-                continue
-            pts = np.array([[[g.cx, g.y + g.h / 2], [g.cx, g.y], [g.cx, g.y + g.h]] for g in glyphs], np.float32)
-            back = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inverse).reshape(-1, 3, 2)
-            for window_image, (centre, top, bottom) in zip(crops(flat, glyphs), back, strict=True):
-                up = top - bottom
-                length = float(np.linalg.norm(up))
-                if length > 1:
-                    out.append(Window(window_image, centre, up / length, length))
+            upright, inverse = rectify(image, region, turn)
+            for dark in polarities(upright):  # as the reader reads it: each way a dim region may be printed
+                flat = turn_over(upright) if dark else lit(upright)
+                mask, _ = ink_mask(flat)
+                glyphs = propose(mask, max_top=1.0)
+                if not glyphs:
+                    continue
+                pts = np.array([[[g.cx, g.y + g.h / 2], [g.cx, g.y], [g.cx, g.y + g.h]] for g in glyphs], np.float32)
+                back = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inverse).reshape(-1, 3, 2)
+                for window_image, (centre, top, bottom) in zip(crops(flat, glyphs), back, strict=True):
+                    up = top - bottom
+                    length = float(np.linalg.norm(up))
+                    if length > 1:
+                        out.append(Window(window_image, centre, up / length, length))
     return out
 
 
 def spotted_windows(image: np.ndarray) -> list[Window]:
-    """The spotting windows of the photo and of the photo turned over (the reader spots dark cards turned over:
-    these are their windows and more)."""
+    """The spotting windows of the photo (brightened if dim, as the reader spots it) and of the photo turned over
+    (the reader spots dark cards turned over: these are their windows and more)."""
     out: list[Window] = []
-    for view in (image, turn_over(image)):
+    for view in (lit(image), turn_over(image)):
         _, windows, frames, _ = spot_windows(view)
         out += [Window(w, np.array(c), np.array(u), h) for w, (c, h, u) in zip(windows, frames, strict=True)]
     return out
