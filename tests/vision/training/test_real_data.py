@@ -32,6 +32,17 @@ def test_a_single_card_photo_gives_its_index_starts_and_hard_negatives(cardcount
     assert len(x) == len(y) and x[0].shape == (32, 32, 3)
 
 
+def test_a_white_card_in_a_dim_room_gives_windows_of_its_index(cardcounter: Path) -> None:
+    """A five of spades whose paper is under 40 grey levels: taken for a dark card and turned over, its regions gave
+    no window of its index; read each way a dim region may be printed, they do (as the reader reads it)."""
+    name = "IMG_20220921_194759.jpg"
+    boxes = cardcounter_boxes(cardcounter)[name]
+    assert {b.code for b in boxes} == {"S5"}
+    image = load_image(cardcounter / "images" / name)
+    _, y = label_windows(flat_windows(image), boxes, image.shape[:2], IndexNet(STAGE1), np.random.default_rng(0))
+    assert CLASSES.index("S5") in y
+
+
 def test_nothing_labelled_on_a_face_down_card_but_negatives() -> None:
 
     rng = np.random.default_rng(1)
