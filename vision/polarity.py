@@ -64,11 +64,18 @@ def polarities(image: np.ndarray) -> tuple[bool, ...]:
     dark, ``(False,)`` dark on light, or both (first what :func:`is_light_on_dark` says) where the region is
     mostly dark and dim all over (``DIM``): a white card in a dark room and a black card on a dark table then
     look alike to any rule of grey levels (their typical to brightest levels overlap on the real photos)."""
-    if not is_light_on_dark(image):
+    if image.size == 0:
         return (False,)
-    if _brightest_parts(_levels(image)) >= DIM:
-        return (True,)
-    return (True, False)
+    levels = _levels(image)
+    if float(np.median(levels)) >= DARK_PAPER:
+        return (False,)
+    return (True,) if _brightest_parts(levels) >= DIM else (True, False)
+
+
+def as_printed(image: np.ndarray, dark: bool) -> np.ndarray:
+    """``image`` (BGR) as the reader reads it printed one way: turned over if ``dark`` (light on dark), else
+    brightened if lit too dimly (``lit``)."""
+    return turn_over(image) if dark else lit(image)
 
 
 def turn_over(image: np.ndarray) -> np.ndarray:
@@ -86,4 +93,4 @@ def turn_over(image: np.ndarray) -> np.ndarray:
 def as_read(image: np.ndarray) -> np.ndarray:
     """``image`` (BGR, an upright card region) as the reader reads it: turned over if it is printed light on
     dark, else brightened if lit too dimly (``lit``)."""
-    return turn_over(image) if is_light_on_dark(image) else lit(image)
+    return as_printed(image, is_light_on_dark(image))

@@ -26,9 +26,10 @@ from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
-from ..polarity import lit, polarities, turn_over
+from ..polarity import as_printed, polarities
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
+from .card_calibration import logit
 from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
@@ -122,11 +123,6 @@ def _best_turn(reads: list[RegionRead]) -> RegionRead:
     return best
 
 
-def _log_odds(p: float) -> float:
-    p = min(max(p, 1e-12), 1.0 - 1e-12)
-    return float(np.log(p / (1.0 - p)))
-
-
 def reading_of(s: Sighting) -> CardReading:
     return CardReading(s.card, s.confidence, s.box, s.candidates)
 
@@ -165,8 +161,8 @@ class CardReader:
         """The readings of one region in one quarter turn (``faint``: fainter ink counts too), brightened if dim, in
         the way it is printed (light on dark, read turned over), or in each way it may be, the better kept."""
         flat, inverse = rectify(image, region, turn)
-        return _best_turn([self._read_upright(turn_over(flat) if dark else lit(flat), inverse, turn, dark, accept,
-                                              faint) for dark in polarities(flat)])
+        return _best_turn([self._read_upright(as_printed(flat, dark), inverse, turn, dark, accept, faint)
+                           for dark in polarities(flat)])
 
     def _read_upright(self, flat: np.ndarray, inverse: np.ndarray, turn: int, dark: bool, accept: float | None,
                       faint: bool) -> RegionRead:
@@ -288,7 +284,7 @@ class CardReader:
     def _margin(self, s: Sighting) -> float:
         """How far ``s`` is over (under, if negative) the threshold it is held to, in log-odds."""
         threshold = self.net.spot_accept if s.spotted else self.net.accept
-        return _log_odds(s.confidence) - _log_odds(threshold)
+        return logit(s.confidence) - logit(threshold)
 
     def _sure_weight(self, sightings: list[Sighting]) -> float:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
@@ -303,7 +299,7 @@ class CardReader:
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        crop = turn_over(crop) if dark else lit(crop)
+        crop = as_printed(crop, dark)
         scale = min(1.0, side / max(crop.shape[:2]))
         if scale < 1.0:
             crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
