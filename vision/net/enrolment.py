@@ -39,6 +39,7 @@ from ..card_regions import card_regions, is_card_shaped, top_level
 from ..files import ImageError, labelled_images, load_image
 from ..geometry import CARD_H, Region, rectify, whole_image_region
 from ..index import BAND, ink_mask
+from ..polarity import as_printed, lit, polarities
 from ..types import CARD_CODES
 from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, blend, model_fingerprint
 from .network import NONE, IndexNet
@@ -79,7 +80,9 @@ class PhotoWindows:
 
 def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
     """Every window the reader would read in ``image`` and, for each, whether it is an index by its place (the
-    proposal nearest the top-left corner of an upright card-shaped region)."""
+    proposal nearest the top-left corner of an upright card-shaped region). Regions are shown as the reader shows
+    them (``polarity.as_printed``: a card printed light on dark turned over, a dim one brightened), else a dark
+    deck's cards gave no window at their index's place (its ink is lighter than its paper)."""
     total = float(image.shape[0] * image.shape[1])
     regions: list[Region] = [r for r in top_level(card_regions(image))[:6]
                              if r.area >= MIN_CARD * total and is_card_shaped(r)]
@@ -88,17 +91,19 @@ def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
     place: list[bool] = []
     for region in regions:
         for turn in range(4):
-            flat, _ = rectify(image, region, turn)
-            mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
-            glyphs = propose(mask)
-            if not glyphs:
-                continue
-            upright_card = is_card_shaped(region) and flat.shape[1] <= ONE_CARD_PHOTO_WIDTH * CARD_H
-            corner = [g for g in glyphs if g.x < CORNER_X * flat.shape[1] and g.y < CORNER_Y * CARD_H]
-            first = min(corner, key=lambda g: g.x + g.y) if upright_card and corner else None
-            out.append(crops(flat, glyphs))
-            place += [g is first for g in glyphs]
-    _, spotted, _, _ = spot_windows(image)
+            upright, _ = rectify(image, region, turn)
+            for dark in polarities(upright):  # as the reader reads it: a dark deck turned over, a dim one brightened
+                flat = as_printed(upright, dark)
+                mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
+                glyphs = propose(mask)
+                if not glyphs:
+                    continue
+                upright_card = is_card_shaped(region) and flat.shape[1] <= ONE_CARD_PHOTO_WIDTH * CARD_H
+                corner = [g for g in glyphs if g.x < CORNER_X * flat.shape[1] and g.y < CORNER_Y * CARD_H]
+                first = min(corner, key=lambda g: g.x + g.y) if upright_card and corner else None
+                out.append(crops(flat, glyphs))
+                place += [g is first for g in glyphs]
+    _, spotted, _, _ = spot_windows(lit(image))
     out.append(spotted)
     place += [False] * len(spotted)
     windows = np.concatenate(out) if out else np.empty((0, CROP, CROP, 3), np.uint8)

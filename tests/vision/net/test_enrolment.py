@@ -20,6 +20,8 @@ from vision.net.enrolled import DEFAULT_BLEND, EnrolledDeck, EnrolledNet
 from vision.net.enrolment import PhotoWindows, candidate_windows, enrol_images, enrol_windows, select_windows
 from vision.net.network import IndexNet
 from vision.net.reader import CardReader
+from vision.render import paste_card, render_face
+from vision.training.dark_decks import dark_face
 from vision.training.real_eval import ALL_REPORTED, Photo, Score
 from vision.types import normalise_label
 
@@ -135,3 +137,17 @@ def test_the_guard_falls_back_when_enrolment_misleads(net: IndexNet, bidly: Path
     assert deck.blend != DEFAULT_BLEND
     kept = [t for t in tried if (t["temperature"], t["weight"], t["near"]) == astuple(deck.blend)]
     assert deck.blend.weight == 0.0 or (kept and kept[0]["wrong_above"] <= plain["wrong_above"]), guard
+
+
+@pytest.mark.parametrize("code", ["S7", "HQ", "D3"])
+def test_a_card_of_a_dark_deck_enrols_its_index(net: IndexNet, code: str) -> None:
+    """A photo of one card printed light on dark (a rendered black deck on a light desk): its index's windows are
+    shown as the reader shows them, turned over, so the window at the index's place reads as the card and is kept.
+    Shown as photographed, the ink mask found nothing at its place and the photo enrolled no window at all."""
+    photo = np.full((480, 360, 3), (205, 210, 214), np.uint8)
+    paste_card(photo, dark_face(render_face(code, 200, 2), "builtin:4"), (180, 240), 4.0, 360)
+    windows, place = candidate_windows(photo)
+    at_place = windows[np.array(place)]
+    assert len(at_place) and net.classes[int(net.predict(at_place).argmax(axis=1)[0])] == code
+    kept = select_windows(net, code, f"{code}.png", windows, place)
+    assert kept.by_place >= 1 and kept.read_as == code
