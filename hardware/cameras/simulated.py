@@ -15,7 +15,8 @@ on; a ``style`` given also draws those): what the simulated table reads is then 
 
 Fault switches, as on a real table: ``bump(dx, dy)`` moves the whole view (a knocked camera or table),
 ``cover_markers(ids)`` hides corner markers (a sleeve, a cup), ``unplug()`` makes frames fail until ``replug()``
-and the daemon's ``reopen()``.
+and the daemon's ``reopen()``; ``exposure`` (given when made) is a hall darker or brighter than the camera's fixed
+exposure was set for.
 """
 
 from __future__ import annotations
@@ -40,8 +41,13 @@ class SimulatedTableCamera:
 
     def __init__(self, seed: int = 0, width: int = 1280, height: int = 720, card_height: int = 140,
                  style: int | None = None, light: bool | None = None, noise: float = 1.0,
-                 deck: str | None = None) -> None:
+                 deck: str | None = None, exposure: float = 1.0) -> None:
+        if not 0.0 < exposure <= 4.0:
+            raise ValueError(f"exposure must be in (0, 4], not {exposure!r}")
         self.rng = np.random.default_rng(seed)
+        #: how much light the sensor gets, 1 as the simulated halls are lit: 0.25 is a hall four times dimmer for
+        #: this camera's fixed exposure (the sensor's noise stays as it is, so a dim frame is noisier for its light)
+        self.exposure = exposure
         self.width, self.height = width, height
         self.card_height = card_height
         self.style = int(self.rng.integers(0, 6)) if style is None else style
@@ -191,7 +197,7 @@ class SimulatedTableCamera:
             lit = self._lit
         self._frame_no += 1
         rng = np.random.default_rng((self._light_seed, self._frame_no))
-        gain = 1.0 + float(rng.uniform(-0.015, 0.015))
+        gain = self.exposure * (1.0 + float(rng.uniform(-0.015, 0.015)))
         dy, dx = (int(v) for v in rng.integers(0, NOISE_MARGIN, 2))
         img = cv2.convertScaleAbs(lit, alpha=gain).astype(np.int16)  # exposure flicker, saturating
         img += self._noise[dy:dy + self.height, dx:dx + self.width]

@@ -101,3 +101,14 @@ def test_simulated_camera_draws_held_out_designs_unless_told() -> None:
             deck_in_url(bad)
     with pytest.raises(ValueError, match="unknown deck design"):
         SimulatedTableCamera(seed=0, deck="paris")
+
+
+def test_a_dim_hall_gives_darker_frames_with_the_same_sensor_noise() -> None:
+    """``exposure``: the light the sensor gets for its fixed exposure (bench/table_reading.py --exposure); a value
+    no camera could have is refused by name."""
+    bright = SimulatedTableCamera(seed=4).frame().astype(np.float32)
+    dim = SimulatedTableCamera(seed=4, exposure=0.25).frame().astype(np.float32)
+    assert 0.2 < dim.mean() / bright.mean() < 0.3
+    for bad in (0.0, -1.0, 5.0):
+        with pytest.raises(ValueError, match="exposure"):
+            SimulatedTableCamera(seed=4, exposure=bad)
