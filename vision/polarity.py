@@ -72,10 +72,12 @@ def polarities(image: np.ndarray) -> tuple[bool, ...]:
     return (True,) if _brightest_parts(levels) >= DIM else (True, False)
 
 
-def as_printed(image: np.ndarray, dark: bool) -> np.ndarray:
+def as_printed(image: np.ndarray, dark: bool, brighten: bool = True) -> np.ndarray:
     """``image`` (BGR) as the reader reads it printed one way: turned over if ``dark`` (light on dark), else
-    brightened if lit too dimly (``lit``)."""
-    return turn_over(image) if dark else lit(image)
+    brightened if lit too dimly (``lit``; not if ``brighten`` is false)."""
+    if dark:
+        return turn_over(image)
+    return lit(image) if brighten else image
 
 
 def turn_over(image: np.ndarray) -> np.ndarray:

@@ -43,7 +43,9 @@ def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, 
     learned one), reading with the enrolled deck at ``deck_path`` if given. Both have ``read_region`` (the
     table reader's interface), ``read_image`` and ``sure`` (the confidence at which a reading is taken without a
     check). ``table``: the table's reader, whose ``read_region`` reports unsure readings too (the glyph reader
-    always does), for the table to choose among their candidates by what the seat holds. ``runtime``: what runs
+    always does), for the table to choose among their candidates by what the seat holds, and without the rules
+    for dim regions (``CardReader.dim_rules``: a frame too dim for the count of a fan is better asked again).
+    ``runtime``: what runs
     the learned reader's network (``RUNTIMES``); the glyph rules have none, so they take only the default."""
     if name is None:
         name = reader_for_deck(deck_path)
@@ -72,9 +74,10 @@ def _net_reader(deck_path: Path | None, unsure: bool, runtime: str) -> Any:
     except ModelMissingError as exc:
         raise ReaderError(str(exc)) from exc
     if deck_path is None:
-        return CardReader(net, unsure=unsure)
+        return CardReader(net, unsure=unsure, dim_rules=not unsure)
     try:
-        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)), unsure=unsure)  # type: ignore[arg-type]
+        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)), unsure=unsure,  # type: ignore[arg-type]
+                          dim_rules=not unsure)
     except EnrolledDeckError as exc:
         raise ReaderError(str(exc), "deck") from exc
 
