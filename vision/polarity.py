@@ -38,6 +38,18 @@ def _brightest_parts(levels: np.ndarray) -> float:
     return float(np.partition(flat, rank)[rank])
 
 
+def exposure_gain(frame: np.ndarray, percentile: float = 99.0) -> float:
+    """How much brighter ``frame`` (BGR, a whole camera view) should be for its whitest parts (``percentile`` of its
+    brightest channel: at a table, the corner markers' white and the cards' paper) to be as bright as paper in a
+    well exposed view (``LIT``): 1 where they reach ``DIM`` already, else at most ``MAX_GAIN``."""
+    if frame.size == 0:
+        return 1.0
+    levels = _levels(frame).reshape(-1)
+    rank = int(percentile / 100 * (levels.size - 1))
+    white = float(np.partition(levels, rank)[rank])
+    return 1.0 if white >= DIM else min(MAX_GAIN, LIT / max(white, 1.0))
+
+
 def lit(image: np.ndarray) -> np.ndarray:
     """``image`` (BGR) brightened if it was lit too dimly (a card in a dark room or a shadow), else as it is.
 

@@ -10,6 +10,12 @@ last read, and which read the same way in its last ``SETTLED_READS`` reads, keep
 read again (at most ``REFRESH_FRAMES`` frames running): a table has one seat laying cards at a time, so most
 frames read one zone instead of four. A zone that is changing is read every frame, so each frame stays
 independent evidence for the stabiliser while a play settles.
+
+A frame darker than the camera's exposure was set for (a hall dimmer than at setup) is brightened as a whole,
+by how far its whitest parts (the corner markers' white, the cards' paper) fall short of paper's brightness
+(``polarity.exposure_gain``): finding regions by edges, the count of a fan and the ink of the indices all judge
+grey levels, and a hall half as bright as the camera was set for took 9 of 300 plays a card short silently
+(``bench/table_reading.py --exposure 0.5``); brightened, the table reads it as a well lit one.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from .classifier import GlyphModel
 from .counting import CARD_WIDTH, CROWDED_DOUBT, crowded, impossible_indices, missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box, raised_at_the_top, widened_at_the_start
+from .polarity import exposure_gain
 from .reader import CardReader, RegionRead
 from .types import UNREADABLE, CardReading
 
@@ -93,6 +100,9 @@ class TableReader:
         out: dict[str, list[CardReading]] = {}
         if frame is None or frame.ndim != 3 or min(frame.shape[:2]) < 16:
             return {seat: [] for seat in self.calibration.zones}
+        gain = exposure_gain(frame)
+        if gain > 1.0:  # the hall is darker than the camera's exposure was set for: the whole view brightened
+            frame = cv2.convertScaleAbs(frame, alpha=gain)
         for seat, (matrix, size) in self._warps.items():
             view = cv2.warpPerspective(frame, matrix, size, flags=cv2.INTER_LINEAR)
             if self.skip_still:

@@ -6,7 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from vision.index import ink_mask
-from vision.polarity import DIM, LIT, MAX_GAIN, as_read, is_light_on_dark, lit, polarities, turn_over
+from vision.polarity import (
+    DIM,
+    LIT,
+    MAX_GAIN,
+    as_read,
+    exposure_gain,
+    is_light_on_dark,
+    lit,
+    polarities,
+    turn_over,
+)
 
 
 def patch(bgr: tuple[int, int, int]) -> np.ndarray:
@@ -97,3 +107,15 @@ def test_a_dark_card_is_turned_over_not_brightened() -> None:
     dark = np.full((300, 210, 3), (18, 18, 22), np.uint8)
     dark[20:50, 15:35] = (55, 140, 160)  # dim gold ink
     assert np.array_equal(as_read(dark), turn_over(dark))
+
+
+def test_a_frame_is_brightened_by_its_whitest_parts() -> None:
+    """A view whose white (markers, paper: the top 1 %) is 60 grey levels bright wants LIT / 60; one whose white
+    reaches ``DIM`` wants nothing; a nearly black one at most ``MAX_GAIN``; an empty one nothing."""
+    frame = np.full((720, 1280, 3), 30, np.uint8)
+    frame[:40, :] = 60  # about 5 % of the view: the white of this dim frame
+    assert exposure_gain(frame) == LIT / 60
+    frame[:40, :] = DIM
+    assert exposure_gain(frame) == 1.0
+    assert exposure_gain(np.full((720, 1280, 3), 3, np.uint8)) == MAX_GAIN
+    assert exposure_gain(np.zeros((0, 0, 3), np.uint8)) == 1.0

@@ -142,11 +142,12 @@ class CardReader:
         self.net = net or IndexNet()
         self.unsure = unsure
         #: whether a region lit too dimly is brightened before its ink is sought (``polarity.lit``), and one dark and
-        #: dim all over read both ways (``polarity.polarities``). The table's reader does neither: in a hall too dim
-        #: for its camera's exposure the count of a fan (``vision.counting``, the net under a short reading) fails
-        #: too, and the cards then read turned plays asked again into plays a card short, taken silently
-        #: (``bench/table_reading.py --exposure 0.35``, 300 plays: 4 taken wrong without the rules, 12 with both,
-        #: 16 with the two ways but no brightening)
+        #: dim all over read both ways (``polarity.polarities``). The table's reader does neither: the table
+        #: brightens its whole frame by the frame's white instead (``vision.table``, ``polarity.exposure_gain``), so
+        #: that the regions and the count of a fan (the net under a short reading) see the light the reader does.
+        #: Region by region, the cards read in a dim hall turned plays asked again into plays a card short, taken
+        #: silently: ``bench/table_reading.py --exposure 0.35``, 300 plays, 4 taken wrong without the rules, 12 with
+        #: both, 16 with the two ways but no brightening; with the frame brightened, none
         self.dim_rules = dim_rules
 
     @property
