@@ -34,7 +34,7 @@ from .classifier import GlyphModel
 from .counting import CARD_WIDTH, CROWDED_DOUBT, crowded, impossible_indices, missing_cards
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box, raised_at_the_top, widened_at_the_start
-from .polarity import exposure_gain
+from .polarity import MAX_GAIN, exposure_gain
 from .reader import CardReader, RegionRead
 from .types import UNREADABLE, CardReading
 
@@ -86,6 +86,10 @@ class TableReader:
         self.skip_still = skip_still
         self.zones_read = 0
         self.zones_skipped = 0
+        #: how much the last frame was brightened (``polarity.exposure_gain``; 1: not at all), and whether it was
+        #: darker than brightening can make up for (the gain at its cap: the camera's exposure wants setting again)
+        self.exposure_gain = 1.0
+        self.too_dim = False
         self._memory: dict[str, _ZoneMemory] = {}
         self.recalibrate(calibration)
 
@@ -101,6 +105,8 @@ class TableReader:
         if frame is None or frame.ndim != 3 or min(frame.shape[:2]) < 16:
             return {seat: [] for seat in self.calibration.zones}
         gain = exposure_gain(frame)
+        self.exposure_gain = gain
+        self.too_dim = gain >= MAX_GAIN
         if gain > 1.0:  # the hall is darker than the camera's exposure was set for: the whole view brightened
             frame = cv2.convertScaleAbs(frame, alpha=gain)
         for seat, (matrix, size) in self._warps.items():

@@ -345,9 +345,16 @@ class CameraZones:
         elif self.lost:
             out["state"] = "lost"
         inner = self.camera if hasattr(self.camera, "notes") else getattr(self.camera, "_camera", None)
-        notes = getattr(inner, "notes", None)  # settings a Pi camera cannot apply (fixed-focus lens, ...)
+        notes = list(getattr(inner, "notes", None) or [])  # settings a Pi camera cannot apply (fixed-focus lens, ...)
+        gain = getattr(self.reader, "exposure_gain", None)
+        if gain is not None:  # the table brightens a frame darker than the camera was set for (vision.table)
+            out["exposure_gain"] = round(float(gain), 2)
+            out["dim"] = bool(getattr(self.reader, "too_dim", False))
+            if out["dim"]:
+                notes.append("摄像头过暗 the hall is darker than brightening the frames can make up for: set the "
+                             "camera's exposure again (vision calibrate --camera)")
         if notes:
-            out["notes"] = list(notes)
+            out["notes"] = notes
         return out
 
 

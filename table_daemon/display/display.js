@@ -374,6 +374,7 @@ function alertsOf(tab) {
   const dealer = health.dealer || {};
   if (dealer.state && !["ready", "idle", "dealing", "done"].includes(dealer.state)) out.push("发牌机 dealer " + dealer.state);
   if ((health.camera || {}).lost) out.push("摄像头 camera lost");
+  if ((health.camera || {}).dim) out.push("摄像头过暗 camera too dark");
   if (state.pending_declaration) out.push("待声明 declaration");
   return out;
 }

@@ -203,3 +203,21 @@ def test_the_configured_network_runtime_reads_the_plays() -> None:
     run(zones, clock, 3)
     assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["C9", "C9"]]
     zones.close()
+
+
+def test_a_hall_too_dark_for_the_camera_is_said_in_its_health() -> None:
+    """Health carries how much the table brightens its frames (vision.table) and, once even the most it brightens
+    leaves the frame dark, says so by name and in a note for the desk, in Chinese and English."""
+    from hardware.cameras.simulated import SimulatedTableCamera
+    from vision.table import TableReader
+
+    for exposure, dim in ((1.0, False), (0.4, False), (0.08, True)):
+        camera = SimulatedTableCamera(seed=4, exposure=exposure)
+        zones = CameraZones(camera, TableReader(camera.calibration), fps=0)
+        clock, _ = wired(zones)
+        zones._last_good = clock.now
+        run(zones, clock, 2)
+        health = zones.health()
+        assert health["dim"] is dim, (exposure, health)
+        assert (health["exposure_gain"] == 1.0) is (exposure == 1.0), (exposure, health)
+        assert any("摄像头过暗" in n and "exposure" in n for n in health.get("notes", [])) is dim

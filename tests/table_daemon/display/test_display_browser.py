@@ -85,10 +85,14 @@ def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, brows
         mid_deal_state(t1, [], "W", {"S": 11, "E": 7, "N": 18, "W": 15})
         page.wait_for_selector(".seat-S .left:has-text('11')", timeout=10000)
 
-        # The overview shows every table.
+        # The overview shows every table, and a table whose hall is too dark for its camera says so.
+        t2.publish("health", t2.message("health", camera={"state": "ok", "exposure_gain": 6.0, "dim": True}),
+                   retain=True)
         page.goto(f"{web.url}/display/")
         page.wait_for_selector("#table-T02 .tile-team", timeout=5000)
         assert "红队 Red" in page.inner_text("#table-T01")
+        page.wait_for_selector("#table-T02:has-text('摄像头过暗 camera too dark')", timeout=5000)
+        assert "摄像头过暗" not in page.inner_text("#table-T01")
         page.screenshot(path=str(shot.with_name("overview.png")))
 
         # The desk page: standings with their version, each table's status.
