@@ -30,24 +30,24 @@ def _levels(image: np.ndarray) -> np.ndarray:
     return np.maximum(np.maximum(every_fourth[..., 0], every_fourth[..., 1]), every_fourth[..., 2])
 
 
-def _brightest_parts(levels: np.ndarray) -> float:
-    """The ``BRIGHT_PERCENTILE`` of ``levels``, the nearest rank (a partition: a sort costs a table frame a
-    millisecond)."""
+def _brightest_parts(levels: np.ndarray, percentile: float = BRIGHT_PERCENTILE) -> float:
+    """The ``percentile`` of ``levels``, the nearest rank (a partition: a sort costs a table frame a millisecond)."""
     flat = levels.reshape(-1)
-    rank = int(BRIGHT_PERCENTILE / 100 * (flat.size - 1))
+    rank = int(percentile / 100 * (flat.size - 1))
     return float(np.partition(flat, rank)[rank])
+
+
+def _gain(white: float) -> float:
+    """How much brighter a view whose white is ``white`` grey levels bright should be: 1 from ``DIM`` up, else
+    until it reaches ``LIT``, by at most ``MAX_GAIN``."""
+    return 1.0 if white >= DIM else min(MAX_GAIN, LIT / max(white, 1.0))
 
 
 def exposure_gain(frame: np.ndarray, percentile: float = 99.0) -> float:
     """How much brighter ``frame`` (BGR, a whole camera view) should be for its whitest parts (``percentile`` of its
     brightest channel: at a table, the corner markers' white and the cards' paper) to be as bright as paper in a
     well exposed view (``LIT``): 1 where they reach ``DIM`` already, else at most ``MAX_GAIN``."""
-    if frame.size == 0:
-        return 1.0
-    levels = _levels(frame).reshape(-1)
-    rank = int(percentile / 100 * (levels.size - 1))
-    white = float(np.partition(levels, rank)[rank])
-    return 1.0 if white >= DIM else min(MAX_GAIN, LIT / max(white, 1.0))
+    return 1.0 if frame.size == 0 else _gain(_brightest_parts(_levels(frame), percentile))
 
 
 def lit(image: np.ndarray) -> np.ndarray:
@@ -56,12 +56,8 @@ def lit(image: np.ndarray) -> np.ndarray:
     Finding ink judges grey levels: a white card whose paper is 40 grey levels bright holds no ink by those
     rules. Brightening by the region's own brightest parts keeps every ratio (a dark card's ink stays lighter
     than its paper)."""
-    if image.size == 0:
-        return image
-    bright = _brightest_parts(_levels(image))
-    if bright >= DIM:
-        return image
-    return cv2.convertScaleAbs(image, alpha=min(MAX_GAIN, LIT / max(bright, 1.0)))
+    gain = 1.0 if image.size == 0 else _gain(_brightest_parts(_levels(image)))
+    return image if gain == 1.0 else cv2.convertScaleAbs(image, alpha=gain)
 
 
 def is_light_on_dark(image: np.ndarray) -> bool:
