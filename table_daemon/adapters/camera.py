@@ -315,6 +315,9 @@ class CameraZones:
             h, w = frame.shape[:2]
             small = cv2.resize(frame, (EVIDENCE_WIDTH, max(1, h * EVIDENCE_WIDTH // w))) if w > EVIDENCE_WIDTH \
                 else frame.copy()
+            gain = float(getattr(self.reader, "exposure_gain", 1.0))
+            if gain > 1.0:  # a dim hall: the referee sees the frame as brightened for reading (vision.table)
+                small = cv2.convertScaleAbs(small, alpha=gain)
         except Exception as exc:  # no picture is no reason to lose the reading
             log.debug("evidence frame not kept: %s", exc)
             return

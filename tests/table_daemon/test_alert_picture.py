@@ -43,3 +43,23 @@ def test_an_exposed_card_alert_carries_the_camera_frame(tmp_path: Path) -> None:
     row = describe({**alert, "table": "T01", "n": 1}, "Asia/Shanghai")
     assert row["picture"] and row["type"] == "暴露张 exposed card" and row["seat"] == "南 S"
     assert zones.evidence_jpeg(seen.frame + 1000) is None  # only frames that settled a reading are kept
+
+
+def test_in_a_dim_hall_the_picture_is_the_frame_as_brightened_for_reading() -> None:
+    """The hall a third as bright as the camera was set for: the frame kept as evidence is brightened as the table
+    brightened it to read (vision.table), so the referee sees the cards, not a dark picture."""
+    zones = CameraZones.simulated_table(seed=3)
+    zones.camera.exposure = 0.33  # the simulated camera's switch: the hall dimmed after setup
+    fed: list[Any] = []
+    zones.feed = fed.append
+    zones.lay("S", ["H5", "D5"])
+    for _ in range(40):
+        zones.take()
+        if any(isinstance(f, CardsSeen) for f in fed):
+            break
+    seen = next(f for f in fed if isinstance(f, CardsSeen))
+    assert seen.cards == ["H5", "D5"] and zones.reader.exposure_gain > 2.0
+    jpeg = zones.evidence_jpeg(seen.frame)
+    assert jpeg is not None
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert np.percentile(image.max(axis=2), 99) >= 180  # the markers' white and the cards' paper look white again
