@@ -100,6 +100,14 @@ def turn_over(image: np.ndarray) -> np.ndarray:
                         cv2.COLOR_HSV2BGR)
 
 
+def printed_views(image: np.ndarray, dim_rules: bool = True) -> list[tuple[bool, np.ndarray]]:
+    """``image`` (BGR, an upright card region) as the reader reads it, each way it may be printed: (``dark``, the
+    view) for each of :func:`polarities`, shown by :func:`as_printed`; without ``dim_rules`` only the way
+    :func:`is_light_on_dark` says, not brightened (the table's reader: the table brightens whole frames)."""
+    ways = polarities(image) if dim_rules else (is_light_on_dark(image),)
+    return [(dark, as_printed(image, dark, dim_rules)) for dark in ways]
+
+
 def as_read(image: np.ndarray) -> np.ndarray:
     """``image`` (BGR, an upright card region) as the reader reads it: turned over if it is printed light on
     dark, else brightened if lit too dimly (``lit``)."""

@@ -17,16 +17,21 @@ from table_daemon.controller import CardsSeen
 from table_daemon.desk.alerts import describe, picture
 
 
-def test_an_exposed_card_alert_carries_the_camera_frame(tmp_path: Path) -> None:
-    zones = CameraZones.simulated_table(seed=3)
+def settled(zones: CameraZones, seat: str, cards: list[str]) -> CardsSeen:
+    """``cards`` laid in ``seat``'s zone, frames taken until the camera reports a settled reading of them."""
     fed: list[Any] = []
     zones.feed = fed.append
-    zones.lay("S", ["H5", "D5"])
+    zones.lay(seat, cards)
     for _ in range(40):
         zones.take()
         if any(isinstance(f, CardsSeen) for f in fed):
             break
-    seen = next(f for f in fed if isinstance(f, CardsSeen))
+    return next(f for f in fed if isinstance(f, CardsSeen))
+
+
+def test_an_exposed_card_alert_carries_the_camera_frame(tmp_path: Path) -> None:
+    zones = CameraZones.simulated_table(seed=3)
+    seen = settled(zones, "S", ["H5", "D5"])
     app = TableApp(simulated_config(journal=str(tmp_path / "j.sqlite")), camera=zones, connect=False)
     published: list[tuple[str, dict[str, Any]]] = []
     app.on_published = lambda topic, msg: published.append((topic, msg))
@@ -50,14 +55,7 @@ def test_in_a_dim_hall_the_picture_is_the_frame_as_brightened_for_reading() -> N
     brightened it to read (vision.table), so the referee sees the cards, not a dark picture."""
     zones = CameraZones.simulated_table(seed=3)
     zones.camera.exposure = 0.33  # the simulated camera's switch: the hall dimmed after setup
-    fed: list[Any] = []
-    zones.feed = fed.append
-    zones.lay("S", ["H5", "D5"])
-    for _ in range(40):
-        zones.take()
-        if any(isinstance(f, CardsSeen) for f in fed):
-            break
-    seen = next(f for f in fed if isinstance(f, CardsSeen))
+    seen = settled(zones, "S", ["H5", "D5"])
     assert seen.cards == ["H5", "D5"] and zones.reader.exposure_gain > 2.0
     jpeg = zones.evidence_jpeg(seen.frame)
     assert jpeg is not None

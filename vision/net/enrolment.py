@@ -39,7 +39,7 @@ from ..card_regions import card_regions, is_card_shaped, top_level
 from ..files import ImageError, labelled_images, load_image
 from ..geometry import CARD_H, Region, rectify, whole_image_region
 from ..index import BAND, ink_mask
-from ..polarity import as_printed, lit, polarities
+from ..polarity import lit, printed_views
 from ..types import CARD_CODES
 from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, blend, model_fingerprint
 from .network import NONE, IndexNet
@@ -92,8 +92,7 @@ def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
     for region in regions:
         for turn in range(4):
             upright, _ = rectify(image, region, turn)
-            for dark in polarities(upright):  # as the reader reads it: a dark deck turned over, a dim one brightened
-                flat = as_printed(upright, dark)
+            for _, flat in printed_views(upright):  # a dark deck turned over, a dim one brightened
                 mask, _ = ink_mask(flat[: int(BAND * CARD_H)])
                 glyphs = propose(mask)
                 if not glyphs:

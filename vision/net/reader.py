@@ -26,7 +26,7 @@ from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
-from ..polarity import as_printed, is_light_on_dark, polarities
+from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
 from .card_calibration import logit
@@ -170,9 +170,8 @@ class CardReader:
         printed (light on dark, read turned over), or with the rules for dim regions (``dim_rules``) brightened if
         dim and in each way it may be printed, the better kept."""
         flat, inverse = rectify(image, region, turn)
-        ways = polarities(flat) if self.dim_rules else (is_light_on_dark(flat),)
-        return _best_turn([self._read_upright(as_printed(flat, dark, self.dim_rules), inverse, turn, dark, accept,
-                                              faint) for dark in ways])
+        return _best_turn([self._read_upright(view, inverse, turn, dark, accept, faint)
+                           for dark, view in printed_views(flat, self.dim_rules)])
 
     def _read_upright(self, flat: np.ndarray, inverse: np.ndarray, turn: int, dark: bool, accept: float | None,
                       faint: bool) -> RegionRead:

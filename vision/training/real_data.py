@@ -42,7 +42,7 @@ from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.spotting import spot_windows
-from vision.polarity import as_printed, lit, polarities, turn_over
+from vision.polarity import lit, printed_views, turn_over
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
@@ -70,8 +70,7 @@ def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
     for region in regions:
         for turn in range(4):
             upright, inverse = rectify(image, region, turn)
-            for dark in polarities(upright):  # as the reader reads it: each way a dim region may be printed
-                flat = as_printed(upright, dark)
+            for _, flat in printed_views(upright):  # as the reader reads it: each way a region may be printed
                 mask, _ = ink_mask(flat)
                 glyphs = propose(mask, max_top=1.0)
                 if not glyphs:
