@@ -13,8 +13,8 @@ its direction:
   ways): left out, neither positive nor negative;
 - in a box, near its top and leftmost in the glyph's own frame: a candidate start of that card's index. An
   axis-aligned box cannot tell an upright index from one upside down, so of the candidate directions of a box
-  the one the *teacher* (the network trained on rendered designs only) finds likeliest for the labelled card is
-  taken as upright; windows of that box facing another way are ``NONE`` (an index lying sideways or upside
+  the one the *teacher* (the network trained on rendered designs only) finds likeliest for the labelled card's
+  rank (any suit: ``same_rank``) is taken as upright; windows of that box facing another way are ``NONE`` (an index lying sideways or upside
   down is not read as a card, as in the rendered data), and the rest of the box (the suit below, the "0" of a
   "10") is left out, neither positive nor negative.
 Every negative that the teacher reads as a card (``HARD``) is kept, since those are the reader's false indices
@@ -41,8 +41,10 @@ from vision.geometry import find_regions, rectify, whole_image_region
 from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
+from vision.net.reader import CLOSE_UP_FROM, CLOSE_UP_SHARE, SPOT_SIDE
 from vision.net.spotting import spot_windows
 from vision.polarity import lit, printed_views, turn_over
+from vision.spotting import MAX_GLYPH_SHARE
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
@@ -87,12 +89,27 @@ def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
 
 def spotted_windows(image: np.ndarray) -> list[Window]:
     """The spotting windows of the photo (brightened if dim, as the reader spots it) and of the photo turned over
-    (the reader spots dark cards turned over: these are their windows and more)."""
+    (the reader spots dark cards turned over: these are their windows and more), in both of the reader's passes
+    over the whole photo: glyphs up to ``MAX_GLYPH_SHARE`` of it, and a close-up photo's larger ones at half the
+    size (``CLOSE_UP_FROM`` to ``CLOSE_UP_SHARE``). Without the second pass a close-up's index gave no window to
+    learn from, though the reader reads it there."""
     out: list[Window] = []
+    side = max(image.shape[:2])
+    close_up = min(SPOT_SIDE, side) // 2
     for view in (lit(image), turn_over(image)):
-        _, windows, frames, _ = spot_windows(view)
-        out += [Window(w, np.array(c), np.array(u), h) for w, (c, h, u) in zip(windows, frames, strict=True)]
+        out += _spotted(view, SPOT_SIDE, MAX_GLYPH_SHARE, 0.0)
+        out += _spotted(view, close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
     return out
+
+
+def _spotted(view: np.ndarray, side: int, max_share: float, min_share: float) -> list[Window]:
+    """The spotting windows of ``view`` scaled to at most ``side`` pixels, glyphs from ``min_share`` (and 8 pixels)
+    up to ``max_share`` of it, placed in ``view``'s own pixels (as ``CardReader._spot`` reads them)."""
+    scale = min(1.0, side / max(view.shape[:2]))
+    if scale < 1.0:
+        view = cv2.resize(view, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    _, windows, frames, _ = spot_windows(view, max(8, int(min_share * max(view.shape[:2]))), max_share=max_share)
+    return [Window(w, np.array(c) / scale, np.array(u), h / scale) for w, (c, h, u) in zip(windows, frames, strict=True)]
 
 
 def _in_box(w: Window, box: np.ndarray, pad: float = 0.1) -> bool:
@@ -119,6 +136,16 @@ def _other_corner(w: Window, box: np.ndarray) -> bool:
     right = np.array([-w.up[1], w.up[0]])
     down, across = float(-(d @ w.up)), float(d @ right)
     return down > 2 * w.glyph_h and across > 0 and 0.3 <= across / down <= 1.4
+
+
+def same_rank(code: str) -> list[int]:
+    """The network's classes of ``code``'s rank, any suit (both jokers for a joker). Which way an index is up is
+    a question of its rank: on a grey photo the teacher cannot tell a red suit from a black one (it read a grey
+    seven of diamonds as the seven of spades), and asked for the labelled card itself it left out the index of
+    nearly every grey red card, so the network never learnt them from the photos it trains on."""
+    if code in JOKERS:
+        return [CLASSES.index(j) for j in JOKERS]
+    return [i for i, c in enumerate(CLASSES) if c != NONE and c not in JOKERS and c[1] == code[1]]
 
 
 def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int], teacher: IndexNet,
@@ -156,10 +183,11 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
         upright = [i for i in candidates if any(_other_corner(windows[i], pb) for pb in partners)]
         if not upright:
             # no second corner of the card in sight (a fan): the teacher, trained on rendered designs only,
-            # says which way is up, when it is clearly sure of the labelled card in one direction
+            # says which way is up, when it is clearly sure of the labelled card's rank in one direction
             probs = teacher.predict(np.stack([windows[i].image for i in candidates]))
-            best = int(np.argmax(probs[:, want]))
-            if probs[best, want] < 0.3:
+            rank = probs[:, same_rank(code)].sum(axis=1)
+            best = int(np.argmax(rank))
+            if rank[best] < 0.3:
                 continue  # left out
             upright = [candidates[best]]
         up = windows[upright[0]].up
