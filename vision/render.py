@@ -208,13 +208,14 @@ def hall_light(scene: np.ndarray, rng: np.random.Generator, strength: float = 1.
 
 
 def spread_scene(rows: list[list[np.ndarray]], rng: np.random.Generator, card_h: float = 150.0,
-                 max_angle: float = 4.0) -> np.ndarray:
-    """Faces laid apart in rows on a cloth, each turned a little (a rendered spread for spread enrolment)."""
+                 max_angle: float = 4.0, light_cloth: bool = False) -> np.ndarray:
+    """Faces laid apart in rows on a cloth (dark, or light for a dark deck), each turned a little (a rendered
+    spread for spread enrolment)."""
     fw = card_h / CARD_RATIO
     step_x, step_y = fw * 1.22, card_h * 1.18
     width = int(step_x * max(len(r) for r in rows) + fw * 0.6)
     height = int(step_y * len(rows) + card_h * 0.3)
-    scene = table_cloth(height, width, rng, light=False)
+    scene = table_cloth(height, width, rng, light=light_cloth)
     for i, row in enumerate(rows):
         for j, face in enumerate(row):
             centre = (fw * 0.3 + step_x * (j + 0.5) + rng.uniform(-3, 3), card_h * 0.15 + step_y * (i + 0.5)

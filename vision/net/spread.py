@@ -4,8 +4,10 @@ The organiser lays the deck out face up in rows, in the order ``ORDER``: spades,
 from the ace to the king, then the jokers (小王 ``SB``, then 大王 ``HR``); as many cards to a row as fit, the
 order running on from row to row and from one photo to the next (``vision enroll --spread IMAGE...``). Cards
 must not overlap. In each photo the cards are the card-shaped regions of about the common card size, found by
-edges (``vision.card_regions``) and as bright paper on a darker cloth (the edge finder merges cards lying a few
-millimetres apart; on a light desk only the edges find them, and neighbours must lie further apart); they are
+edges (``vision.card_regions``) and as paper apart from the cloth: a light deck brighter than a darker cloth, a
+dark deck (printed light on black) darker than a lighter one (the edge finder merges cards lying a few
+millimetres apart; a light deck on a light desk, or a dark one on a dark cloth, only the edges find, and
+neighbours must lie further apart); they are
 sorted into rows along the cards' own direction (a new row where a card's centre stands more than half a card
 below the row's) and, in each row, left to right, and labelled by their place. Each card, rectified upright,
 is then enrolled like a photo of one card (``vision.net.enrolment``). The deck counts 52 cards (no jokers) or
@@ -54,10 +56,17 @@ def _overlap(a: Region, b: Region) -> float:
 
 
 def paper_regions(image: np.ndarray) -> list[Region]:
-    """The faces as bright paper on the darker cloth (Otsu's threshold of the grey image): where cards lie a
-    few millimetres apart the edge finder's dilation closes the gaps and merges neighbours, a threshold does not."""
+    """The faces as paper apart from the cloth (Otsu's threshold of the grey image): where cards lie a few
+    millimetres apart the edge finder's dilation closes the gaps and merges neighbours, a threshold does not. A
+    light deck is the brighter side of the threshold on a darker cloth; a dark deck (printed light on black) is the
+    darker side on a lighter cloth, so both sides are looked at (the cloth and the ink are not card-shaped)."""
     gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
-    _, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    _, bright = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return _faces(bright) + _faces(cv2.bitwise_not(bright))
+
+
+def _faces(mask: np.ndarray) -> list[Region]:
+    """The outer shapes of ``mask``'s blobs (faces, with the ink inside them closed), as regions."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # ink inside a face
     mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -142,7 +151,7 @@ def label_spread(images: list[tuple[str, np.ndarray]]) -> list[tuple[str, str, n
     if len(found) not in (52, 54):
         raise SpreadError(f"摆牌照片里找到 {len(found)} 张牌，应为 52 或 54 张 / found {len(found)} cards in the "
                           f"spread, not 52 or 54 (cards per row: {'; '.join(counts)}); lay the cards apart, "
-                          "not overlapping, in rows ♠ ♥ ♣ ♦ from A to K, then the jokers")
+                          "not overlapping, in rows ♠ ♥ ♣ ♦ from A to K, then the jokers (a dark deck on a light cloth)")
     return [(code, f"{name} row {i} card {j}", upright_card(image, region))
             for code, (name, i, j, image, region) in zip(ORDER, found, strict=False)]
 

@@ -13,10 +13,12 @@ import pytest
 from table_daemon.cli import main
 from vision.files import labelled_images, load_image
 from vision.net.enrolled import EnrolledDeck
+from vision.net.enrolment import enrol_images
 from vision.net.network import IndexNet
 from vision.net.reader import CardReader
 from vision.net.spread import ORDER, SpreadError, label_spread, spread_rows
-from vision.render import spread_scene
+from vision.render import render_face, spread_scene
+from vision.training.dark_decks import dark_face
 
 
 @pytest.fixture(scope="module")
@@ -24,13 +26,13 @@ def faces(bidly: Path) -> dict[str, np.ndarray]:
     return {code: load_image(path) for path, code in labelled_images(bidly / "cards")}
 
 
-def layout(faces: dict[str, np.ndarray], codes: list[str], seed: int = 3) -> np.ndarray:
+def layout(faces: dict[str, np.ndarray], codes: list[str], seed: int = 3, light_cloth: bool = False) -> np.ndarray:
     rows = [[faces[c] for c in codes[i: i + 13]] for i in range(0, len(codes), 13)]
-    return spread_scene(rows, np.random.default_rng(seed))
+    return spread_scene(rows, np.random.default_rng(seed), light_cloth=light_cloth)
 
 
 def _thumb(image: np.ndarray) -> np.ndarray:
-    v = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (20, 30), interpolation=cv2.INTER_AREA).astype(float)
+    v = cv2.resize(image, (20, 30), interpolation=cv2.INTER_AREA).astype(float)  # in colour: a dark deck's ♦ and ♣
     v = v.ravel() - v.mean()
     return v / (np.linalg.norm(v) + 1e-9)
 
@@ -66,6 +68,18 @@ def test_a_camera_turned_a_few_degrees_keeps_the_rows(faces: dict[str, np.ndarra
     for angle in (5.0, -6.0):  # a row of 13 then climbs more than half a card
         turned = cv2.warpAffine(image, cv2.getRotationMatrix2D((w / 2, h / 2), angle, 0.8), (w, h), borderValue=cloth)
         assert labelled_right(label_spread([("turned.png", turned)]), faces) >= 50
+
+
+def test_a_dark_deck_on_a_light_cloth_is_found_and_enrolled() -> None:
+    """A deck printed light on black (rendered: ``training.dark_decks``) laid on a light cloth: its faces are the
+    darker side of the paper threshold. Before, only the edge finder looked for them, and found 5 of 52."""
+    faces = {code: dark_face(render_face(code, 200, 2), "builtin:4") for code in ORDER[:52]}
+    image = layout(faces, list(ORDER[:52]), light_cloth=True)
+    assert [len(row) for row in spread_rows(image)] == [13] * 4
+    cards = label_spread([("dark.png", image)])
+    assert [c for c, _, _ in cards] == list(ORDER[:52]) and labelled_right(cards, faces) >= 50
+    deck, _ = enrol_images(IndexNet(), cards, 52)
+    assert set(deck.codes) == set(ORDER[:52])  # every card of it gave windows of its index
 
 
 def test_a_spread_missing_a_card_is_refused(faces: dict[str, np.ndarray]) -> None:
