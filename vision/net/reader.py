@@ -34,7 +34,7 @@ from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import Components, anchored, components, crops, propose
-from .spotting import spot
+from .spotting import least_glyph, scaled_to, spot
 
 #: A region no wider than this (in card heights) holds one card, not a fan: a poker card is 0.72 wide, and single
 #: cards at the simulated table measure 0.62-0.73 (120 laid); a pair fanned at the least pitch players use measures
@@ -308,16 +308,13 @@ class CardReader:
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        crop = as_printed(crop, dark, self.dim_rules)
-        scale = min(1.0, side / max(crop.shape[:2]))
-        if scale < 1.0:
-            crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        crop, scale = scaled_to(as_printed(crop, dark, self.dim_rules), side)
         return [Sighting(s.card, s.confidence,
                          (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
                           round(s.box[3] / scale)),
                          (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates,
                          spotted=True)
-                for s in spot(crop, self.net, max(8, int(min_share * max(crop.shape[:2]))), max_share=max_share)
+                for s in spot(crop, self.net, least_glyph(crop, min_share), max_share=max_share)
                 if s.confidence >= floor]
 
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:

@@ -63,6 +63,20 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
     return kept
 
 
+def scaled_to(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    """``image`` made smaller (never larger) to at most ``side`` pixels on its longer side, and the scale: how
+    the reader spots big photos and a close-up's large indices, and how training cuts the same windows."""
+    scale = min(1.0, side / max(image.shape[:2]))
+    if scale < 1.0:
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return image, scale
+
+
+def least_glyph(image: np.ndarray, share: float) -> int:
+    """The smallest glyph looked for: ``share`` of ``image``'s longer side, and never under 8 pixels."""
+    return max(8, int(share * max(image.shape[:2])))
+
+
 #: the small turns (degrees) of a spotted window read again: a real index reads as the same card in each, a pip
 #: or a letter that only looks like an index from one exact framing often does not
 JITTERS = (3.0, -3.0)

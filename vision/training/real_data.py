@@ -14,9 +14,9 @@ its direction:
 - in a box, near its top and leftmost in the glyph's own frame: a candidate start of that card's index. An
   axis-aligned box cannot tell an upright index from one upside down, so of the candidate directions of a box
   the one the *teacher* (the network trained on rendered designs only) finds likeliest for the labelled card's
-  rank (any suit: ``same_rank``) is taken as upright; windows of that box facing another way are ``NONE`` (an index lying sideways or upside
-  down is not read as a card, as in the rendered data), and the rest of the box (the suit below, the "0" of a
-  "10") is left out, neither positive nor negative.
+  rank (any suit: ``same_rank``) is taken as upright; windows of that box facing another way are ``NONE`` (an
+  index lying sideways or upside down is not read as a card, as in the rendered data), and the rest of the box
+  (the suit below, the "0" of a "10") is left out, neither positive nor negative.
 Every negative that the teacher reads as a card (``HARD``) is kept, since those are the reader's false indices
 (pips, court pictures, card backs); of the other negatives a random share.
 
@@ -42,7 +42,7 @@ from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
 from vision.net.reader import CLOSE_UP_FROM, CLOSE_UP_SHARE, SPOT_SIDE
-from vision.net.spotting import spot_windows
+from vision.net.spotting import least_glyph, scaled_to, spot_windows
 from vision.polarity import lit, printed_views, turn_over
 from vision.spotting import MAX_GLYPH_SHARE
 from vision.training.real_eval import jokers_alike
@@ -105,10 +105,8 @@ def spotted_windows(image: np.ndarray) -> list[Window]:
 def _spotted(view: np.ndarray, side: int, max_share: float, min_share: float) -> list[Window]:
     """The spotting windows of ``view`` scaled to at most ``side`` pixels, glyphs from ``min_share`` (and 8 pixels)
     up to ``max_share`` of it, placed in ``view``'s own pixels (as ``CardReader._spot`` reads them)."""
-    scale = min(1.0, side / max(view.shape[:2]))
-    if scale < 1.0:
-        view = cv2.resize(view, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    _, windows, frames, _ = spot_windows(view, max(8, int(min_share * max(view.shape[:2]))), max_share=max_share)
+    view, scale = scaled_to(view, side)
+    _, windows, frames, _ = spot_windows(view, least_glyph(view, min_share), max_share=max_share)
     return [Window(w, np.array(c) / scale, np.array(u), h / scale) for w, (c, h, u) in zip(windows, frames, strict=True)]
 
 
