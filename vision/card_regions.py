@@ -117,6 +117,78 @@ def best_card(image: np.ndarray, read_region: Callable[[np.ndarray, Region], R])
     return best
 
 
+def paper_regions(image: np.ndarray) -> list[Region]:
+    """The faces as paper apart from the cloth (Otsu's threshold of the grey image): where cards lie a few
+    millimetres apart the edge finder's dilation closes the gaps and merges neighbours, a threshold does not. A
+    light deck is the brighter side of the threshold on a darker cloth; a dark deck (printed light on black) is the
+    darker side on a lighter cloth, so both sides are looked at (the cloth and the ink are not card-shaped)."""
+    bright = _bright_paper(image)
+    return _faces(bright) + _faces(cv2.bitwise_not(bright))
+
+
+def _bright_paper(image: np.ndarray) -> np.ndarray:
+    """The brighter side of Otsu's threshold of the grey image (255 there)."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    return cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+
+def _faces(mask: np.ndarray) -> list[Region]:
+    """The outer shapes of ``mask``'s blobs (faces, with the ink inside them closed), as regions."""
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # ink inside a face
+    mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for contour in contours:
+        hull = cv2.convexHull(contour)
+        area = float(cv2.contourArea(hull))
+        if area < 100:
+            continue
+        corners = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
+        order = np.argsort(np.arctan2(corners[:, 1] - corners[:, 1].mean(), corners[:, 0] - corners[:, 0].mean()))
+        corners = corners[order]  # clockwise (image y down) from the top-left quadrant
+        start = int(np.argmin(corners.sum(axis=1)))
+        out.append(Region(np.roll(corners, -start, axis=0), area))
+    return out
+
+
+#: a single card found as paper: between these shares of the photo, filling this much of its turned box (two cards
+#: touching, or a card and the glare beside it, do not), and clear of the photo's edges (the desk of a close-up)
+PAPER_CARD_AREA = (0.004, 0.6)
+PAPER_CARD_FILL = 0.85
+#: and as long for its width as a card in a photo: two overlapping cards make a blob nearly square (0.83 on a real
+#: photo), which ``is_card_shaped`` allows for cards seen aslant
+PAPER_CARD_ASPECT = (0.55, 0.8)
+#: a paper card whose box overlaps a region already found by more than this (intersection over union) is that region
+SAME_REGION = 0.7
+
+
+def paper_cards(image: np.ndarray, known: list[Region]) -> list[Region]:
+    """Single cards as bright paper on a darker surface that no region of ``known`` already is. Where a card's edge
+    runs into a shadow or the grain of a table, the edge finder takes them in with the card or loses it (four
+    cards on a carpet: it found one of them)."""
+    height, width = image.shape[:2]
+    total = float(height * width)
+    out = []
+    for region in _faces(_bright_paper(image)):
+        x, y, w, h = region.box
+        c = region.corners
+        across, along = sorted((float(np.linalg.norm(c[1] - c[0])), float(np.linalg.norm(c[3] - c[0]))))
+        if PAPER_CARD_AREA[0] * total <= region.area <= PAPER_CARD_AREA[1] * total \
+                and PAPER_CARD_ASPECT[0] <= across / max(along, 1e-6) <= PAPER_CARD_ASPECT[1] \
+                and region.area >= PAPER_CARD_FILL * across * along \
+                and x > 1 and y > 1 and x + w < width - 1 and y + h < height - 1 \
+                and not any(_box_iou(region.box, k.box) > SAME_REGION for k in known):
+            out.append(region)
+    return out
+
+
+def _box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over union of two boxes (x, y, w, h)."""
+    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return w * h / max(a[2] * a[3] + b[2] * b[3] - w * h, 1)
+
+
 def _inside(inner: Region, outer: Region) -> bool:
     contour = outer.corners.reshape(-1, 1, 2)
     centre = inner.corners.mean(axis=0)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, top_level
+from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, paper_cards, top_level
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
@@ -241,6 +241,7 @@ class CardReader:
         keep = (lambda cards: cards) if unsure else self.sure_only
         total = float(image.shape[0] * image.shape[1])
         regions = top_level(card_regions(image))[:40] + dark_regions(image)[:12]
+        regions += paper_cards(image, regions)[:12]
         whole_region = whole_image_region(image)
         found: list[Sighting] = []
         whole_card = is_card_shaped(whole_region)

@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from ..card_regions import card_regions, is_card_shaped, top_level
+from ..card_regions import card_regions, is_card_shaped, paper_regions, top_level
 from ..files import ImageError, load_image
 from ..geometry import Region, rectify
 from ..types import JOKERS
@@ -53,35 +52,6 @@ def _overlap(a: Region, b: Region) -> float:
     w = max(0, min(ax + aw, bx + bw) - max(ax, bx))
     h = max(0, min(ay + ah, by + bh) - max(ay, by))
     return w * h / max(min(aw * ah, bw * bh), 1)
-
-
-def paper_regions(image: np.ndarray) -> list[Region]:
-    """The faces as paper apart from the cloth (Otsu's threshold of the grey image): where cards lie a few
-    millimetres apart the edge finder's dilation closes the gaps and merges neighbours, a threshold does not. A
-    light deck is the brighter side of the threshold on a darker cloth; a dark deck (printed light on black) is the
-    darker side on a lighter cloth, so both sides are looked at (the cloth and the ink are not card-shaped)."""
-    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
-    _, bright = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    return _faces(bright) + _faces(cv2.bitwise_not(bright))
-
-
-def _faces(mask: np.ndarray) -> list[Region]:
-    """The outer shapes of ``mask``'s blobs (faces, with the ink inside them closed), as regions."""
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # ink inside a face
-    mask = cv2.erode(mask, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    out = []
-    for contour in contours:
-        hull = cv2.convexHull(contour)
-        area = float(cv2.contourArea(hull))
-        if area < 100:
-            continue
-        corners = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
-        order = np.argsort(np.arctan2(corners[:, 1] - corners[:, 1].mean(), corners[:, 0] - corners[:, 0].mean()))
-        corners = corners[order]  # clockwise (image y down) from the top-left quadrant
-        start = int(np.argmin(corners.sum(axis=1)))
-        out.append(Region(np.roll(corners, -start, axis=0), area))
-    return out
 
 
 def card_candidates(image: np.ndarray) -> list[Region]:
