@@ -139,8 +139,9 @@ def _other_corner(w: Window, box: np.ndarray) -> bool:
 def same_rank(code: str) -> list[int]:
     """The network's classes of ``code``'s rank, any suit (both jokers for a joker). Which way an index is up is
     a question of its rank: on a grey photo the teacher cannot tell a red suit from a black one (it read a grey
-    seven of diamonds as the seven of spades), and asked for the labelled card itself it left out the index of
-    nearly every grey red card, so the network never learnt them from the photos it trains on."""
+    seven of diamonds as the seven of spades), and asked for the labelled card itself it left a grey red card's
+    index out, where no second corner was in sight, unless it read its suit right: the network did not learn them
+    from the photos it trains on."""
     if code in JOKERS:
         return [CLASSES.index(j) for j in JOKERS]
     return [i for i, c in enumerate(CLASSES) if c != NONE and c not in JOKERS and c[1] == code[1]]
