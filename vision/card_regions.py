@@ -143,11 +143,7 @@ def _faces(mask: np.ndarray) -> list[Region]:
         area = float(cv2.contourArea(hull))
         if area < 100:
             continue
-        corners = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
-        order = np.argsort(np.arctan2(corners[:, 1] - corners[:, 1].mean(), corners[:, 0] - corners[:, 0].mean()))
-        corners = corners[order]  # clockwise (image y down) from the top-left quadrant
-        start = int(np.argmin(corners.sum(axis=1)))
-        out.append(Region(np.roll(corners, -start, axis=0), area))
+        out.append(Region(order_corners(cv2.boxPoints(cv2.minAreaRect(hull))), area))
     return out
 
 
