@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 import cv2
 import numpy as np
 
-from .geometry import Region, find_regions, order_corners, whole_image_region
+from .geometry import Region, box_iou, find_regions, order_corners, whole_image_region
 from .polarity import DARK_PAPER
 
 
@@ -173,16 +173,9 @@ def paper_cards(image: np.ndarray, known: list[Region]) -> list[Region]:
                 and PAPER_CARD_ASPECT[0] <= across / max(along, 1e-6) <= PAPER_CARD_ASPECT[1] \
                 and region.area >= PAPER_CARD_FILL * across * along \
                 and x > 1 and y > 1 and x + w < width - 1 and y + h < height - 1 \
-                and not any(_box_iou(region.box, k.box) > SAME_REGION for k in known):
+                and not any(box_iou(region.box, k.box) > SAME_REGION for k in known):
             out.append(region)
     return out
-
-
-def _box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    """Intersection over union of two boxes (x, y, w, h)."""
-    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return w * h / max(a[2] * a[3] + b[2] * b[3] - w * h, 1)
 
 
 def _inside(inner: Region, outer: Region) -> bool:

@@ -183,3 +183,21 @@ def map_box(inverse: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, i
     x0, y0 = back.min(axis=0)
     x1, y1 = back.max(axis=0)
     return int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0))
+
+
+def box_intersection(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """Area shared by two axis-aligned boxes (x, y, w, h): the one measure the overlap tests of regions build on."""
+    w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    return w * h
+
+
+def box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over union of two boxes: the same thing found twice."""
+    shared = box_intersection(a, b)
+    return shared / max(a[2] * a[3] + b[2] * b[3] - shared, 1)
+
+
+def box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over the smaller box: one box mostly inside the other, whatever their sizes."""
+    return box_intersection(a, b) / max(min(a[2] * a[3], b[2] * b[3]), 1)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import CARD_H, Region, raised_at_the_top, rectify, rectifying, widened_at_the_start
+from vision.geometry import (
+    CARD_H,
+    Region,
+    box_intersection,
+    box_iou,
+    box_overlap,
+    raised_at_the_top,
+    rectify,
+    rectifying,
+    widened_at_the_start,
+)
 
 CORNERS = np.array([[100, 50], [400, 50], [400, 350], [100, 350]], np.float32)  # 300 x 300: one px a flat px
 
@@ -46,3 +56,13 @@ def test_a_region_is_raised_at_the_end_of_its_top_side_where_what_was_found_stic
     raised = raised_at_the_top(Region(wide, 1.8e5, early), 0.02, 0.02, 0.69)
     assert raised is not None and np.allclose(raised.corners[1:], wide[1:])
     assert np.allclose(raised.corners[0], [100, 50 - 30 - 0.02 * CARD_H], atol=1)
+
+
+def test_box_measures_of_two_boxes() -> None:
+    big, small, apart = (0, 0, 100, 50), (80, 40, 40, 20), (200, 200, 10, 10)
+    assert box_intersection(big, small) == 20 * 10
+    assert box_iou(big, small) == 200 / (5000 + 800 - 200)
+    assert box_overlap(big, small) == 200 / 800  # of the smaller box
+    assert box_overlap((10, 10, 20, 20), big) == 1.0  # wholly inside
+    assert box_iou(big, apart) == box_overlap(big, apart) == 0.0
+    assert box_iou(big, big) == 1.0

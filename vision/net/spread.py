@@ -24,7 +24,7 @@ import numpy as np
 
 from ..card_regions import card_regions, is_card_shaped, paper_regions, top_level
 from ..files import ImageError, load_image
-from ..geometry import Region, rectify
+from ..geometry import Region, box_overlap, rectify
 from ..types import JOKERS
 from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck
 from .enrolment import enrol_images
@@ -45,15 +45,6 @@ def _height(region: Region) -> float:
     return float(max(np.linalg.norm(c[3] - c[0]), np.linalg.norm(c[1] - c[0])))
 
 
-def _overlap(a: Region, b: Region) -> float:
-    """Area of the boxes' intersection over the smaller box's."""
-    ax, ay, aw, ah = a.box
-    bx, by, bw, bh = b.box
-    w = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    h = max(0, min(ay + ah, by + bh) - max(ay, by))
-    return w * h / max(min(aw * ah, bw * bh), 1)
-
-
 def card_candidates(image: np.ndarray) -> list[Region]:
     """Card-shaped regions by edges and by paper, one of each overlapping pair kept."""
     found = [r for r in top_level(card_regions(image)) + paper_regions(image) if is_card_shaped(r)]
@@ -64,7 +55,7 @@ def card_candidates(image: np.ndarray) -> list[Region]:
     median = float(np.median([r.area for r in found]))
     kept: list[Region] = []
     for r in sorted(found, key=lambda r: abs(np.log(max(r.area, 1.0) / median))):
-        if not any(_overlap(r, k) > 0.5 for k in kept):
+        if not any(box_overlap(r.box, k.box) > 0.5 for k in kept):
             kept.append(r)
     return kept
 
