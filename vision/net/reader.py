@@ -24,7 +24,7 @@ import numpy as np
 
 from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, paper_cards, top_level
 from ..counting import MIN_PITCH, NARROWEST_CARD
-from ..geometry import CARD_H, Region, map_box, rectify, whole_image_region
+from ..geometry import CARD_H, Region, box_overlap, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
 from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
@@ -57,6 +57,9 @@ SPOT_SIDE = 1600
 #: Chosen on cardcounter's calibration photos: of several cards 38 -> 50 read right, of single cards 27 -> 28,
 #: no more wrong; spotting every size again there read 52 and 29 right, but 2 more wrong
 CLOSE_UP_SHARE = 1 / 6
+#: a card-shaped region at least this share of the image is a card of a scene, not a pip or an index of a card the
+#: image is cropped to
+SCENE_CARD_SHARE = 0.02
 CLOSE_UP_FROM = MAX_GLYPH_SHARE
 
 
@@ -251,7 +254,7 @@ class CardReader:
         card = self._cropped_card(by_turn)
         if card:
             return card
-        if whole_card and not any(r.area >= 0.5 * total for r in regions):
+        if whole_card and not any(r.area >= 0.5 * total for r in regions) and not _several_cards(regions, total):
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
             whole = _best_turn(by_turn)
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
@@ -323,6 +326,8 @@ class CardReader:
         return best_card(image, self.read_region)
 
 
-
-
-
+def _several_cards(regions: list[Region], total: float) -> bool:
+    """Whether ``regions`` show two separate cards (card-shaped, card-sized, neither mostly over the other): a photo
+    of a scene, which a 16:9 or 4:3 photo's shape alone would take for one card cropped close."""
+    cards = [r for r in regions if r.area >= SCENE_CARD_SHARE * total and is_card_shaped(r)]
+    return any(box_overlap(a.box, b.box) < 0.5 for i, a in enumerate(cards) for b in cards[i + 1:])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from hardware.cameras.simulated import held_out_decks, load_deck
-from vision.geometry import find_regions
-from vision.net.reader import CardReader
+from vision.geometry import Region, find_regions
+from vision.net.reader import CardReader, _several_cards
 from vision.render import light_scene, paste_card, table_cloth
 from vision.types import normalise_label
 
@@ -210,3 +210,18 @@ def test_the_zero_of_a_loosely_set_ten_is_no_queen() -> None:
     net = CardReader(unsure=True)
     read = net.read_region(view, region, turns=(0,))
     assert [(r.card, r.confidence >= net.sure) for r in read.readings] == [("DT", True), ("HT", True)]
+
+
+def _box_region(x: float, y: float, w: float, h: float) -> Region:
+    corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+    return Region(corners, w * h)
+
+
+def test_several_cards_are_card_shaped_card_sized_regions_lying_apart() -> None:
+    total = 960.0 * 540.0
+    card, beside, on_it = _box_region(100, 50, 150, 210), _box_region(400, 60, 150, 210), _box_region(110, 60, 140, 200)
+    assert _several_cards([card, beside], total)
+    assert not _several_cards([card, on_it], total)  # a card's inner frame, or the card found twice
+    assert not _several_cards([card], total)
+    assert not _several_cards([card, _box_region(400, 60, 20, 28)], total)  # a pip or an index, not a card
+    assert not _several_cards([card, _box_region(400, 60, 300, 60)], total)  # not card-shaped

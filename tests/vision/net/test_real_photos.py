@@ -169,3 +169,11 @@ def test_reported_confidence_is_the_card_calibration_of_the_reading(cardcounter:
             assert r.confidence < s.confidence
             assert [c for c, _ in r.candidates] == [c for c, _ in s.candidates]
             assert r.candidates[0][1] == pytest.approx(r.confidence, abs=1e-4)
+
+
+def test_a_webcam_photo_of_four_cards_is_not_read_as_one_card_cropped_close(edje: Path) -> None:
+    """edje's cam_image47 (its train folder: never trained on): four cards lying apart on cardboard, in a 16:9
+    webcam photo, which is as long for its width as a card. Read as one card cropped close, the photo's bottom
+    edge showed the jack of clubs' lower corner index, and that reading alone was reported."""
+    image = load_image(edje / "images" / "train" / "cam_image47.jpg")
+    assert {"SK", "CJ"} <= {s.card for s in CardReader().sightings(image)}
