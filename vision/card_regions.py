@@ -132,6 +132,18 @@ def _bright_paper(image: np.ndarray) -> np.ndarray:
     return cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
 
 
+def _brightest_paper(image: np.ndarray) -> np.ndarray:
+    """The brighter side of Otsu's threshold of the pixels brighter than Otsu's threshold of the grey image: paper
+    apart from the light parts of a surface (255 there)."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    first = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+    brighter = gray[gray > first]
+    if brighter.size < 2:
+        return np.zeros_like(gray)
+    second = cv2.threshold(brighter.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
+    return np.where(gray > second, 255, 0).astype(np.uint8)
+
+
 def _faces(mask: np.ndarray) -> list[Region]:
     """The outer shapes of ``mask``'s blobs (faces, with the ink inside them closed), as regions."""
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))  # ink inside a face
@@ -161,11 +173,12 @@ SAME_REGION = 0.7
 def paper_cards(image: np.ndarray, known: list[Region]) -> list[Region]:
     """Single cards as bright paper on a darker surface that no region of ``known`` already is. Where a card's edge
     runs into a shadow or the grain of a table, the edge finder takes them in with the card or loses it (four
-    cards on a carpet: it found one of them)."""
+    cards on a carpet: it found one of them). The paper is looked for at two thresholds: Otsu's, and Otsu's of what
+    is brighter than that (light streaks of a wooden table join cards lying apart at the first, not at the second)."""
     height, width = image.shape[:2]
     total = float(height * width)
-    out = []
-    for region in _faces(_bright_paper(image)):
+    out: list[Region] = []
+    for region in _faces(_bright_paper(image)) + _faces(_brightest_paper(image)):
         x, y, w, h = region.box
         c = region.corners
         across, along = sorted((float(np.linalg.norm(c[1] - c[0])), float(np.linalg.norm(c[3] - c[0]))))
@@ -173,7 +186,7 @@ def paper_cards(image: np.ndarray, known: list[Region]) -> list[Region]:
                 and PAPER_CARD_ASPECT[0] <= across / max(along, 1e-6) <= PAPER_CARD_ASPECT[1] \
                 and region.area >= PAPER_CARD_FILL * across * along \
                 and x > 1 and y > 1 and x + w < width - 1 and y + h < height - 1 \
-                and not any(box_iou(region.box, k.box) > SAME_REGION for k in known):
+                and not any(box_iou(region.box, k.box) > SAME_REGION for k in known + out):
             out.append(region)
     return out
 

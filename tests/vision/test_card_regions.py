@@ -94,3 +94,13 @@ def test_cards_on_a_carpet_are_found_as_paper_and_read(edje: Path) -> None:
     the darker carpet all four are found, and read."""
     image = load_image(edje / "images" / "train" / "IMG_2587.JPG")
     assert sorted(s.card for s in CardReader().sightings(image)) == ["CA", "HA", "S9", "SK"]
+
+
+def test_cards_on_grainy_wood_are_found_at_the_paper_s_second_threshold(edje: Path) -> None:
+    """edje's cam_image3 (train folder, never trained on): four kings lying apart on dark, grainy wood. The edge
+    finder finds none of them; at Otsu's threshold the wood's light streaks join the four into one blob, at the
+    second threshold (Otsu's of what is brighter) the lower two come apart as cards, and are read."""
+    image = load_image(edje / "images" / "train" / "cam_image3.jpg")
+    found = paper_cards(image, [])
+    assert len(found) == 2 and all(is_card_shaped(r) for r in found)
+    assert {"CK", "DK"} <= {s.card for s in CardReader().sightings(image)}
