@@ -254,7 +254,7 @@ class CardReader:
         card = self._cropped_card(by_turn)
         if card:
             return card
-        if whole_card and not any(r.area >= 0.5 * total for r in regions) and not _several_cards(regions, total):
+        if whole_card and not any(r.area >= 0.5 * total for r in regions) and not _several_cards(regions, image.shape):
             # an image cropped to one card: the regions found inside it (pips, a court's frame) are not cards
             whole = _best_turn(by_turn)
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
@@ -326,8 +326,12 @@ class CardReader:
         return best_card(image, self.read_region)
 
 
-def _several_cards(regions: list[Region], total: float) -> bool:
-    """Whether ``regions`` show two separate cards (card-shaped, card-sized, neither mostly over the other): a photo
-    of a scene, which a 16:9 or 4:3 photo's shape alone would take for one card cropped close."""
-    cards = [r for r in regions if r.area >= SCENE_CARD_SHARE * total and is_card_shaped(r)]
+def _several_cards(regions: list[Region], shape: tuple[int, ...]) -> bool:
+    """Whether ``regions`` show two separate cards (card-shaped, card-sized, clear of the photo's edges, neither
+    mostly over the other): a photo of a scene, which a 16:9 or 4:3 photo's shape alone would take for one card
+    cropped close. In a photo cropped to a card, a corner's index and pip found as one region is card-shaped and
+    as large as a scene's card, but runs into the photo's edge (a five of clubs: two such, at opposite corners)."""
+    height, width = shape[:2]
+    cards = [r for r in regions if r.area >= SCENE_CARD_SHARE * height * width and is_card_shaped(r)
+             and r.box[0] > 1 and r.box[1] > 1 and r.box[0] + r.box[2] < width - 1 and r.box[1] + r.box[3] < height - 1]
     return any(box_overlap(a.box, b.box) < 0.5 for i, a in enumerate(cards) for b in cards[i + 1:])
