@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 import cv2
 import numpy as np
 
-from .geometry import Region, box_iou, find_regions, order_corners, whole_image_region
+from .geometry import Region, box_iou, clear_of_edges, find_regions, order_corners, whole_image_region
 from .polarity import DARK_PAPER
 
 
@@ -126,16 +126,20 @@ def paper_regions(image: np.ndarray) -> list[Region]:
     return _faces(bright) + _faces(cv2.bitwise_not(bright))
 
 
+def _paper_grey(image: np.ndarray) -> np.ndarray:
+    """The grey image paper is told by, a little blurred (print and grain do not split a face)."""
+    return cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+
+
 def _bright_paper(image: np.ndarray) -> np.ndarray:
     """The brighter side of Otsu's threshold of the grey image (255 there)."""
-    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
-    return cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    return cv2.threshold(_paper_grey(image), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
 
 
 def _brightest_paper(image: np.ndarray) -> np.ndarray:
     """The brighter side of Otsu's threshold of the pixels brighter than Otsu's threshold of the grey image: paper
     apart from the light parts of a surface (255 there)."""
-    gray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (0, 0), 1.5)
+    gray = _paper_grey(image)
     first = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[0]
     brighter = gray[gray > first]
     if brighter.size < 2:
@@ -175,17 +179,15 @@ def paper_cards(image: np.ndarray, known: list[Region]) -> list[Region]:
     runs into a shadow or the grain of a table, the edge finder takes them in with the card or loses it (four
     cards on a carpet: it found one of them). The paper is looked for at two thresholds: Otsu's, and Otsu's of what
     is brighter than that (light streaks of a wooden table join cards lying apart at the first, not at the second)."""
-    height, width = image.shape[:2]
-    total = float(height * width)
+    total = float(image.shape[0] * image.shape[1])
     out: list[Region] = []
     for region in _faces(_bright_paper(image)) + _faces(_brightest_paper(image)):
-        x, y, w, h = region.box
         c = region.corners
         across, along = sorted((float(np.linalg.norm(c[1] - c[0])), float(np.linalg.norm(c[3] - c[0]))))
         if PAPER_CARD_AREA[0] * total <= region.area <= PAPER_CARD_AREA[1] * total \
                 and PAPER_CARD_ASPECT[0] <= across / max(along, 1e-6) <= PAPER_CARD_ASPECT[1] \
                 and region.area >= PAPER_CARD_FILL * across * along \
-                and x > 1 and y > 1 and x + w < width - 1 and y + h < height - 1 \
+                and clear_of_edges(region.box, image.shape) \
                 and not any(box_iou(region.box, k.box) > SAME_REGION for k in known + out):
             out.append(region)
     return out

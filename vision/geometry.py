@@ -201,3 +201,10 @@ def box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float
 def box_overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
     """Intersection over the smaller box: one box mostly inside the other, whatever their sizes."""
     return box_intersection(a, b) / max(min(a[2] * a[3], b[2] * b[3]), 1)
+
+
+def clear_of_edges(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> bool:
+    """Whether a box lies wholly inside an image of ``shape``, a pixel clear of its edges: a thing in full view,
+    not one the photo cuts (a card's corner in a photo cropped to it, the desk of a close-up)."""
+    x, y, w, h = box
+    return x > 1 and y > 1 and x + w < shape[1] - 1 and y + h < shape[0] - 1

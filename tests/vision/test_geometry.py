@@ -10,6 +10,7 @@ from vision.geometry import (
     box_intersection,
     box_iou,
     box_overlap,
+    clear_of_edges,
     raised_at_the_top,
     rectify,
     rectifying,
@@ -66,3 +67,11 @@ def test_box_measures_of_two_boxes() -> None:
     assert box_overlap((10, 10, 20, 20), big) == 1.0  # wholly inside
     assert box_iou(big, apart) == box_overlap(big, apart) == 0.0
     assert box_iou(big, big) == 1.0
+
+
+def test_a_box_clear_of_the_edges_is_wholly_inside_the_image() -> None:
+    shape = (100, 200, 3)
+    assert clear_of_edges((10, 10, 50, 50), shape)
+    assert not clear_of_edges((0, 10, 50, 50), shape)  # cut by the left edge
+    assert not clear_of_edges((150, 10, 50, 50), shape)  # runs to the right edge
+    assert not clear_of_edges((10, 60, 50, 40), shape)  # runs to the bottom edge

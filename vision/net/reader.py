@@ -24,7 +24,7 @@ import numpy as np
 
 from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, paper_cards, top_level
 from ..counting import MIN_PITCH, NARROWEST_CARD
-from ..geometry import CARD_H, Region, box_overlap, map_box, rectify, whole_image_region
+from ..geometry import CARD_H, Region, box_overlap, clear_of_edges, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
 from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
@@ -57,10 +57,10 @@ SPOT_SIDE = 1600
 #: Chosen on cardcounter's calibration photos: of several cards 38 -> 50 read right, of single cards 27 -> 28,
 #: no more wrong; spotting every size again there read 52 and 29 right, but 2 more wrong
 CLOSE_UP_SHARE = 1 / 6
+CLOSE_UP_FROM = MAX_GLYPH_SHARE
 #: a card-shaped region at least this share of the image is a card of a scene, not a pip or an index of a card the
 #: image is cropped to
 SCENE_CARD_SHARE = 0.02
-CLOSE_UP_FROM = MAX_GLYPH_SHARE
 
 
 @dataclass(frozen=True)
@@ -331,7 +331,6 @@ def _several_cards(regions: list[Region], shape: tuple[int, ...]) -> bool:
     mostly over the other): a photo of a scene, which a 16:9 or 4:3 photo's shape alone would take for one card
     cropped close. In a photo cropped to a card, a corner's index and pip found as one region is card-shaped and
     as large as a scene's card, but runs into the photo's edge (a five of clubs: two such, at opposite corners)."""
-    height, width = shape[:2]
-    cards = [r for r in regions if r.area >= SCENE_CARD_SHARE * height * width and is_card_shaped(r)
-             and r.box[0] > 1 and r.box[1] > 1 and r.box[0] + r.box[2] < width - 1 and r.box[1] + r.box[3] < height - 1]
+    cards = [r for r in regions if r.area >= SCENE_CARD_SHARE * shape[0] * shape[1] and is_card_shaped(r)
+             and clear_of_edges(r.box, shape)]
     return any(box_overlap(a.box, b.box) < 0.5 for i, a in enumerate(cards) for b in cards[i + 1:])
