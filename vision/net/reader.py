@@ -273,10 +273,9 @@ class CardReader:
                 elif self._sure_weight(spotted) > self._sure_weight(seen):
                     seen = spotted
             found.extend(seen)
-        found.extend(self._spot(image, whole_region, floor))
-        close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
-        found.extend(self._spot(image, whole_region, floor, side=close_up, max_share=CLOSE_UP_SHARE,
-                                min_share=CLOSE_UP_FROM))
+        for spotting in spotting_passes(image):
+            found.extend(self._spot(image, whole_region, floor, side=spotting.side, max_share=spotting.max_share,
+                                    min_share=spotting.min_share))
         return at_most_a_pack(keep(physical_cards(found, self._margin)))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
@@ -324,6 +323,24 @@ class CardReader:
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
         """The one card of a single-card photo (:func:`vision.card_regions.best_card`)."""
         return best_card(image, self.read_region)
+
+
+@dataclass(frozen=True)
+class SpottingPass:
+    """One look over a whole photo for indices anywhere: the photo scaled to at most ``side`` pixels, glyphs from
+    ``min_share`` (and 8 pixels) up to ``max_share`` of it."""
+
+    side: int
+    max_share: float
+    min_share: float
+
+
+def spotting_passes(image: np.ndarray) -> tuple[SpottingPass, SpottingPass]:
+    """The reader's two spotting passes over a whole photo: indices up to a twelfth of it, then a close-up's larger
+    ones at half the size. The one place they are set: the real training windows are cut by the same passes
+    (``training.real_data.spotted_windows``), so the network learns from what the reader reads."""
+    close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
+    return SpottingPass(SPOT_SIDE, MAX_GLYPH_SHARE, 0.0), SpottingPass(close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
 
 
 def _several_cards(regions: list[Region], shape: tuple[int, ...]) -> bool:

@@ -41,10 +41,9 @@ from vision.geometry import find_regions, rectify, whole_image_region
 from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
-from vision.net.reader import CLOSE_UP_FROM, CLOSE_UP_SHARE, SPOT_SIDE
+from vision.net.reader import spotting_passes
 from vision.net.spotting import least_glyph, scaled_to, spot_windows
 from vision.polarity import lit, printed_views, turn_over
-from vision.spotting import MAX_GLYPH_SHARE
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
@@ -89,16 +88,13 @@ def flat_windows(image: np.ndarray, max_regions: int = 6) -> list[Window]:
 
 def spotted_windows(image: np.ndarray) -> list[Window]:
     """The spotting windows of the photo (brightened if dim, as the reader spots it) and of the photo turned over
-    (the reader spots dark cards turned over: these are their windows and more), in both of the reader's passes
-    over the whole photo: glyphs up to ``MAX_GLYPH_SHARE`` of it, and a close-up photo's larger ones at half the
-    size (``CLOSE_UP_FROM`` to ``CLOSE_UP_SHARE``). Without the second pass a close-up's index gave no window to
-    learn from, though the reader reads it there."""
+    (the reader spots dark cards turned over: these are their windows and more), in each of the reader's
+    ``spotting_passes`` over the whole photo (a close-up photo's larger indices in the second). Without the second
+    pass a close-up's index gave no window to learn from, though the reader reads it there."""
     out: list[Window] = []
-    side = max(image.shape[:2])
-    close_up = min(SPOT_SIDE, side) // 2
     for view in (lit(image), turn_over(image)):
-        out += _spotted(view, SPOT_SIDE, MAX_GLYPH_SHARE, 0.0)
-        out += _spotted(view, close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
+        for spotting in spotting_passes(view):
+            out += _spotted(view, spotting.side, spotting.max_share, spotting.min_share)
     return out
 
 
