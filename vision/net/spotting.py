@@ -4,8 +4,7 @@ Every ink component of glyph size, with each neighbour that could be the rest of
 or beside it), gives a direction in which the component may stand upright. The image is turned that way around
 the component and scaled so that the component has the height of a glyph on a rectified card, and the index
 network reads the proposal's window there as it would on a rectified card (``vision.proposals``). Each
-component keeps its surest reading, unless its pairings read different cards surely (``pairings_agreed``: then it
-is as unsure as they disagree); readings of the same index place are one. Slower than the rectified reader
+component keeps its surest reading; readings of the same index place are one. Slower than the rectified reader
 (many directions), so it is the free-standing reader's second opinion on fans, not the table reader's path.
 """
 
@@ -43,7 +42,6 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
     none = net.classes.index(NONE)
     if steady:
         probs = _steadied(image, net, tries, g, probs, floor)
-    probs = pairings_agreed(tries, probs, none, floor)
     best: dict[int, Sighting] = {}
     for (a, _), p, (centre, glyph_h, up) in zip(tries, probs, frames, strict=True):
         cards = p.copy()
@@ -63,37 +61,6 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
             continue
         kept.append(s)
     return kept
-
-
-#: how sure each of two pairings of one component must be, of different cards, for the component to be taken as
-#: unsure: chosen on photos never trained on and in no figure's test part (cardcounter's calibration part and
-#: edje's train folder), where 0.9 set aside 2 of their 6 sure wrong readings for 10 of their 535 right ones
-#: (0.99: 1 for 6; any two readings over the floor, 0.5: 2 for 31)
-PAIRINGS_SURE = 0.9
-
-
-def pairings_agreed(tries: list[tuple[int, float]], probs: np.ndarray, none: int, floor: float) -> np.ndarray:
-    """``probs`` (one row per try) where a component's pairings read different cards, each at least
-    ``PAIRINGS_SURE`` sure: each of that component's windows takes the mean of those readings.
-
-    A glyph is paired with every neighbour that may be its suit, and in a tight fan the next card's suit often
-    stands as near as its own: in a real fan (bidly's deal7) a nine of clubs' "9" has its club below it and the
-    next card's diamond as near, to its right; the window turned towards the diamond read 9♦ at 0.9999, the one
-    towards the club 9♣ at 0.997, and the surest pairing alone made a sure wrong card, which an enrolled deck then
-    carried over the spotted threshold. Two pairings that each read a different card surely are two looks that
-    disagree, and the component is left as unsure as they make it, as for two corners of one card that disagree
-    (``grouping.fused``) or a window whose small turns read otherwise (``_steadied``)."""
-    cards = np.delete(probs, none, axis=1).max(axis=1)
-    components: dict[int, list[int]] = {}
-    for i, (component, _) in enumerate(tries):
-        if probs[i].argmax() != none and cards[i] >= floor:
-            components.setdefault(component, []).append(i)
-    out = probs.copy()
-    for rows in components.values():
-        sure = [i for i in rows if cards[i] >= PAIRINGS_SURE]
-        if len({int(probs[i].argmax()) for i in sure}) > 1:
-            out[rows] = probs[sure].mean(axis=0)
-    return out
 
 
 def scaled_to(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
