@@ -47,6 +47,8 @@ class Sighting:
     candidates: tuple[tuple[str, float], ...] = ()
     #: found by spotting alone (no card outline around it), which asks for a surer reading
     spotted: bool = False
+    #: its first glyph runs into the edge of the view it was spotted in, so ``glyph_h`` may measure it short
+    cut: bool = False
 
 
 def _frame(s: Sighting, other: Sighting) -> tuple[float, float]:
@@ -75,10 +77,13 @@ SLACK_STEP = 5.0
 
 def corners_of_one_card(a: Sighting, b: Sighting, slack: float = 0.0) -> bool:
     """``a`` and ``b`` are the two corner indices of one card lying whole: the same card, standing so in the
-    first one's frame, or in a frame turned at most ``slack`` degrees from it."""
+    first one's frame, or in a frame turned at most ``slack`` degrees from it. Their glyphs are of a size, unless
+    the smaller one is ``cut`` by the edge of the view: a card the photo cuts has no outline to join its corners,
+    and its cut index, read from what is left of it, measures short (edje's IMG_2561, a test photo: a nine of
+    diamonds whose upper "9" the top edge cuts to 9 px, against 16 px at its whole lower corner, was two cards)."""
     if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
         return False
-    if not 0.6 <= a.glyph_h / max(b.glyph_h, 1e-6) <= 1.6:
+    if not 0.6 <= a.glyph_h / max(b.glyph_h, 1e-6) <= 1.6 and not min((a, b), key=lambda s: s.glyph_h).cut:
         return False
     turns = np.radians(np.arange(-slack, slack + SLACK_STEP / 2, SLACK_STEP)) if slack else np.zeros(1)
     for first, second in ((a, b), (b, a)):
@@ -127,7 +132,7 @@ def fused(a: Sighting, b: Sighting) -> Sighting:
     best, weight = ranked[0]
     candidates = tuple((c, round(w / total, 4)) for c, w in ranked[:len(a.candidates) or 3])
     return Sighting(best, weight / total, a.box, a.centre, a.up, a.glyph_h, candidates,
-                    a.spotted and b.spotted)
+                    a.spotted and b.spotted, a.cut)
 
 
 def physical_cards(sightings: list[Sighting], sureness: Callable[[Sighting], float] | None = None

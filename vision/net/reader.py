@@ -316,7 +316,7 @@ class CardReader:
                          (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
                           round(s.box[3] / scale)),
                          (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates,
-                         spotted=True)
+                         spotted=True, cut=s.cut)
                 for s in spot(crop, self.net, least_glyph(crop, min_share), max_share=max_share)
                 if s.confidence >= floor]
 

@@ -52,8 +52,9 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
             continue
         x, y, bw, bh = (int(v) for v in stats[a][:4])
         box = (x, y, max(bw, round(2.1 * glyph_h)), max(bh, round(2.1 * glyph_h)))
+        cut = x <= 0 or y <= 0 or x + bw >= image.shape[1] or y + bh >= image.shape[0]
         best[a] = Sighting(net.classes[top], float(p[top]), box, centre, up, glyph_h,
-                           tuple((net.classes[int(j)], round(float(p[j]), 4)) for j in order))
+                           tuple((net.classes[int(j)], round(float(p[j]), 4)) for j in order), cut=cut)
     kept: list[Sighting] = []
     for s in sorted(best.values(), key=lambda s: -s.confidence):
         if any(np.hypot(s.centre[0] - k.centre[0], s.centre[1] - k.centre[1]) < 0.6 * max(s.glyph_h, k.glyph_h)

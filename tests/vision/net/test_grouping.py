@@ -132,3 +132,17 @@ def test_no_more_of_one_card_than_the_two_decks_hold() -> None:
     kept = at_most_a_pack(jokers + others)
     assert [k.card for k in kept] == ["SB", "SB", "D8", "D8", "C4"]
     assert [k.confidence for k in kept[:2]] == [jokers[4].confidence, jokers[5].confidence]
+
+
+def test_a_card_whose_index_the_photo_cuts_is_one_card() -> None:
+    """A card the photo's top edge cuts: its upper index is read from what is left of it, so its glyph measures
+    short (edje's IMG_2561: 9 px against 16 px at the whole lower corner), and the sizes alone would keep the two
+    corners apart."""
+    whole = seen("D9", 138, 195, up=(0.0, 1.0), h=16.0, confidence=0.99)
+    upper = seen("D9", 20, 4, h=9.0, confidence=0.98)
+    assert not corners_of_one_card(whole, upper)
+    [card] = physical_cards([whole, replace(upper, cut=True)])
+    assert card.card == "D9" and card.centre == whole.centre
+    # cut or not, corners that read different cards stay two cards, and so does a cut glyph larger than its partner
+    assert len(physical_cards([whole, replace(upper, card="D7", cut=True)])) == 2
+    assert len(physical_cards([replace(whole, cut=True), upper])) == 2

@@ -227,3 +227,12 @@ def test_several_cards_are_card_shaped_card_sized_regions_lying_apart_clear_of_t
     assert not _several_cards([card, _box_region(400, 60, 300, 60)], shape)  # not card-shaped
     # a corner's index and pip found as one region, in a photo cropped to one card: it runs into the photo's edge
     assert not _several_cards([card, _box_region(0, 330, 150, 210)], shape)
+
+
+@pytest.mark.parametrize(("deck", "centre_y"), [("arimo-four-colour", 125), ("roboto-condensed", 130)])
+def test_a_card_the_photo_cuts_is_one_card(net_reader: CardReader, deck: str, centre_y: int) -> None:
+    """A held-out nine of diamonds whose upper index the top edge cuts: its cut index and its whole lower one are
+    one card (both were reported, as two nines, before the cut glyph was allowed to measure short)."""
+    scene = table_cloth(504, 378, np.random.default_rng(4), light=False)
+    paste_card(scene, load_deck(deck)["D9"], (250, centre_y), 3.0, 300)
+    assert [r.card for r in net_reader.read_image(scene)] == ["D9"]

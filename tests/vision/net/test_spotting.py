@@ -50,3 +50,11 @@ def test_an_index_taller_than_a_twelfth_of_the_image_is_spotted_only_when_asked(
     paste_card(scene, deck["S7"], (200, 230), 12.0, 500)  # glyphs about 43 px high: over 360 / 12
     assert "S7" not in {s.card for s in spot(scene, net)}
     assert "S7" in {s.card for s in spot(scene, net, max_share=1 / 6) if s.confidence >= net.spot_accept}
+
+
+def test_an_index_the_image_edge_cuts_is_marked_cut(net: IndexNet) -> None:
+    scene = table_cloth(504, 378, np.random.default_rng(4), light=False)
+    paste_card(scene, load_deck("roboto-condensed")["D9"], (250, 130), 3.0, 300)
+    spotted = [s for s in spot(scene, net) if s.card == "D9"]
+    assert {s.box[1] == 0 for s in spotted} == {True, False}, spotted
+    assert all(s.cut == (s.box[1] == 0) for s in spotted), spotted
