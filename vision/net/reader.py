@@ -34,7 +34,7 @@ from .grouping import Sighting, at_most_a_pack, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import Components, anchored, components, crops, propose
-from .spotting import spot, spotting_view
+from .spotting import least_glyph, scaled_to, spot
 
 #: A region no wider than this (in card heights) holds one card, not a fan: a poker card is 0.72 wide, and single
 #: cards at the simulated table measure 0.62-0.73 (120 laid); a pair fanned at the least pitch players use measures
@@ -246,7 +246,6 @@ class CardReader:
         regions = top_level(card_regions(image))[:40] + dark_regions(image)[:12]
         regions += paper_cards(image, regions)[:12]
         whole_region = whole_image_region(image)
-        passes = spotting_passes(image)
         found: list[Sighting] = []
         whole_card = is_card_shaped(whole_region)
         # the image read as one card in each turn, once: for the cropped-card test and the whole-image reading
@@ -268,14 +267,15 @@ class CardReader:
             if dark or (not is_card_shaped(region) and region.area >= 0.02 * total):
                 # a fan in an arc (each card turned its own way), or dark cards, which the whole image's
                 # spotting below does not see (it looks for ink darker than its paper)
-                spotted = self._spot(image, region, floor, passes[0], dark)
+                spotted = self._spot(image, region, floor, dark)
                 if dark:
                     seen += spotted
                 elif self._sure_weight(spotted) > self._sure_weight(seen):
                     seen = spotted
             found.extend(seen)
-        for spotting in passes:
-            found.extend(self._spot(image, whole_region, floor, spotting))
+        for spotting in spotting_passes(image):
+            found.extend(self._spot(image, whole_region, floor, side=spotting.side, max_share=spotting.max_share,
+                                    min_share=spotting.min_share))
         return at_most_a_pack(keep(physical_cards(found, self._margin)))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
@@ -302,23 +302,22 @@ class CardReader:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
         return sum(s.confidence for s in self.sure_only(sightings))
 
-    def _spot(self, image: np.ndarray, region: Region, floor: float, spotting: SpottingPass,
-              dark: bool = False) -> list[Sighting]:
-        """The indices spotted in ``region``'s box (``dark``: a dark card's, read turned over) as ``spotting``
-        looks: scaled to at most its side (or enlarged), glyphs from its least share up to its largest."""
+    def _spot(self, image: np.ndarray, region: Region, floor: float, dark: bool = False, side: int = SPOT_SIDE,
+              max_share: float = MAX_GLYPH_SHARE, min_share: float = 0.0) -> list[Sighting]:
+        """The indices spotted in ``region``'s box (``dark``: a dark card's, read turned over), scaled to at most
+        ``side`` pixels, glyphs from ``min_share`` (and 8 pixels) up to ``max_share`` of it."""
         x, y, w, h = region.box
         x0, y0 = max(0, x), max(0, y)
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        crop, scale, least = spotting_view(as_printed(crop, dark, self.dim_rules), spotting.side, spotting.min_share,
-                                           spotting.enlarge)
+        crop, scale = scaled_to(as_printed(crop, dark, self.dim_rules), side)
         return [Sighting(s.card, s.confidence,
                          (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
                           round(s.box[3] / scale)),
                          (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates,
                          spotted=True, cut=s.cut)
-                for s in spot(crop, self.net, least, max_share=spotting.max_share)
+                for s in spot(crop, self.net, least_glyph(crop, min_share), max_share=max_share)
                 if s.confidence >= floor]
 
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
@@ -328,33 +327,20 @@ class CardReader:
 
 @dataclass(frozen=True)
 class SpottingPass:
-    """One look over a whole photo for indices anywhere: the photo scaled to at most ``side`` pixels (or made
-    ``enlarge`` times larger), glyphs from ``min_share`` (and 8 pixels of the photo) up to ``max_share`` of it."""
+    """One look over a whole photo for indices anywhere: the photo scaled to at most ``side`` pixels, glyphs from
+    ``min_share`` (and 8 pixels) up to ``max_share`` of it."""
 
     side: int
     max_share: float
     min_share: float
-    enlarge: int = 1
-
-
-#: a photo shorter than this on its longer side is spotted at twice its size (its smallest glyph still 8 of its
-#: own pixels): edje's 378x504 phone photos show indices 10-11 px high, and at that size the ink mask joins or
-#: breaks their glyphs. Chosen on edje's train folder (never trained on, in no figure): photos of several cards
-#: 289 -> 293 ranks read surely and right of 347, 3 -> 2 wrong; single cards 163 -> 165 of 180, 2 -> 2 wrong
-#: (with the smallest glyph 8 pixels of the enlarged photo, 299 and 163, but 3 and 4 wrong). Not for 640-pixel
-#: photos: spotted so, cardcounter's calibration part read 4 fewer of its 115 cards, none less wrong.
-SMALL_PHOTO = 640
 
 
 def spotting_passes(image: np.ndarray) -> tuple[SpottingPass, SpottingPass]:
-    """The reader's two spotting passes over a whole photo: indices up to a twelfth of it (a small photo enlarged,
-    ``SMALL_PHOTO``), then a close-up's larger ones at half the size. The first pass's look also spots the regions
-    of fans and dark cards. The one place they are set: the real training windows are cut by the same passes
+    """The reader's two spotting passes over a whole photo: indices up to a twelfth of it, then a close-up's larger
+    ones at half the size. The one place they are set: the real training windows are cut by the same passes
     (``training.real_data.spotted_windows``), so the network learns from what the reader reads."""
-    longest = max(image.shape[:2])
-    close_up = min(SPOT_SIDE, longest) // 2
-    return (SpottingPass(SPOT_SIDE, MAX_GLYPH_SHARE, 0.0, 2 if longest < SMALL_PHOTO else 1),
-            SpottingPass(close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM))
+    close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
+    return SpottingPass(SPOT_SIDE, MAX_GLYPH_SHARE, 0.0), SpottingPass(close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
 
 
 def _several_cards(regions: list[Region], shape: tuple[int, ...]) -> bool:

@@ -64,19 +64,18 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
     return kept
 
 
-def spotting_view(image: np.ndarray, side: int, min_share: float, enlarge: int = 1) -> tuple[np.ndarray, float, int]:
-    """``image`` as it is spotted, the scale from ``image`` to it and the smallest glyph looked for in it: made
-    smaller (never larger) to at most ``side`` pixels on its longer side, or, ``enlarge`` over 1, made that many
-    times larger (a small photo: ``reader.spotting_passes``); the smallest glyph is ``min_share`` of the longer
-    side and never under 8 pixels of the photo. How the reader spots, and how training cuts the same windows."""
+def scaled_to(image: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    """``image`` made smaller (never larger) to at most ``side`` pixels on its longer side, and the scale: how
+    the reader spots big photos and a close-up's large indices, and how training cuts the same windows."""
     scale = min(1.0, side / max(image.shape[:2]))
     if scale < 1.0:
         image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    least = max(8, int(min_share * max(image.shape[:2])))
-    if enlarge > 1:
-        image = cv2.resize(image, None, fx=enlarge, fy=enlarge, interpolation=cv2.INTER_CUBIC)
-        scale, least = scale * enlarge, least * enlarge
-    return image, scale, least
+    return image, scale
+
+
+def least_glyph(image: np.ndarray, share: float) -> int:
+    """The smallest glyph looked for: ``share`` of ``image``'s longer side, and never under 8 pixels."""
+    return max(8, int(share * max(image.shape[:2])))
 
 
 #: the small turns (degrees) of a spotted window read again: a real index reads as the same card in each, a pip

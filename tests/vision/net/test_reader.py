@@ -11,8 +11,7 @@ import pytest
 
 from hardware.cameras.simulated import held_out_decks, load_deck
 from vision.geometry import Region, find_regions
-from vision.net.reader import CardReader, _several_cards, spotting_passes
-from vision.net.spotting import spotting_view
+from vision.net.reader import CardReader, _several_cards
 from vision.render import light_scene, paste_card, table_cloth
 from vision.types import normalise_label
 
@@ -237,15 +236,3 @@ def test_a_card_the_photo_cuts_is_one_card(net_reader: CardReader, deck: str, ce
     scene = table_cloth(504, 378, np.random.default_rng(4), light=False)
     paste_card(scene, load_deck(deck)["D9"], (250, centre_y), 3.0, 300)
     assert [r.card for r in net_reader.read_image(scene)] == ["D9"]
-
-
-def test_a_small_photo_is_spotted_enlarged_in_its_first_pass_only() -> None:
-    small, first = np.zeros((504, 378, 3), np.uint8), np.zeros((640, 640, 3), np.uint8)
-    look, close_up = spotting_passes(small)
-    assert (look.enlarge, close_up.enlarge) == (2, 1)
-    assert [p.enlarge for p in spotting_passes(first)] == [1, 1]
-    view, scale, least = spotting_view(small, look.side, look.min_share, look.enlarge)
-    assert view.shape[:2] == (1008, 756) and scale == 2.0 and least == 16  # still 8 pixels of the photo
-    big = np.zeros((2000, 3000, 3), np.uint8)
-    view, scale, least = spotting_view(big, 1500, 0.01)
-    assert max(view.shape[:2]) == 1500 and scale == 0.5 and least == 15

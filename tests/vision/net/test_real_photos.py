@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from vision.files import load_image
-from vision.net.reader import SMALL_PHOTO, CardReader
+from vision.net.reader import CardReader
 from vision.training.real_eval import ALL_REPORTED, Photo, Score, real_sets
 from vision.training.real_split import load_split
 
@@ -177,12 +177,3 @@ def test_a_webcam_photo_of_four_cards_is_not_read_as_one_card_cropped_close(edje
     edge showed the jack of clubs' lower corner index, and that reading alone was reported."""
     image = load_image(edje / "images" / "train" / "cam_image47.jpg")
     assert {"SK", "CJ"} <= {s.card for s in CardReader().sightings(image)}
-
-
-def test_a_small_phone_photo_is_spotted_at_twice_its_size(edje: Path) -> None:
-    """edje's IMG_2515 (its train folder: never trained on): a jack of clubs in a 378x504 photo, its index about
-    10 px high, which the ink mask did not part into glyphs at that size: not read at all before small photos
-    were spotted enlarged."""
-    image = load_image(edje / "images" / "train" / "IMG_2515.JPG")
-    assert max(image.shape[:2]) < SMALL_PHOTO
-    assert "CJ" in {s.card for s in CardReader().sightings(image)}
