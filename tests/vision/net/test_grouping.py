@@ -13,6 +13,7 @@ from vision.net.grouping import (
     corners_of_one_card,
     fused,
     maybe_corners_of_one_card,
+    one_glyph,
     physical_cards,
 )
 
@@ -96,8 +97,8 @@ def test_a_fan_keeps_every_index_even_of_equal_cards() -> None:
 
 def test_the_same_index_seen_twice_is_one() -> None:
     assert len(physical_cards([seen("CK", 40, 40), seen("CK", 44, 42, confidence=0.5)])) == 1
-    # different cards at the same place are both kept, the surer first
-    assert [c.card for c in physical_cards([seen("SK", 44, 42, confidence=0.7), seen("CK", 40, 40)])] == ["CK", "SK"]
+    # different cards read from one glyph: one index read twice, the surer stands
+    assert [c.card for c in physical_cards([seen("SK", 44, 42, confidence=0.7), seen("CK", 40, 40)])] == ["CK"]
 
 
 def test_of_one_index_read_in_an_outline_and_spotted_the_one_over_its_own_threshold_stands() -> None:
@@ -146,3 +147,20 @@ def test_a_card_whose_index_the_photo_cuts_is_one_card() -> None:
     # cut or not, corners that read different cards stay two cards, and so does a cut glyph larger than its partner
     assert len(physical_cards([whole, replace(upper, card="D7", cut=True)])) == 2
     assert len(physical_cards([replace(whole, cut=True), upper])) == 2
+
+
+def test_two_readings_of_one_glyph_are_one_index_and_the_surer_stands() -> None:
+    """edje's IMG_2562: a king of spades read in its outline and the same glyph spotted, turned 47 degrees, as the
+    king of hearts, both over their thresholds: one index read twice."""
+    outlined = seen("SK", 142, 138, up=(0.33, 0.94), h=13.0, confidence=0.99999)
+    spotted = replace(seen("HK", 142.4, 138.3, up=(0.92, 0.4), h=14.0, confidence=0.9999), spotted=True)
+    assert one_glyph(outlined, spotted) and one_glyph(spotted, outlined)
+    assert [c.card for c in physical_cards([spotted, outlined])] == ["SK"]
+
+
+def test_indices_of_a_tight_fan_are_not_one_glyph() -> None:
+    """In a tight fan the next card's index starts 0.6-0.9 glyph heights away (cardcounter's fanned spades read
+    right 0.66 apart): both cards stay."""
+    first, second = seen("S4", 100, 100, h=20.0), seen("S5", 113.2, 100, h=20.0, confidence=0.8)
+    assert not one_glyph(first, second)
+    assert [c.card for c in physical_cards([first, second])] == ["S4", "S5"]
