@@ -78,12 +78,16 @@ def same_corner(a: Sighting, b: Sighting) -> bool:
 ONE_GLYPH = 0.3
 
 
+def glyphs_apart(a: Sighting, b: Sighting) -> float:
+    """How far apart the first glyphs of ``a`` and ``b`` stand, in the taller one's glyph heights."""
+    return float(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1])) / max(a.glyph_h, b.glyph_h)
+
+
 def one_glyph(a: Sighting, b: Sighting) -> bool:
     """``a`` and ``b`` take one glyph for their first, whatever they read and whichever way they face: one index
     read twice (edje's IMG_2562: a king of spades read in its outline, and spotted turned 47 degrees as the king
     of hearts, both sure)."""
-    apart = float(np.hypot(a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]))
-    return apart < ONE_GLYPH * max(a.glyph_h, b.glyph_h)
+    return glyphs_apart(a, b) < ONE_GLYPH
 
 
 #: how far (degrees) a spotted index's "up" may be off the card's own: spotting takes it from the rank to the suit

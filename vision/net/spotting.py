@@ -16,7 +16,7 @@ import numpy as np
 from ..geometry import CARD_H
 from ..index import Glyph
 from ..spotting import MAX_GLYPH_SHARE, GlyphPairs, glyph_pairs
-from .grouping import Sighting
+from .grouping import Sighting, glyphs_apart
 from .network import NONE, IndexNet
 from .proposals import CROP, PAD, SIDE
 
@@ -57,8 +57,7 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
                            tuple((net.classes[int(j)], round(float(p[j]), 4)) for j in order), cut=cut)
     kept: list[Sighting] = []
     for s in sorted(best.values(), key=lambda s: -s.confidence):
-        if any(np.hypot(s.centre[0] - k.centre[0], s.centre[1] - k.centre[1]) < 0.6 * max(s.glyph_h, k.glyph_h)
-               for k in kept):
+        if any(glyphs_apart(s, k) < 0.6 for k in kept):
             continue
         kept.append(s)
     return kept
