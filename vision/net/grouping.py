@@ -71,8 +71,8 @@ def same_corner(a: Sighting, b: Sighting) -> bool:
 
 #: two readings whose first glyphs' centres are closer than this (in the taller one's glyph heights) read one glyph.
 #: On photos never trained on and in no test part (edje's train folder, cardcounter's calibration part), of the
-#: 12 pairs of readings of different cards so close, from the reader's floor up, the less sure one was never
-#: right (8 times the surer one was); in cardcounter's train part (trained on) 2 of the less sure were right, both
+#: 18 pairs of readings of different cards so close, from the reader's floor up, the less sure one was never
+#: right (12 times the surer one was); in cardcounter's train part (trained on) 2 of the less sure were right, both
 #: under the thresholds (0.88 and 0.88), and no sure reading changed; the closest pair of two right readings, in
 #: cardcounter's fanned train photos, stood 0.66 apart
 ONE_GLYPH = 0.3
