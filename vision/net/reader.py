@@ -64,6 +64,26 @@ SCENE_CARD_SHARE = 0.02
 
 
 @dataclass(frozen=True)
+class SpottingPass:
+    """One look for indices anywhere: the view scaled to at most ``side`` pixels, glyphs from ``min_share`` (and 8
+    pixels) up to ``max_share`` of it."""
+
+    side: int
+    max_share: float
+    min_share: float
+
+    def view(self, image: np.ndarray) -> tuple[np.ndarray, float, int]:
+        """``image`` as this look spots it, the scale from ``image`` to it, and the smallest glyph looked for there:
+        how the reader spots, and how training cuts the same windows."""
+        view, scale = scaled_to(image, self.side)
+        return view, scale, least_glyph(view, self.min_share)
+
+
+#: the first look over a whole photo, which also spots the regions of fans and of dark cards
+WHOLE_PHOTO_PASS = SpottingPass(SPOT_SIDE, MAX_GLYPH_SHARE, 0.0)
+
+
+@dataclass(frozen=True)
 class RegionRead:
     """The readings of one region in one turn, with the upright image they were read from."""
 
@@ -274,8 +294,7 @@ class CardReader:
                     seen = spotted
             found.extend(seen)
         for spotting in spotting_passes(image):
-            found.extend(self._spot(image, whole_region, floor, side=spotting.side, max_share=spotting.max_share,
-                                    min_share=spotting.min_share))
+            found.extend(self._spot(image, whole_region, floor, spotting=spotting))
         return at_most_a_pack(keep(physical_cards(found, self._margin)))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
@@ -302,22 +321,22 @@ class CardReader:
         """How much sure reading ``sightings`` hold (choosing between two ways of reading one region)."""
         return sum(s.confidence for s in self.sure_only(sightings))
 
-    def _spot(self, image: np.ndarray, region: Region, floor: float, dark: bool = False, side: int = SPOT_SIDE,
-              max_share: float = MAX_GLYPH_SHARE, min_share: float = 0.0) -> list[Sighting]:
-        """The indices spotted in ``region``'s box (``dark``: a dark card's, read turned over), scaled to at most
-        ``side`` pixels, glyphs from ``min_share`` (and 8 pixels) up to ``max_share`` of it."""
+    def _spot(self, image: np.ndarray, region: Region, floor: float, dark: bool = False,
+              spotting: SpottingPass = WHOLE_PHOTO_PASS) -> list[Sighting]:
+        """The indices spotted in ``region``'s box (``dark``: a dark card's, read turned over) as ``spotting``
+        looks."""
         x, y, w, h = region.box
         x0, y0 = max(0, x), max(0, y)
         crop = image[y0: y + h, x0: x + w]
         if crop.size == 0:
             return []
-        crop, scale = scaled_to(as_printed(crop, dark, self.dim_rules), side)
+        crop, scale, least = spotting.view(as_printed(crop, dark, self.dim_rules))
         return [Sighting(s.card, s.confidence,
                          (round(s.box[0] / scale) + x0, round(s.box[1] / scale) + y0, round(s.box[2] / scale),
                           round(s.box[3] / scale)),
                          (s.centre[0] / scale + x0, s.centre[1] / scale + y0), s.up, s.glyph_h / scale, s.candidates,
                          spotted=True, cut=s.cut)
-                for s in spot(crop, self.net, least_glyph(crop, min_share), max_share=max_share)
+                for s in spot(crop, self.net, least, max_share=spotting.max_share)
                 if s.confidence >= floor]
 
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
@@ -325,22 +344,12 @@ class CardReader:
         return best_card(image, self.read_region)
 
 
-@dataclass(frozen=True)
-class SpottingPass:
-    """One look over a whole photo for indices anywhere: the photo scaled to at most ``side`` pixels, glyphs from
-    ``min_share`` (and 8 pixels) up to ``max_share`` of it."""
-
-    side: int
-    max_share: float
-    min_share: float
-
-
 def spotting_passes(image: np.ndarray) -> tuple[SpottingPass, SpottingPass]:
     """The reader's two spotting passes over a whole photo: indices up to a twelfth of it, then a close-up's larger
     ones at half the size. The one place they are set: the real training windows are cut by the same passes
     (``training.real_data.spotted_windows``), so the network learns from what the reader reads."""
     close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
-    return SpottingPass(SPOT_SIDE, MAX_GLYPH_SHARE, 0.0), SpottingPass(close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
+    return WHOLE_PHOTO_PASS, SpottingPass(close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
 
 
 def _several_cards(regions: list[Region], shape: tuple[int, ...]) -> bool:

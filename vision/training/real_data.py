@@ -41,8 +41,8 @@ from vision.geometry import find_regions, rectify, whole_image_region
 from vision.index import ink_mask
 from vision.net.network import CLASSES, NONE, IndexNet
 from vision.net.proposals import crops, propose
-from vision.net.reader import spotting_passes
-from vision.net.spotting import least_glyph, scaled_to, spot_windows
+from vision.net.reader import SpottingPass, spotting_passes
+from vision.net.spotting import spot_windows
 from vision.polarity import lit, printed_views, turn_over
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
@@ -94,15 +94,15 @@ def spotted_windows(image: np.ndarray) -> list[Window]:
     out: list[Window] = []
     for view in (lit(image), turn_over(image)):
         for spotting in spotting_passes(view):
-            out += _spotted(view, spotting.side, spotting.max_share, spotting.min_share)
+            out += _spotted(view, spotting)
     return out
 
 
-def _spotted(view: np.ndarray, side: int, max_share: float, min_share: float) -> list[Window]:
-    """The spotting windows of ``view`` scaled to at most ``side`` pixels, glyphs from ``min_share`` (and 8 pixels)
-    up to ``max_share`` of it, placed in ``view``'s own pixels (as ``CardReader._spot`` reads them)."""
-    view, scale = scaled_to(view, side)
-    _, windows, frames, _ = spot_windows(view, least_glyph(view, min_share), max_share=max_share)
+def _spotted(view: np.ndarray, spotting: SpottingPass) -> list[Window]:
+    """The spotting windows of ``view`` as ``spotting`` looks, placed in ``view``'s own pixels (as
+    ``CardReader._spot`` reads them)."""
+    view, scale, least = spotting.view(view)
+    _, windows, frames, _ = spot_windows(view, least, max_share=spotting.max_share)
     return [Window(w, np.array(c) / scale, np.array(u), h / scale) for w, (c, h, u) in zip(windows, frames, strict=True)]
 
 
