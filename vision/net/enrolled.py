@@ -165,8 +165,14 @@ class EnrolledNet:
 
     def predict(self, crops: np.ndarray) -> np.ndarray:
         """Calibrated class probabilities (N, classes), the network's mixed with the enrolment's evidence."""
+        return self.readings(crops)[0]
+
+    def readings(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``predict``'s probabilities and the network's own, from one run: spotting keeps the deck's say out of
+        a glyph whose pairings the network reads as different cards (``spotting.deck_kept_out``)."""
         logits, embeddings = self.net.run(crops)
-        return blend(self.net.calibrated(logits), self.similarities(embeddings), self.deck.blend, self._none)
+        own = self.net.calibrated(logits)
+        return blend(own, self.similarities(embeddings), self.deck.blend, self._none), own
 
     def similarities(self, embeddings: np.ndarray) -> np.ndarray:
         """Each window's best cosine similarity with each class's exemplars (N, classes); NaN where none."""

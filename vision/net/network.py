@@ -108,6 +108,12 @@ class IndexNet:
         logits, _ = self.run(crops)
         return self.calibrated(logits)
 
+    def readings(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``predict``'s probabilities and the network's own, for a reader that must know where they differ: here
+        one and the same array; a reader with an enrolled deck (``EnrolledNet.readings``) gives the two apart."""
+        probs = self.predict(crops)
+        return probs, probs
+
     def calibrated(self, logits: np.ndarray) -> np.ndarray:
         """Raw scores (N, classes) as calibrated probabilities: the softmax at the fitted temperature."""
         z = logits / self.temperature
