@@ -98,6 +98,12 @@ SPOTTED_SLACK = 25.0
 SLACK_STEP = 5.0
 
 
+#: the smaller of a card's two corner glyphs is at least this share of the larger: a spotted glyph is measured by
+#: its ink, a glyph read in an outline by its card, and shadow or blur thins the ink (edje's IMG_2466, train folder:
+#: a ten of hearts' two corners, 14.5 and 23.4 px, 0.62)
+CORNER_SIZES = 0.6
+
+
 def corners_of_one_card(a: Sighting, b: Sighting, slack: float = 0.0) -> bool:
     """``a`` and ``b`` are the two corner indices of one card lying whole: the same card, standing so in the
     first one's frame, or in a frame turned at most ``slack`` degrees from it. Their glyphs are of a size, unless
@@ -106,7 +112,8 @@ def corners_of_one_card(a: Sighting, b: Sighting, slack: float = 0.0) -> bool:
     diamonds whose upper "9" the top edge cuts to 9 px, against 16 px at its whole lower corner, was two cards)."""
     if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
         return False
-    if not 0.6 <= a.glyph_h / max(b.glyph_h, 1e-6) <= 1.6 and not min((a, b), key=lambda s: s.glyph_h).cut:
+    smaller, larger = sorted((a, b), key=lambda s: s.glyph_h)
+    if smaller.glyph_h < CORNER_SIZES * larger.glyph_h and not smaller.cut:
         return False
     turns = np.radians(np.arange(-slack, slack + SLACK_STEP / 2, SLACK_STEP)) if slack else np.zeros(1)
     for first, second in ((a, b), (b, a)):

@@ -149,6 +149,18 @@ def test_a_card_whose_index_the_photo_cuts_is_one_card() -> None:
     assert len(physical_cards([replace(whole, cut=True), upper])) == 2
 
 
+def test_corner_glyphs_of_a_size_are_judged_alike_whichever_comes_first() -> None:
+    """edje's IMG_2466 (train folder): a ten of hearts read in its outline at its lower corner (glyph 23.4 px) and
+    spotted at its upper one, whose ink a shadow thins (14.5 px, 0.62 of it). The glyphs' sizes were compared
+    one way round only, so the pair was one card in one order and two in the other."""
+    lower = seen("HT", 212.0, 435.8, up=(0.135, 0.991), h=23.37, confidence=0.999999)
+    upper = replace(seen("HT", 88.8, 310.9, up=(-0.259, -0.966), h=14.5, confidence=1.0), spotted=True)
+    assert corners_of_one_card(lower, upper) and corners_of_one_card(upper, lower)
+    assert len(physical_cards([lower, upper])) == 1
+    thinner = replace(upper, glyph_h=0.55 * lower.glyph_h)  # a pip beside an index is smaller still
+    assert not corners_of_one_card(lower, thinner) and not corners_of_one_card(thinner, lower)
+
+
 def test_two_readings_of_one_glyph_are_one_index_and_the_surer_stands() -> None:
     """edje's IMG_2562: a king of spades read in its outline and the same glyph spotted, turned 47 degrees, as the
     king of hearts, both over their thresholds: one index read twice."""
