@@ -1,6 +1,6 @@
 """The learned reader with and without an enrolled deck, on real photos it was not enrolled from.
 
-Run: ``nice -n 5 .venv/bin/python bench/enrolment.py [--choose] [--sets bidly,spread,cardcounter] [--limit N]``.
+Run: ``nice -n 5 .venv/bin/python bench/enrolment.py [--choose] [--sets bidly,spread,cardcounter,other_deck] [--limit N]``.
 Prints one JSON object per figure (the readings the reader reports at the model's own thresholds, as
 ``bench/vision.py`` reads them):
 
@@ -12,6 +12,9 @@ Prints one JSON object per figure (the readings the reader reports at the model'
   (one per card code, the first by file name; the network was fine-tuned on these photos), tested on the
   **test** part (singles and photos of several cards). cardcounter mixes 3-4 deck designs, and one photo per
   code enrols one of them per card, so this is a mixed-deck test;
+- ``other_deck``: each deck above read on photos of *other* decks (bidly's deck on cardcounter's test part;
+  cardcounter's on bidly's deals and edje's test folder): an event's deck enrolled, and cards of another deck
+  laid. Enrolment must not read them worse than the network alone either;
 - ``--choose``: the blend (temperature, weight, near) chosen on cardcounter's **calibration** part with the
   deck enrolled from the train part (never the test part): the blend with the most right readings above the
   threshold less ten times the wrong ones, singles and several-card photos together. Its result is what
@@ -52,6 +55,7 @@ from vision.training.real_eval import (  # noqa: E402
     Score,
     bidly_deals,
     cardcounter,
+    edje,
     score,
 )
 from vision.training.real_split import CARDS  # noqa: E402
@@ -165,7 +169,7 @@ def choose(net: IndexNet) -> Blend:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--choose", action="store_true", help="choose the blend on cardcounter's calibration part")
-    parser.add_argument("--sets", default="bidly,spread,cardcounter")
+    parser.add_argument("--sets", default="bidly,spread,cardcounter,other_deck")
     parser.add_argument("--limit", type=int, default=10_000, help="at most this many test photos of each set")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -174,8 +178,12 @@ def main() -> int:
     if args.choose:
         choose(net)
     names = args.sets.split(",")
+    if "bidly" in names or "other_deck" in names:
+        bidly_deck, _ = enrol_folder(CARDS / "bidly" / "cards", net)
+    if "cardcounter" in names or "other_deck" in names:
+        cardcounter_deck = cardcounter_enrolment(net)
     if "bidly" in names:
-        deck, _ = enrol_folder(CARDS / "bidly" / "cards", net)
+        deck = bidly_deck
         print(json.dumps(bench_predict(deck)), flush=True)
         compare(net, deck, {"bidly_deals": bidly_deals()[: args.limit]},
                 {"enrolled_from": "bidly/cards (52 photos; same deck as the deals)", "guard_report": deck.report["guard"]})
@@ -188,12 +196,22 @@ def main() -> int:
                 {"enrolled_from": "a rendered spread: bidly/cards' 52 photos pasted a little turned onto a cloth in "
                  "the deck's order, 150 px high (vision enroll --spread)", "guard_report": deck.report["guard"]})
     if "cardcounter" in names:
-        deck = cardcounter_enrolment(net)
+        deck = cardcounter_deck
         singles, multi = cardcounter("test")
         compare(net, deck, {"cardcounter_single": singles[: args.limit], "cardcounter_multi": multi[: args.limit]},
                 {"enrolled_from": f"cardcounter train part, one single-card photo per code ({deck.report['photos']} "
                  "photos; 3-4 deck designs mixed)", "tested_on": "cardcounter test part",
                  "guard_report": deck.report["guard"]})
+    if "other_deck" in names:
+        singles, multi = cardcounter("test")
+        compare(net, bidly_deck, {"other_deck_cardcounter_single": singles[: args.limit],
+                                  "other_deck_cardcounter_multi": multi[: args.limit]},
+                {"enrolled_from": "bidly/cards (52 photos): another deck than the photos'", "tested_on": "cardcounter "
+                 "test part", "guard_report": bidly_deck.report["guard"]})
+        compare(net, cardcounter_deck, {"other_deck_bidly_deals": bidly_deals()[: args.limit],
+                                        "other_deck_edje": edje("test")[: args.limit]},
+                {"enrolled_from": f"cardcounter train part ({cardcounter_deck.report['photos']} photos): another deck "
+                 "than the photos'", "guard_report": cardcounter_deck.report["guard"]})
     print(json.dumps({"figure": "bench_seconds", "seconds": round(time.monotonic() - start, 1)}), flush=True)
     return 0
 
