@@ -42,7 +42,7 @@ def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 
     none = net.classes.index(NONE)
     if steady:
         probs, own = _steadied(image, net, tries, g, probs, own, floor)
-    probs = deck_kept_out(tries, probs, own, none, floor)
+    probs = deck_kept_out(tries, probs, own, none)
     best: dict[int, Sighting] = {}
     for (a, _), p, (centre, glyph_h, up) in zip(tries, probs, frames, strict=True):
         cards = p.copy()
@@ -118,12 +118,11 @@ def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], 
 
 #: how sure each of two pairings of one glyph must be, of different cards, for an enrolled deck to have no say in
 #: that glyph's reading (chosen, for another rule, on cardcounter's calibration part and edje's train folder:
-#: vision/README.md, "A glyph whose pairings disagree")
+#: vision/README.md, "a spotted glyph whose pairings disagree, made unsure")
 PAIRINGS_SURE = 0.9
 
 
-def deck_kept_out(tries: list[tuple[int, float]], probs: np.ndarray, own: np.ndarray, none: int,
-                  floor: float) -> np.ndarray:
+def deck_kept_out(tries: list[tuple[int, float]], probs: np.ndarray, own: np.ndarray, none: int) -> np.ndarray:
     """``probs`` with the network's own readings ``own`` in every window of a glyph whose pairings the network
     reads as different cards, each at least ``PAIRINGS_SURE`` sure.
 
@@ -143,7 +142,7 @@ def deck_kept_out(tries: list[tuple[int, float]], probs: np.ndarray, own: np.nda
         components.setdefault(component, []).append(i)
     out = probs
     for rows in components.values():
-        sure = {int(own[i].argmax()) for i in rows if own[i].argmax() != none and cards[i] >= max(floor, PAIRINGS_SURE)}
+        sure = {int(own[i].argmax()) for i in rows if own[i].argmax() != none and cards[i] >= PAIRINGS_SURE}
         if len(sure) > 1:
             if out is probs:
                 out = probs.copy()

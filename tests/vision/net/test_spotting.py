@@ -77,7 +77,7 @@ def test_a_deck_has_no_say_in_a_glyph_whose_pairings_the_network_reads_as_differ
     tries = [(0, 0.0), (0, 30.0), (0, 90.0), (1, 0.0), (1, 40.0)]
     own = _probs(net, ("D9", 0.99989), ("C9", 0.997), ("S4", 0.6), ("HK", 0.9999), ("HQ", 0.6))
     enrolled = _probs(net, ("D9", 0.999999), ("C9", 0.999), ("S4", 0.7), ("HK", 0.999999), ("HQ", 0.7))
-    out = deck_kept_out(tries, enrolled, own, none, floor=0.5)
+    out = deck_kept_out(tries, enrolled, own, none)
     np.testing.assert_array_equal(out[:3], own[:3])  # glyph 0: 9♦ and 9♣ each surely: the network's own
     np.testing.assert_array_equal(out[3:], enrolled[3:])  # glyph 1: one card surely, the deck's say stands
     np.testing.assert_array_equal(enrolled[:3], _probs(net, ("D9", 0.999999), ("C9", 0.999), ("S4", 0.7)))
@@ -88,13 +88,13 @@ def test_a_disagreeing_pairing_under_the_bar_leaves_the_deck_its_say(net: IndexN
     tries = [(0, 0.0), (0, 30.0)]
     own = _probs(net, ("D9", 0.9999), ("C9", PAIRINGS_SURE - 0.01))
     enrolled = _probs(net, ("D9", 0.999999), ("C9", 0.5))
-    np.testing.assert_array_equal(deck_kept_out(tries, enrolled, own, none, floor=0.5), enrolled)
+    np.testing.assert_array_equal(deck_kept_out(tries, enrolled, own, none), enrolled)
 
 
 def test_the_network_alone_reads_as_it_did(net: IndexNet) -> None:
     none = net.classes.index(NONE)
     probs = _probs(net, ("D9", 0.9999), ("C9", 0.997))
-    assert deck_kept_out([(0, 0.0), (0, 30.0)], probs, probs, none, floor=0.5) is probs
+    assert deck_kept_out([(0, 0.0), (0, 30.0)], probs, probs, none) is probs
 
 
 #: the top of bidly's deal7 (a deal never trained on), as (x0, y0, x1, y1): two hands fanned tight
