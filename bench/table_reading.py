@@ -31,9 +31,14 @@ bomb 天王炸), which random hands rarely hold: fanned jokers are the hardest p
 word printed beside its index is read as one more card).
 
     python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1] [--deck held-out] [--reader net]
-                                  [--plays-of any|jokers] [--exposure 1.0]
+                                  [--plays-of any|jokers] [--exposure 1.0] [--enrolled]
 
 ``--exposure 0.25`` sets the cameras in a hall four times dimmer than their fixed exposure was set for.
+
+``--enrolled`` reads each camera's deck with an enrolled deck (登记牌面), as an organiser prepares a table: the
+design's 54 cards laid apart in the spread's order on a cloth (``vision.render.spread_scene``: rows ♠ ♥ ♣ ♦ from A
+to K, then the jokers) and enrolled as ``vision enroll --spread`` does. The spread is rendered from the design's
+faces, not photographed by the table's camera, so it is cleaner than an organiser's photo would be.
 """
 
 from __future__ import annotations
@@ -42,17 +47,25 @@ import argparse
 import json
 import random
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from guandan import COPIES, classify, full_pack, legal_plays, parse_cards  # noqa: E402
-from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
+from hardware.cameras.simulated import SimulatedTableCamera, load_deck  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
+from vision.net.enrolment import enrol_images  # noqa: E402
+from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import TABLE_FLOOR  # noqa: E402
+from vision.net.spread import ORDER, label_spread  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
+from vision.render import spread_scene  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.training.real_eval import judged, reliability  # noqa: E402
 from vision.types import UNREADABLE, CardReading  # noqa: E402
@@ -97,6 +110,20 @@ def right_or_wrong(read: list[CardReading], truth: list[str]) -> list[tuple[floa
     return [(r.confidence, right) for r, right in judged([r for r in read if r.card != UNREADABLE], Counter(truth))]
 
 
+def enrolled_reader(design: str, folder: Path) -> Any:
+    """The table's learned reader with a deck enrolled from a rendered spread of ``design`` (kept in ``folder``)."""
+    path = folder / f"{design}.npz"
+    if not path.exists():
+        faces = load_deck(design)
+        rows = [[faces[code] for code in ORDER[i: i + 13]] for i in range(0, 52, 13)] + [[faces[c] for c in ORDER[52:]]]
+        scene = spread_scene(rows, np.random.default_rng(3))
+        deck, problems = enrol_images(IndexNet(), label_spread([("spread", scene)]), len(ORDER))
+        print(f"enrolled {design}: {len(deck.codes)} exemplars, guard {deck.report.get('guard', {}).get('decided')}"
+              + (f", problems: {problems}" if problems else ""), file=sys.stderr)
+        deck.save(path)
+    return make_card_reader("net", path, table=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--plays", type=int, default=300)
@@ -112,8 +139,14 @@ def main() -> int:
     ap.add_argument("--exposure", type=float, default=1.0,
                     help="the light the cameras' sensors get, 1 as the simulated halls are lit (0.25: a hall four "
                          "times dimmer for a fixed exposure; the sensor's noise stays)")
+    ap.add_argument("--enrolled", action="store_true",
+                    help="each camera's deck design enrolled first from a rendered spread (vision enroll --spread); "
+                         "the learned reader only, on the held-out designs")
     args = ap.parse_args()
+    if args.enrolled and (args.reader != "net" or args.deck == "builtin"):
+        ap.error("--enrolled enrols a held-out design for the learned reader (--reader net, not --deck builtin)")
     card_reader = make_card_reader(args.reader, table=True)
+    decks = tempfile.TemporaryDirectory(prefix="guandan-decks-")
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = unsure_right = wrong_unflagged = flagged_wrong = 0
     takes: Counter[str] = Counter()
@@ -122,6 +155,8 @@ def main() -> int:
     for n in range(args.plays):
         if n % 50 == 0:
             camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck, exposure=args.exposure)
+            if args.enrolled:
+                card_reader = enrolled_reader(camera.deck, Path(decks.name))
             reader = TableReader(camera.calibration, card_reader=card_reader)
         assert camera is not None and reader is not None
         if args.plays_of == "jokers":
@@ -172,8 +207,9 @@ def main() -> int:
         always += right_every_frame
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
+    decks.cleanup()
     print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays_of": args.plays_of,
-                      "exposure": args.exposure,
+                      "exposure": args.exposure, "enrolled": args.enrolled,
                       "plays": args.plays, "frames": frames,
                       "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
