@@ -16,6 +16,7 @@ from vision.net.enrolled import (
     EnrolledNet,
     blend,
     model_fingerprint,
+    sure_only_where_parted,
 )
 from vision.net.network import CLASSES, NONE, IndexNet
 
@@ -75,6 +76,37 @@ def test_a_card_not_enrolled_is_neither_for_nor_against() -> None:
 def test_weight_zero_is_the_network_alone() -> None:
     p = probs(SK=0.6, S8=0.3, none=0.1)
     assert np.array_equal(blend(p, sims(S8=0.99), Blend(0.05, 0.0, 0.6), N), p)
+
+
+BARS = (0.998, 0.9999)
+
+
+def test_a_deck_that_hardly_parts_two_cards_does_not_carry_the_network_over_a_threshold() -> None:
+    """The simulated table's case: the network reads a ten of clubs as the ten of spades at 0.9964 (the ten of
+    clubs its runner-up at 0.0019); a deck whose two tens look alike agrees by 2.4 times and would make it 0.9992."""
+    own = probs(ST=0.9964, CT=0.0019, DT=0.0016, none=0.0001)
+    blended = probs(ST=0.9992, CT=0.0008, none=0.0001)
+    np.testing.assert_array_equal(sure_only_where_parted(blended, own, N, BARS), own)
+
+
+def test_a_deck_that_parts_the_card_clearly_may_make_it_sure() -> None:
+    own = probs(ST=0.9964, CT=0.0019, DT=0.0016, none=0.0001)
+    blended = probs(ST=0.99989, CT=0.00001, DT=0.0001, none=0.0001)  # 98 times likelier than the runner-up CT
+    np.testing.assert_array_equal(sure_only_where_parted(blended, own, N, BARS), blended)
+
+
+def test_a_reading_that_crosses_no_threshold_keeps_the_deck_s_say() -> None:
+    own = probs(ST=0.6, CT=0.3, none=0.1)
+    blended = probs(ST=0.8, CT=0.1, none=0.1)  # surer by a little, still under every threshold
+    np.testing.assert_array_equal(sure_only_where_parted(blended, own, N, BARS), blended)
+    sure = probs(ST=0.9995, CT=0.0004, none=0.0001)  # sure without the deck: the deck only adds
+    surer = probs(ST=0.9998, CT=0.0001, none=0.0001)
+    np.testing.assert_array_equal(sure_only_where_parted(surer, sure, N, (0.998,)), surer)
+
+
+def test_the_network_alone_is_returned_as_it_is() -> None:
+    own = probs(ST=0.9964, CT=0.0019, none=0.0017)
+    assert sure_only_where_parted(own, own, N, BARS) is own
 
 
 def deck_for(net: IndexNet, codes: tuple[str, ...] = ("SK", "HQ")) -> EnrolledDeck:
