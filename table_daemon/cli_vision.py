@@ -2,7 +2,9 @@
 
 - ``classify IMAGE... [--deck PROFILE]``: one JSON line per image, cards left to right.
 - ``enroll DIR --out PROFILE [--reader glyphs|net]``: learn a deck from one photo per card (progress on stderr);
-  ``enroll --spread IMAGE... --out PROFILE``: from photos of the whole deck laid out in order (net reader).
+  ``enroll --spread IMAGE... --out PROFILE``: from photos of the whole deck laid out in order (net reader);
+  ``enroll --camera URL|--config TABLE.toml --views DIR --out PROFILE [--photos N]``: the same, photographed by the
+  table's own camera, one photo each time Enter is pressed (kept in DIR).
 - ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
 - ``calibrate IMAGE --out FILE``: seat zones from the table's four corner markers.
 - ``markers --out DIR [--mm 60]``: the four corner markers as printable PNGs (300 dpi, with their quiet zone).
@@ -42,6 +44,14 @@ def register(subparsers: Any) -> None:
                         help="摆牌登记 photos of the whole deck laid out apart in rows: spades, hearts, clubs, "
                              "diamonds, each A to K, then the jokers (small, big); the order runs on from photo to "
                              "photo (net reader)")
+    enroll.add_argument("--camera", metavar="URL",
+                        help="摆牌登记，用牌桌摄像头拍照 photograph the spread with this camera (picamera://, usb://0, "
+                             "replay:///path): one photo each time Enter is pressed")
+    enroll.add_argument("--config", type=Path, metavar="TABLE.toml",
+                        help="photograph the spread with the table config's camera, with its Pi camera settings")
+    enroll.add_argument("--views", type=Path, metavar="DIR", help="with --camera/--config: where the photos are kept")
+    enroll.add_argument("--photos", type=int, default=1,
+                        help="with --camera/--config: how many photos the spread takes (default 1)")
     enroll.set_defaults(handler=_enroll)
     evaluate = sub.add_parser("eval", help="准确率 accuracy on a folder of photos named by card code (10h.jpg ok)")
     evaluate.add_argument("folder", type=Path, metavar="DIR")
@@ -120,6 +130,12 @@ def _enroll(args: argparse.Namespace) -> int:
     from vision.enrol import enrol_folder
     from vision.files import ImageError
 
+    if args.camera or args.config:
+        if args.spread or args.folder is not None or args.reader == "glyphs":
+            raise UsageError("--camera/--config photograph a spread for the net reader (no DIR, no --spread, no "
+                             "--reader glyphs) / 摄像头摆牌登记只用于网络读牌")
+        args.spread = _spread_photos(args)
+        return _enroll_net(args)
     if args.spread:
         if args.folder is not None or args.reader == "glyphs":
             raise UsageError("--spread enrols for the net reader from the spread photos alone (no DIR, no "
@@ -137,6 +153,45 @@ def _enroll(args: argparse.Namespace) -> int:
     _save(profile, problems, args.out)
     print(f"enrolled {len(set(profile.codes))} cards into {args.out}", file=sys.stderr)
     return 0
+
+
+def _spread_photos(args: argparse.Namespace) -> list[Path]:
+    """The spread photographed by the table's camera: one photo each time Enter is pressed, kept in ``--views``,
+    so that the deck is enrolled as the table sees it (its light, lens and height) and can be enrolled again
+    from the files."""
+    import cv2
+
+    from hardware.cameras import CameraError
+
+    if args.views is None:
+        raise UsageError("enrolling from the camera needs --views DIR (the spread photos are kept there)")
+    if args.photos < 1:
+        raise UsageError("--photos must be 1 or more")
+    try:
+        args.views.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {args.views}: {exc.strerror or exc}") from exc
+    camera = _live_camera(args)
+    paths: list[Path] = []
+    try:
+        for number in range(1, args.photos + 1):
+            print(f"第 {number}/{args.photos} 张：按 ♠ ♥ ♣ ♦ 各 A 到 K、再小王大王的顺序接着摆好，按回车拍照 / photo "
+                  f"{number} of {args.photos}: lay out the next cards (rows ♠ ♥ ♣ ♦ from A to K, then the small and "
+                  "big jokers), then press Enter", file=sys.stderr, flush=True)
+            if not sys.stdin.readline():
+                raise UsageError(f"no Enter for photo {number} (input closed): nothing enrolled")
+            try:
+                frame = camera.frame()
+            except CameraError as exc:
+                raise UsageError(f"摄像头没有画面 / no frame from the camera: {exc}") from exc
+            path = args.views / f"spread-{number}.jpg"
+            if not cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+                raise UsageError(f"cannot write {path}")
+            print(f"已拍 / photographed: {path}", file=sys.stderr, flush=True)
+            paths.append(path)
+    finally:
+        camera.close()
+    return paths
 
 
 def _save(profile: Any, problems: list[str], out: Path) -> None:

@@ -3,6 +3,7 @@ in the deck's order (a rendering of a spread, not a photo of one)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -107,3 +108,25 @@ def test_enroll_spread_from_the_command_line(faces: dict[str, np.ndarray], tmp_p
     assert line["image"] == paths[0]
     assert main(["vision", "enroll", "--spread", paths[0], "--out", str(deck)]) == 2
     assert "found 26 cards" in capsys.readouterr().err
+
+
+def test_enroll_a_spread_photographed_by_the_table_camera(faces: dict[str, np.ndarray], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The organiser lays the deck out under the table's camera and presses Enter: the camera's frame (here a
+    replay camera showing a rendered spread) is kept in --views and enrolled."""
+    shown = tmp_path / "camera"
+    shown.mkdir()
+    cv2.imwrite(str(shown / "frame.png"), layout(faces, list(ORDER[:52])))
+    views, deck = tmp_path / "views", tmp_path / "deck.npz"
+    command = ["vision", "enroll", "--camera", f"replay://{shown}", "--views", str(views), "--out", str(deck)]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    assert main(command) == 0
+    err = capsys.readouterr().err
+    assert "photo 1 of 1" in err and f"photographed: {views / 'spread-1.jpg'}" in err and "found 52 cards" in err
+    assert (views / "spread-1.jpg").is_file() and len(set(EnrolledDeck.load(deck).codes)) >= 48
+    # no Enter (input closed): nothing photographed, nothing enrolled; and the photos need a folder
+    deck.unlink()
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(command) == 2 and "no Enter for photo 1" in capsys.readouterr().err and not deck.exists()
+    assert main(command[:4] + command[6:]) == 2 and "needs --views DIR" in capsys.readouterr().err
