@@ -46,7 +46,7 @@ from vision.net.enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, EnrolledNet 
 from vision.net.enrolment import enrol_folder, enrol_images  # noqa: E402
 from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
-from vision.net.spread import ORDER, label_spread  # noqa: E402
+from vision.net.spread import ORDER, enrol_spread_images  # noqa: E402
 from vision.render import spread_scene  # noqa: E402
 from vision.training.real_eval import (  # noqa: E402
     A_JOKER,
@@ -191,7 +191,7 @@ def main() -> int:
         faces = {code: load_image(path) for path, code in labelled_images(CARDS / "bidly" / "cards")}
         rng = np.random.default_rng(3)
         scene = spread_scene([[faces[c] for c in ORDER[i: i + 13]] for i in range(0, 52, 13)], rng)
-        deck, _ = enrol_images(net, label_spread([("spread", scene)]), 52)
+        deck, _ = enrol_spread_images([("spread", scene)], net)
         compare(net, deck, {"bidly_deals": bidly_deals()[: args.limit]},
                 {"enrolled_from": "a rendered spread: bidly/cards' 52 photos pasted a little turned onto a cloth in "
                  "the deck's order, 150 px high (vision enroll --spread)", "guard_report": deck.report["guard"]})

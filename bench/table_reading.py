@@ -36,9 +36,10 @@ word printed beside its index is read as one more card).
 ``--exposure 0.25`` sets the cameras in a hall four times dimmer than their fixed exposure was set for.
 
 ``--enrolled`` reads each camera's deck with an enrolled deck (登记牌面), as an organiser prepares a table: the
-design's 54 cards laid apart in the spread's order on a cloth (``vision.render.spread_scene``: rows ♠ ♥ ♣ ♦ from A
-to K, then the jokers) and enrolled as ``vision enroll --spread`` does. The spread is rendered from the design's
-faces, not photographed by the table's camera, so it is cleaner than an organiser's photo would be.
+design's 54 cards laid out apart under that table's camera in the spread's order (rows ♠ ♥ ♣ ♦ from A to K, then
+the jokers; three photos of rows of seven, ``SimulatedTableCamera.lay_spread``), photographed by a camera like it
+(the same light, cloth and sensor; its own frames, so the plays' frames stay those of the run without a deck) and
+enrolled as ``vision enroll --camera`` does.
 """
 
 from __future__ import annotations
@@ -52,20 +53,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from guandan import COPIES, classify, full_pack, legal_plays, parse_cards  # noqa: E402
-from hardware.cameras.simulated import SimulatedTableCamera, load_deck  # noqa: E402
+from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
-from vision.net.enrolment import enrol_images  # noqa: E402
 from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import TABLE_FLOOR  # noqa: E402
-from vision.net.spread import ORDER, label_spread  # noqa: E402
+from vision.net.spread import ORDER, enrol_spread_images  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
-from vision.render import spread_scene  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.training.real_eval import judged, reliability  # noqa: E402
 from vision.types import UNREADABLE, CardReading  # noqa: E402
@@ -110,18 +107,28 @@ def right_or_wrong(read: list[CardReading], truth: list[str]) -> list[tuple[floa
     return [(r.confidence, right) for r, right in judged([r for r in read if r.card != UNREADABLE], Counter(truth))]
 
 
-def enrolled_reader(design: str, folder: Path) -> Any:
-    """The table's learned reader with a deck enrolled from a rendered spread of ``design`` (kept in ``folder``)."""
-    path = folder / f"{design}.npz"
-    if not path.exists():
-        faces = load_deck(design)
-        rows = [[faces[code] for code in ORDER[i: i + 13]] for i in range(0, 52, 13)] + [[faces[c] for c in ORDER[52:]]]
-        scene = spread_scene(rows, np.random.default_rng(3))
-        deck, problems = enrol_images(IndexNet(), label_spread([("spread", scene)]), len(ORDER))
-        print(f"enrolled {design}: {len(deck.codes)} exemplars, guard {deck.report.get('guard', {}).get('decided')}"
-              + (f", problems: {problems}" if problems else ""), file=sys.stderr)
+def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float) -> Any:
+    """The table's learned reader with a deck enrolled from the spread of ``camera``'s design, photographed by a
+    camera made as ``camera`` was (``seed``, ``exposure``): three photos of rows of seven."""
+    spread_camera = SimulatedTableCamera(seed=seed, deck=camera.deck, exposure=exposure)
+    empty = spread_camera.frame()  # the table cleared first: the cards are found by what changed
+    photos = []
+    for number, start in enumerate(range(0, len(ORDER), SPREAD_PHOTO), 1):
+        spread_camera.clear()
+        spread_camera.lay_spread(ORDER[start: start + SPREAD_PHOTO])
+        photos.append((f"spread-{number}", spread_camera.frame()))
+    deck, problems = enrol_spread_images(photos, IndexNet(), empty=empty)
+    print(f"enrolled {camera.deck} (camera {seed}): {len(deck.codes)} exemplars, guard "
+          f"{deck.report.get('guard', {}).get('decided')}" + (f", problems: {problems}" if problems else ""),
+          file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="guandan-deck-") as folder:
+        path = Path(folder) / "deck.npz"
         deck.save(path)
-    return make_card_reader("net", path, table=True)
+        return make_card_reader("net", path, table=True)
+
+
+#: cards in one photo of the spread (three rows of seven fit under the simulated table's camera)
+SPREAD_PHOTO = 21
 
 
 def main() -> int:
@@ -146,7 +153,6 @@ def main() -> int:
     if args.enrolled and (args.reader != "net" or args.deck == "builtin"):
         ap.error("--enrolled enrols a held-out design for the learned reader (--reader net, not --deck builtin)")
     card_reader = make_card_reader(args.reader, table=True)
-    decks = tempfile.TemporaryDirectory(prefix="guandan-decks-")
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = unsure_right = wrong_unflagged = flagged_wrong = 0
     takes: Counter[str] = Counter()
@@ -156,7 +162,7 @@ def main() -> int:
         if n % 50 == 0:
             camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck, exposure=args.exposure)
             if args.enrolled:
-                card_reader = enrolled_reader(camera.deck, Path(decks.name))
+                card_reader = enrolled_reader(camera, args.seed * 1000 + n // 50, args.exposure)
             reader = TableReader(camera.calibration, card_reader=card_reader)
         assert camera is not None and reader is not None
         if args.plays_of == "jokers":
@@ -207,7 +213,6 @@ def main() -> int:
         always += right_every_frame
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
-    decks.cleanup()
     print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays_of": args.plays_of,
                       "exposure": args.exposure, "enrolled": args.enrolled,
                       "plays": args.plays, "frames": frames,

@@ -4,7 +4,7 @@
 - ``enroll DIR --out PROFILE [--reader glyphs|net]``: learn a deck from one photo per card (progress on stderr);
   ``enroll --spread IMAGE... --out PROFILE``: from photos of the whole deck laid out in order (net reader);
   ``enroll --camera URL|--config TABLE.toml --views DIR --out PROFILE [--photos N]``: the same, photographed by the
-  table's own camera, one photo each time Enter is pressed (kept in DIR).
+  table's own camera, the empty table first, one photo each time Enter is pressed (kept in DIR).
 - ``eval DIR [--deck PROFILE]``: accuracy on a folder of single-card photos named by card code.
 - ``calibrate IMAGE --out FILE``: seat zones from the table's four corner markers.
 - ``markers --out DIR [--mm 60]``: the four corner markers as printable PNGs (300 dpi, with their quiet zone).
@@ -44,9 +44,12 @@ def register(subparsers: Any) -> None:
                         help="摆牌登记 photos of the whole deck laid out apart in rows: spades, hearts, clubs, "
                              "diamonds, each A to K, then the jokers (small, big); the order runs on from photo to "
                              "photo (net reader)")
+    enroll.add_argument("--empty", type=Path, metavar="IMAGE",
+                        help="with --spread: the same table photographed empty by the same camera (the cards are then "
+                             "found by what changed, on any cloth)")
     enroll.add_argument("--camera", metavar="URL",
                         help="摆牌登记，用牌桌摄像头拍照 photograph the spread with this camera (picamera://, usb://0, "
-                             "replay:///path): one photo each time Enter is pressed")
+                             "replay:///path): the empty table first, then one photo each time Enter is pressed")
     enroll.add_argument("--config", type=Path, metavar="TABLE.toml",
                         help="photograph the spread with the table config's camera, with its Pi camera settings")
     enroll.add_argument("--views", type=Path, metavar="DIR", help="with --camera/--config: where the photos are kept")
@@ -131,11 +134,13 @@ def _enroll(args: argparse.Namespace) -> int:
     from vision.files import ImageError
 
     if args.camera or args.config:
-        if args.spread or args.folder is not None or args.reader == "glyphs":
+        if args.spread or args.empty or args.folder is not None or args.reader == "glyphs":
             raise UsageError("--camera/--config photograph a spread for the net reader (no DIR, no --spread, no "
-                             "--reader glyphs) / 摄像头摆牌登记只用于网络读牌")
-        args.spread = _spread_photos(args)
+                             "--empty, no --reader glyphs) / 摄像头摆牌登记只用于网络读牌")
+        args.empty, *args.spread = _spread_photos(args)
         return _enroll_net(args)
+    if args.empty and not args.spread:
+        raise UsageError("--empty goes with --spread (the empty table's photo for the spread photos)")
     if args.spread:
         if args.folder is not None or args.reader == "glyphs":
             raise UsageError("--spread enrols for the net reader from the spread photos alone (no DIR, no "
@@ -156,9 +161,10 @@ def _enroll(args: argparse.Namespace) -> int:
 
 
 def _spread_photos(args: argparse.Namespace) -> list[Path]:
-    """The spread photographed by the table's camera: one photo each time Enter is pressed, kept in ``--views``,
-    so that the deck is enrolled as the table sees it (its light, lens and height) and can be enrolled again
-    from the files."""
+    """The empty table, then the spread, photographed by the table's camera: one photo each time Enter is
+    pressed, kept in ``--views``, so that the deck is enrolled as the table sees it (its light, lens and height),
+    its cards are found by what changed from the empty table (on any cloth), and it can be enrolled again from the
+    files (``--spread ... --empty``)."""
     import cv2
 
     from hardware.cameras import CameraError
@@ -174,17 +180,21 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
     camera = _live_camera(args)
     paths: list[Path] = []
     try:
-        for number in range(1, args.photos + 1):
-            print(f"第 {number}/{args.photos} 张：按 ♠ ♥ ♣ ♦ 各 A 到 K、再小王大王的顺序接着摆好，按回车拍照 / photo "
-                  f"{number} of {args.photos}: lay out the next cards (rows ♠ ♥ ♣ ♦ from A to K, then the small and "
-                  "big jokers), then press Enter", file=sys.stderr, flush=True)
+        for number in range(args.photos + 1):
+            if number == 0:
+                print("先清空桌面（桌角标记留着），按回车拍空桌 / first clear the table (leave the corner markers), then "
+                      "press Enter: the empty table is photographed", file=sys.stderr, flush=True)
+            else:
+                print(f"第 {number}/{args.photos} 张：按 ♠ ♥ ♣ ♦ 各 A 到 K、再小王大王的顺序接着摆好，牌与牌隔开一指，"
+                      f"按回车拍照 / photo {number} of {args.photos}: lay out the next cards a finger apart (rows ♠ ♥ "
+                      "♣ ♦ from A to K, then the small and big jokers), then press Enter", file=sys.stderr, flush=True)
             if not sys.stdin.readline():
                 raise UsageError(f"no Enter for photo {number} (input closed): nothing enrolled")
             try:
                 frame = camera.frame()
             except CameraError as exc:
                 raise UsageError(f"摄像头没有画面 / no frame from the camera: {exc}") from exc
-            path = args.views / f"spread-{number}.jpg"
+            path = args.views / ("empty.jpg" if number == 0 else f"spread-{number}.jpg")
             if not cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
                 raise UsageError(f"cannot write {path}")
             print(f"已拍 / photographed: {path}", file=sys.stderr, flush=True)
@@ -215,7 +225,7 @@ def _enroll_net(args: argparse.Namespace) -> int:
 
     try:
         if args.spread:
-            deck, problems = enrol_spread(list(args.spread), _index_net(), progress)
+            deck, problems = enrol_spread(list(args.spread), _index_net(), progress, empty=args.empty)
         else:
             deck, problems = enrol_folder(args.folder, _index_net(), progress)
     except (ImageError, SpreadError) as exc:

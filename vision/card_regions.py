@@ -126,6 +126,31 @@ def paper_regions(image: np.ndarray) -> list[Region]:
     return _faces(bright) + _faces(cv2.bitwise_not(bright))
 
 
+#: the least change (grey levels, after a light blur) that counts as something laid on the table: over a frame's
+#: sensor noise (five times the median change, the cloth's, where that is more)
+CHANGE_FLOOR = 8.0
+
+
+def changed_regions(image: np.ndarray, empty: np.ndarray) -> list[Region]:
+    """What lies on the table in ``image`` and not in ``empty``, a photo of the same table empty from the same
+    camera: cards told from the cloth by what changed, however alike their paper and the cloth are (a light deck
+    on a light cloth, whose edges are all the other finders have). ``ValueError`` when the two photos differ in
+    size."""
+    if image.shape != empty.shape:
+        raise ValueError(f"the empty table's photo is {empty.shape[1]}x{empty.shape[0]}, this one "
+                         f"{image.shape[1]}x{image.shape[0]}: take both with the same camera")
+    now = cv2.GaussianBlur(image, (0, 0), 1.5).astype(np.float32)
+    before = cv2.GaussianBlur(empty, (0, 0), 1.5).astype(np.float32)
+    # the exposure moves a little from frame to frame (and an automatic one with what is laid): the cloth, most of
+    # the picture, tells by how much
+    gain = float(np.median(now.sum(axis=2) / np.maximum(before.sum(axis=2), 1.0)))
+    change = np.abs(now / max(gain, 1e-3) - before).max(axis=2).clip(0, 255).astype(np.uint8)
+    # the cloth, most of the picture, is the noise: a face's paper stands far over it, and a threshold between
+    # paper and ink (Otsu's) would keep only the ink
+    level = max(CHANGE_FLOOR, 5.0 * float(np.median(change)))
+    return _faces(np.where(change > level, 255, 0).astype(np.uint8))
+
+
 def _bright_papers(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The brighter side of Otsu's threshold of the grey image, and the brighter side of Otsu's threshold of the
     pixels brighter than that: paper apart from the light parts of a surface too (255 there)."""

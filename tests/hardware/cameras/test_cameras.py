@@ -112,3 +112,21 @@ def test_a_dim_hall_gives_darker_frames_with_the_same_sensor_noise() -> None:
     for bad in (0.0, -1.0, 5.0):
         with pytest.raises(ValueError, match="exposure"):
             SimulatedTableCamera(seed=4, exposure=bad)
+
+
+def test_a_deck_laid_out_under_the_simulated_camera_is_found_in_the_spread_s_order() -> None:
+    """Three photos of a held-out design laid out in rows of seven, as ``vision enroll --camera`` takes them: the
+    spread finder finds all 54 cards and labels each by its place."""
+    from vision.net.spread import ORDER, label_spread
+
+    camera = SimulatedTableCamera(seed=8002)
+    photos = []
+    for k, start in enumerate(range(0, 54, 21)):
+        camera.clear()
+        camera.lay_spread(ORDER[start: start + 21])
+        photos.append((f"spread-{k + 1}", camera.frame()))
+    cards = label_spread(photos)
+    assert [code for code, _, _ in cards] == list(ORDER)
+    assert cards[21][1] == "spread-2 row 1 card 1"  # the order runs on from photo to photo
+    with pytest.raises(CameraError):
+        camera.lay_spread(["S1"])
