@@ -61,7 +61,7 @@ from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
 from vision.net.network import IndexNet  # noqa: E402
 from vision.net.reader import TABLE_FLOOR  # noqa: E402
-from vision.net.spread import ORDER, enrol_spread_images  # noqa: E402
+from vision.net.spread import ORDER, SpreadError, enrol_spread_images  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.training.real_eval import judged, reliability  # noqa: E402
@@ -117,7 +117,12 @@ def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float) ->
         spread_camera.clear()
         spread_camera.lay_spread(ORDER[start: start + SPREAD_PHOTO])
         photos.append((f"spread-{number}", spread_camera.frame()))
-    deck, problems = enrol_spread_images(photos, IndexNet(), empty=empty)
+    try:
+        deck, problems = enrol_spread_images(photos, IndexNet(), empty=empty)
+    except SpreadError as exc:  # refused, as the organiser would be told: this table reads without a deck
+        print(f"spread of {camera.deck} (camera {seed}) refused: {exc}", file=sys.stderr)
+        REFUSED.append(seed)
+        return make_card_reader("net", table=True)
     print(f"enrolled {camera.deck} (camera {seed}): {len(deck.codes)} exemplars, guard "
           f"{deck.report.get('guard', {}).get('decided')}" + (f", problems: {problems}" if problems else ""),
           file=sys.stderr)
@@ -129,6 +134,8 @@ def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float) ->
 
 #: cards in one photo of the spread (three rows of seven fit under the simulated table's camera)
 SPREAD_PHOTO = 21
+#: the cameras whose spread was refused (their tables read without a deck)
+REFUSED: list[int] = []
 
 
 def main() -> int:
@@ -214,7 +221,7 @@ def main() -> int:
         if (n + 1) % 50 == 0:
             print(f"{n + 1}/{args.plays} plays", file=sys.stderr)
     print(json.dumps({"figure": "table_reading", "reader": args.reader, "deck": args.deck, "plays_of": args.plays_of,
-                      "exposure": args.exposure, "enrolled": args.enrolled,
+                      "exposure": args.exposure, "enrolled": args.enrolled, "spreads_refused": REFUSED,
                       "plays": args.plays, "frames": frames,
                       "frames_exact": round(exact / frames, 4), "plays_always_right": round(always / args.plays, 4),
                       "short_reads": short, "short_reads_caught": caught, "false_alarms": false_alarm,
