@@ -9,6 +9,7 @@ import pytest
 
 from vision.deck import DeckProfile, DeckProfileError
 from vision.net.enrolled import (
+    DECK_MOST,
     RAMP,
     Blend,
     EnrolledDeck,
@@ -76,6 +77,15 @@ def test_a_card_not_enrolled_is_neither_for_nor_against() -> None:
 def test_weight_zero_is_the_network_alone() -> None:
     p = probs(SK=0.6, S8=0.3, none=0.1)
     assert np.array_equal(blend(p, sims(S8=0.99), Blend(0.05, 0.0, 0.6), N), p)
+
+
+def test_a_deck_leans_a_sure_reading_but_cannot_overturn_it() -> None:
+    """The simulated table's case: the network reads an ace of spades at 0.99999; a deck whose exemplars put the
+    window 0.1 nearer the ace of clubs would, at temperature 0.01, make the clubs 22,000 times likelier."""
+    p = probs(SA=0.99999, CA=0.00001)
+    out = blend(p, sims(SA=0.9, CA=1.0), Blend(temperature=0.01, weight=1.0, near=0.6), N)
+    sa, ca = out[0, CLASSES.index("SA")], out[0, CLASSES.index("CA")]
+    assert sa > ca and sa / ca == pytest.approx(0.99999 / 0.00001 / DECK_MOST, rel=1e-3)
 
 
 BARS = (0.998, 0.9999)
