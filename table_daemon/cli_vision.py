@@ -169,14 +169,9 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
 
     from hardware.cameras import CameraError
 
-    if args.views is None:
-        raise UsageError("enrolling from the camera needs --views DIR (the spread photos are kept there)")
     if args.photos < 1:
         raise UsageError("--photos must be 1 or more")
-    try:
-        args.views.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create {args.views}: {exc.strerror or exc}") from exc
+    _views_folder(args.views, "enrolling from the camera needs --views DIR (the spread photos are kept there)")
     camera = _live_camera(args)
     paths: list[Path] = []
     try:
@@ -283,6 +278,16 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _views_folder(views: Path | None, missing: str) -> None:
+    """The folder a live camera command keeps its pictures in, made; ``missing``: what to say when none is given."""
+    if views is None:
+        raise UsageError(missing)
+    try:
+        views.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {views}: {exc.strerror or exc}") from exc
+
+
 def _live_camera(args: argparse.Namespace) -> Any:
     from hardware.cameras import CameraError, open_camera
     from table_daemon.adapters.camera import _camera_url, pi_camera_settings
@@ -309,14 +314,9 @@ def _calibrate_live(args: argparse.Namespace) -> int:
     from vision.calibration import TableCalibration
     from vision.mounting import annotate, view_report
 
-    if args.views is None:
-        raise UsageError("live calibration needs --views DIR (the annotated views are saved there)")
     if args.count < 0 or args.every < 0:
         raise UsageError("--count and --every must be 0 or more")
-    try:
-        args.views.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create {args.views}: {exc.strerror or exc}") from exc
+    _views_folder(args.views, "live calibration needs --views DIR (the annotated views are saved there)")
     camera = _live_camera(args)
     print(f"摄像头已打开，每 {args.every:g} 秒保存一张到 {args.views}/latest.jpg / camera open: a view every "
           f"{args.every:g} s in {args.views}/latest.jpg; Ctrl-C to stop", file=sys.stderr, flush=True)
