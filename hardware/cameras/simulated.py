@@ -85,7 +85,6 @@ class SimulatedTableCamera:
         self._hands: dict[str, int] = {}
         self._frame_no = 0
         self._still: np.ndarray | None = None  # cloth + laid cards, kept until the cards change
-        self._mat: tuple[np.ndarray, np.ndarray] | None = None  # a dark mat under a spread: its corners
         self._offset = (0.0, 0.0)
         self._covered: set[int] = set()
         self._plugged = True
@@ -126,11 +125,10 @@ class SimulatedTableCamera:
         self._laid[seat] = placed
         self._still = None
 
-    def lay_spread(self, cards_in_order: Sequence[str], per_row: int = 7, mat: bool = False) -> None:
+    def lay_spread(self, cards_in_order: Sequence[str], per_row: int = 7) -> None:
         """Lay these cards apart across the table in rows of ``per_row``, left to right and top to bottom, each a
         little turned: part of a deck laid out for ``vision enroll --camera`` (rows ♠ ♥ ♣ ♦ from A to K, then the
-        jokers, the order running on from photo to photo); ``mat``: on a dark mat spread over the table first (a
-        light deck is told from a light cloth by little but its edges). ``clear()`` takes them away."""
+        jokers, the order running on from photo to photo). ``clear()`` takes them away."""
         codes = [c.upper() for c in cards_in_order]
         bad = [c for c in codes if c not in CARD_CODES]
         if bad or not codes or per_row < 1:
@@ -150,9 +148,6 @@ class SimulatedTableCamera:
             local = np.array([[-cw / 2, -ch / 2], [cw / 2, -ch / 2], [cw / 2, ch / 2], [-cw / 2, ch / 2]]) @ rot.T
             placed.append((code, (local + [cx, cy]).astype(np.float32)))
         self._laid["spread"] = placed
-        corners = np.concatenate([c for _, c in placed])
-        margin = 0.3 * cw
-        self._mat = (corners.min(axis=0) - margin, corners.max(axis=0) + margin) if mat else None
         self._still = None
 
     def clear(self, seat: str | None = None) -> None:
@@ -202,9 +197,6 @@ class SimulatedTableCamera:
             raise CameraError("simulated camera: no frame (unplugged)")
         if self._still is None:
             self._still = self._cloth.copy()
-            if self._mat is not None and "spread" in self._laid:
-                (x0, y0), (x1, y1) = (np.round(v).astype(int) for v in self._mat)
-                cv2.rectangle(self._still, (int(x0), int(y0)), (int(x1), int(y1)), (38, 52, 30), -1)
             for placed in self._laid.values():
                 for code, corners in placed:
                     _paste(self._still, self._face(code), corners)
