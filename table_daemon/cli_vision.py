@@ -164,36 +164,78 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
     """The empty table, then the spread, photographed by the table's camera: one photo each time Enter is
     pressed, kept in ``--views``, so that the deck is enrolled as the table sees it (its light, lens and height),
     its cards are found by what changed from the empty table (on any cloth), and it can be enrolled again from the
-    files (``--spread ... --empty``)."""
+    files (``--spread ... --empty``). After each photo the cards found are counted and shown labelled
+    (``spread-N-found.jpg``), and "r" then Enter takes that photo again."""
     import cv2
 
     from hardware.cameras import CameraError
+    from vision.net.spread import ORDER, annotated, spread_rows
 
     if args.photos < 1:
         raise UsageError("--photos must be 1 or more")
     _views_folder(args.views, "enrolling from the camera needs --views DIR (the spread photos are kept there)")
+
+    def answer(number: int) -> str:
+        line = sys.stdin.readline()
+        if not line:
+            raise UsageError(f"no Enter for photo {number} (input closed): nothing enrolled")
+        return line.strip().lower()
+
+    def write(path: Path, image: Any) -> None:
+        if not cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95]):
+            raise UsageError(f"cannot write {path}")
+
     camera = _live_camera(args)
     paths: list[Path] = []
+    found: list[int] = []  # cards found in each photo taken
+
+    def take() -> Any:
+        try:
+            return camera.frame()
+        except CameraError as exc:
+            raise UsageError(f"摄像头没有画面 / no frame from the camera: {exc}") from exc
+
     try:
-        for number in range(args.photos + 1):
-            if number == 0:
-                print("先清空桌面（桌角标记留着），按回车拍空桌 / first clear the table (leave the corner markers), then "
-                      "press Enter: the empty table is photographed", file=sys.stderr, flush=True)
+        print("先清空桌面（桌角标记留着），按回车拍空桌 / first clear the table (leave the corner markers), then "
+              "press Enter: the empty table is photographed", file=sys.stderr, flush=True)
+        answer(0)
+        empty = take()
+        paths.append(args.views / "empty.jpg")
+        write(paths[0], empty)
+        print(f"已拍 / photographed: {paths[0]}", file=sys.stderr, flush=True)
+        number = 1
+        print(f"第 1/{args.photos} 张：按 ♠ ♥ ♣ ♦ 各 A 到 K、再小王大王的顺序摆好，牌与牌隔开一指，按回车拍照 / photo 1 of "
+              f"{args.photos}: lay out the cards a finger apart (rows ♠ ♥ ♣ ♦ from A to K, then the small and big "
+              "jokers), then press Enter", file=sys.stderr, flush=True)
+        answer(number)
+        while True:
+            frame = take()
+            path, shown = args.views / f"spread-{number}.jpg", args.views / f"spread-{number}-found.jpg"
+            write(path, frame)
+            rows = spread_rows(frame, empty)
+            first, count = sum(found[:number - 1]), sum(len(r) for r in rows)
+            write(shown, annotated(frame, rows, first))
+            names = f"{ORDER[first]} … {ORDER[min(first + count, len(ORDER)) - 1]}" if count and first < len(ORDER) \
+                else "-"
+            print(f"已拍 / photographed: {path}; 找到 {count} 张 / found {count} cards "
+                  f"({' + '.join(str(len(r)) for r in rows) or '0'}), labelled {names}: see {shown}", file=sys.stderr,
+                  flush=True)
+            paths[number:], found[number - 1:] = [path], [count]
+            if number == args.photos:
+                print(f"回车登记，输入 r 回车重拍第 {number} 张 / Enter: enrol; r then Enter: take photo {number} again",
+                      file=sys.stderr, flush=True)
             else:
-                print(f"第 {number}/{args.photos} 张：按 ♠ ♥ ♣ ♦ 各 A 到 K、再小王大王的顺序接着摆好，牌与牌隔开一指，"
-                      f"按回车拍照 / photo {number} of {args.photos}: lay out the next cards a finger apart (rows ♠ ♥ "
-                      "♣ ♦ from A to K, then the small and big jokers), then press Enter", file=sys.stderr, flush=True)
-            if not sys.stdin.readline():
-                raise UsageError(f"no Enter for photo {number} (input closed): nothing enrolled")
-            try:
-                frame = camera.frame()
-            except CameraError as exc:
-                raise UsageError(f"摄像头没有画面 / no frame from the camera: {exc}") from exc
-            path = args.views / ("empty.jpg" if number == 0 else f"spread-{number}.jpg")
-            if not cv2.imwrite(str(path), frame, [cv2.IMWRITE_JPEG_QUALITY, 95]):
-                raise UsageError(f"cannot write {path}")
-            print(f"已拍 / photographed: {path}", file=sys.stderr, flush=True)
-            paths.append(path)
+                print(f"第 {number + 1}/{args.photos} 张：接着摆好，按回车拍照（输入 r 回车重拍第 {number} 张）/ photo "
+                      f"{number + 1} of {args.photos}: lay out the next cards, then press Enter (r then Enter: take "
+                      f"photo {number} again)", file=sys.stderr, flush=True)
+            if answer(number) == "r":
+                print(f"重拍第 {number} 张：摆好后按回车 / photo {number} again: lay it out, then press Enter",
+                      file=sys.stderr, flush=True)
+                answer(number)
+                continue
+            if number == args.photos:
+                break
+            number += 1
     finally:
         camera.close()
     return paths

@@ -104,6 +104,25 @@ def upright_card(image: np.ndarray, region: Region) -> np.ndarray:
     return flat if flat.shape[1] <= flat.shape[0] else rectify(image, region, 1)[0]
 
 
+def annotated(image: np.ndarray, rows: list[list[Region]], start: int = 0) -> np.ndarray:
+    """``image`` with the cards of ``rows`` outlined and each labelled with the card its place makes it (the
+    order's ``start``-th onwards; "?" past the order): what the organiser checks before the spread is enrolled."""
+    import cv2
+
+    out = image.copy()
+    place = start
+    for row in rows:
+        for region in row:
+            label = ORDER[place] if place < len(ORDER) else "?"
+            corners = region.corners.astype(np.int32)
+            cv2.polylines(out, [corners], True, (0, 200, 0) if label != "?" else (0, 0, 255), 3, cv2.LINE_AA)
+            x, y = (int(v) for v in corners.mean(axis=0))
+            for colour, width in (((255, 255, 255), 6), ((0, 0, 0), 2)):
+                cv2.putText(out, label, (x - 22, y + 12), cv2.FONT_HERSHEY_SIMPLEX, 1.2, colour, width, cv2.LINE_AA)
+            place += 1
+    return out
+
+
 def label_spread(images: list[tuple[str, np.ndarray]], empty: np.ndarray | None = None
                  ) -> list[tuple[str, str, np.ndarray]]:
     """(code, name, card image) for every card of the spread photos (name: photo, row and place); ``empty``: the
