@@ -212,7 +212,10 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
             frame = take()
             path, shown = args.views / f"spread-{number}.jpg", args.views / f"spread-{number}-found.jpg"
             write(path, frame)
-            rows = spread_rows(frame, empty)
+            try:
+                rows = spread_rows(frame, empty)
+            except ValueError as exc:  # the camera changed its picture's size since the empty table
+                raise UsageError(f"{path}: {exc}") from exc
             first, count = sum(found[:number - 1]), sum(len(r) for r in rows)
             write(shown, annotated(frame, rows, first))
             names = f"{ORDER[first]} … {ORDER[min(first + count, len(ORDER)) - 1]}" if count and first < len(ORDER) \

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from ..card_regions import card_regions, changed_regions, is_card_shaped, paper_regions, top_level
@@ -107,8 +108,6 @@ def upright_card(image: np.ndarray, region: Region) -> np.ndarray:
 def annotated(image: np.ndarray, rows: list[list[Region]], start: int = 0) -> np.ndarray:
     """``image`` with the cards of ``rows`` outlined and each labelled with the card its place makes it (the
     order's ``start``-th onwards; "?" past the order): what the organiser checks before the spread is enrolled."""
-    import cv2
-
     out = image.copy()
     place = start
     for row in rows:
