@@ -140,7 +140,9 @@ def label_spread(images: list[tuple[str, np.ndarray]], empty: np.ndarray | None 
     if len(found) not in (52, 54):
         raise SpreadError(f"摆牌照片里找到 {len(found)} 张牌，应为 52 或 54 张 / found {len(found)} cards in the "
                           f"spread, not 52 or 54 (cards per row: {'; '.join(counts)}); lay the cards apart, "
-                          "not overlapping, in rows ♠ ♥ ♣ ♦ from A to K, then the jokers (a dark deck on a light cloth)")
+                          "not overlapping, in rows ♠ ♥ ♣ ♦ from A to K, then the jokers"
+                          + ("" if empty is not None else "; and photograph the table empty too (--empty, or "
+                             "vision enroll --camera), so that the cards are found on any cloth"))
     return [(code, f"{name} row {i} card {j}", upright_card(image, region))
             for code, (name, i, j, image, region) in zip(ORDER, found, strict=False)]
 

@@ -142,7 +142,8 @@ def test_enroll_a_spread_photographed_by_the_table_camera(tmp_path: Path, capsys
     # without the empty table, the light cloth hides cards: fewer found, refused with the count per row
     spread = [str(views / f"spread-{n}.jpg") for n in (1, 2, 3)]
     assert main(["vision", "enroll", "--spread", *spread, "--out", str(tmp_path / "no.npz")]) == 2
-    assert "cards per row" in capsys.readouterr().err
+    refusal = capsys.readouterr().err
+    assert "cards per row" in refusal and "photograph the table empty too (--empty" in refusal
     assert main(["vision", "enroll", "--spread", *spread, "--empty", str(views / "empty.jpg"),
                  "--out", str(tmp_path / "again.npz")]) == 0
     # no Enter (input closed): nothing photographed, nothing enrolled; and the photos need a folder
