@@ -179,8 +179,8 @@ class EnrolledNet:
         a glyph whose pairings the network reads as different cards (``spotting.deck_kept_out``)."""
         logits, embeddings = self.net.run(crops)
         own = self.net.calibrated(logits)
-        blended = blend(own, self.similarities(embeddings), self.deck.blend, self._none)
-        return sure_only_where_parted(blended, own, self._none, (self.accept, self.spot_accept)), own
+        return deck_reading(own, self.similarities(embeddings), self.deck.blend, self._none,
+                            (self.accept, self.spot_accept)), own
 
     def similarities(self, embeddings: np.ndarray) -> np.ndarray:
         """Each window's best cosine similarity with each class's exemplars (N, classes); NaN where none."""
@@ -212,6 +212,14 @@ def blend(probs: np.ndarray, similarities: np.ndarray, mix: Blend, none: int) ->
     out[:, cards] = mixed / np.maximum(mixed.sum(axis=1, keepdims=True), 1e-30) * mass[:, None]
     out[:, none] = probs[:, none]
     return out
+
+
+def deck_reading(own: np.ndarray, similarities: np.ndarray, mix: Blend, none: int,
+                 bars: tuple[float, ...]) -> np.ndarray:
+    """What the network's probabilities ``own`` become with a deck: blended with its similarities (``blend``),
+    then kept to the network's own where the deck would carry a card over one of the thresholds ``bars`` without
+    parting it from the runner-up (``sure_only_where_parted``). The reader and the enrolment's guard both read so."""
+    return sure_only_where_parted(blend(own, similarities, mix, none), own, none, bars)
 
 
 #: how many times likelier the deck must find a card than the network's own runner-up for it to carry the

@@ -41,7 +41,7 @@ from ..geometry import CARD_H, Region, rectify, whole_image_region
 from ..index import BAND, ink_mask
 from ..polarity import lit, printed_views
 from ..types import CARD_CODES
-from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, blend, model_fingerprint, sure_only_where_parted
+from .enrolled import DEFAULT_BLEND, Blend, EnrolledDeck, deck_reading, model_fingerprint
 from .network import NONE, IndexNet
 from .proposals import CROP, crops, propose
 from .spotting import spot_windows
@@ -223,8 +223,7 @@ def guard(net: IndexNet, views: Views, stored_embeddings: np.ndarray, mix: Blend
         weight = candidate.weight
         for _ in range(HALVINGS + 1):
             blended = replace_weight(candidate, weight)
-            got = figures(sure_only_where_parted(blend(probs, per_class, blended, none), probs, none,
-                                                 (net.accept, net.spot_accept)))
+            got = figures(deck_reading(probs, per_class, blended, none, (net.accept, net.spot_accept)))
             tried.append({**asdict(blended), **got})
             if got["right_above"] >= plain["right_above"] and got["wrong_above"] <= plain["wrong_above"] \
                     and got["best_right"] >= plain["best_right"]:
