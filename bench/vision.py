@@ -50,6 +50,7 @@ from vision.training.real_eval import (  # noqa: E402
     TRAINED_ON,
     Score,
     audited,
+    photographed_grey,
     real_sets,
     reliability,
     score,
@@ -181,10 +182,19 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
     out = []
     for set_name, photos in real_sets("test").items():
         photos = photos[:limit]
-        readings = {photo.path: read(load_image(photo.path)) for photo in photos}
+        readings, grey = {}, set()
+        for photo in photos:
+            image = load_image(photo.path)
+            readings[photo.path] = read(image)
+            if photographed_grey(image):
+                grey.add(photo.path)
         result = score(readings.__getitem__, photos)
         figure: dict[str, object] = {"figure": set_name, "reader": name, "threshold": threshold}
         figure |= result.figures(counted)
+        if 0 < len(grey) < len(photos):  # where the suit's colour is lost, and where it is not
+            figure["by_colour"] = {
+                kind: _brief(score(readings.__getitem__, [p for p in photos if (p.path in grey) == is_grey]), counted)
+                for kind, is_grey in (("grey", True), ("colour", False))}
         corrected = audited(photos)
         changed = sum(a.wanted != b.wanted for a, b in zip(photos, corrected, strict=True))
         if changed:
@@ -194,6 +204,14 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
         figure["trained_on"] = TRAINED_ON[set_name] if name == "net" else "glyph reader (vision/README.md)"
         out.append(figure)
     return out
+
+
+def _brief(result: Score, counted: float) -> dict[str, object]:
+    """The headline figures of a part of a set: its photos, F1 or single-card accuracy, wrong readings."""
+    figures = result.figures(counted)
+    keys = ("photos", "single_accuracy", "f1", "wrong_above_threshold") if result.singles == result.photos \
+        else ("photos", "f1", "precision", "recall", "wrong_above_threshold")
+    return {k: figures[k] for k in keys}
 
 
 def bench_reliability(limit: int, model: Path = MODEL_PATH, runtime: str = "opencv") -> list[dict[str, object]]:

@@ -7,6 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from vision.training.real_eval import (
@@ -17,6 +19,7 @@ from vision.training.real_eval import (
     audited,
     jokers_alike,
     label_audit,
+    photographed_grey,
     real_sets,
     reliability,
     score,
@@ -132,3 +135,20 @@ def test_the_shipped_jokers_alike_are_cardcounter_photos_of_a_joker_scored_as_ei
               if p.path.name in names]
     assert len(listed) == len(names)
     assert all(p.jokers_alike and p.wanted[A_JOKER] == 1 and not {"SB", "HR"} & set(p.wanted) for p in listed)
+
+
+def test_a_photo_saved_grey_is_grey_and_a_red_index_on_white_is_not() -> None:
+    card = np.full((120, 80, 3), 235, np.uint8)
+    cv2.putText(card, "7", (8, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (30, 30, 200), 3)  # red ink (BGR)
+    assert not photographed_grey(card)
+    grey = cv2.cvtColor(cv2.cvtColor(card, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    # saved as a JPEG, a grey photo's channels differ a little: still grey
+    ok, jpeg = cv2.imencode(".jpg", grey, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert ok and photographed_grey(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
+
+
+def test_the_shared_grey_photos_are_told_from_the_colour_ones(cardcounter: Path) -> None:
+    # a grey photo of an eight of diamonds, and a colour photo of a three of hearts of the same series
+    images = cardcounter / "images"
+    assert photographed_grey(cv2.imread(str(images / "IMG_20220921_200027.jpg")))
+    assert not photographed_grey(cv2.imread(str(images / "IMG_20220921_194705.jpg")))
