@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +170,6 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
     import cv2
 
     from hardware.cameras import CameraError
-    from vision.net.spread import ORDER, annotated, spread_rows
 
     if args.photos < 1:
         raise UsageError("--photos must be 1 or more")
@@ -210,19 +210,9 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
         answer(number)
         while True:
             frame = take()
-            path, shown = args.views / f"spread-{number}.jpg", args.views / f"spread-{number}-found.jpg"
+            path = args.views / f"spread-{number}.jpg"
             write(path, frame)
-            try:
-                rows = spread_rows(frame, empty)
-            except ValueError as exc:  # the camera changed its picture's size since the empty table
-                raise UsageError(f"{path}: {exc}") from exc
-            first, count = sum(found[:number - 1]), sum(len(r) for r in rows)
-            write(shown, annotated(frame, rows, first))
-            names = f"{ORDER[first]} … {ORDER[min(first + count, len(ORDER)) - 1]}" if count and first < len(ORDER) \
-                else "-"
-            print(f"已拍 / photographed: {path}; 找到 {count} 张 / found {count} cards "
-                  f"({' + '.join(str(len(r)) for r in rows) or '0'}), labelled {names}: see {shown}", file=sys.stderr,
-                  flush=True)
+            count = _show_found(frame, empty, path, sum(found[:number - 1]), write)
             paths[number:], found[number - 1:] = [path], [count]
             if number == args.photos:
                 print(f"回车登记，输入 r 回车重拍第 {number} 张 / Enter: enrol; r then Enter: take photo {number} again",
@@ -242,6 +232,26 @@ def _spread_photos(args: argparse.Namespace) -> list[Path]:
     finally:
         camera.close()
     return paths
+
+
+def _show_found(frame: Any, empty: Any, path: Path, first: int, write: Callable[[Path, Any], None]) -> int:
+    """How many cards of the spread photo ``path`` (``frame``) are found, said on stderr with the places they take in
+    the spread's order from ``first`` on, and drawn labelled beside it (``spread-N-found.jpg``): what the organiser
+    looks at before going on or taking the photo again."""
+    from vision.net.spread import ORDER, annotated, spread_rows
+
+    try:
+        rows = spread_rows(frame, empty)
+    except ValueError as exc:  # the camera changed its picture's size since the empty table
+        raise UsageError(f"{path}: {exc}") from exc
+    count = sum(len(r) for r in rows)
+    shown = path.with_name(f"{path.stem}-found.jpg")
+    write(shown, annotated(frame, rows, first))
+    names = f"{ORDER[first]} … {ORDER[min(first + count, len(ORDER)) - 1]}" if count and first < len(ORDER) else "-"
+    print(f"已拍 / photographed: {path}; 找到 {count} 张 / found {count} cards "
+          f"({' + '.join(str(len(r)) for r in rows) or '0'}), labelled {names}: see {shown}", file=sys.stderr,
+          flush=True)
+    return count
 
 
 def _save(profile: Any, problems: list[str], out: Path) -> None:
