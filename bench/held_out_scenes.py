@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT))
 from guandan import full_pack, legal_plays  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from vision.net.network import IndexNet  # noqa: E402
-from vision.net.reader import CardReader, reading_of  # noqa: E402
+from vision.net.reader import CardReader  # noqa: E402
+from vision.training.real_eval import judged  # noqa: E402
 
 #: the level the plays are drawn at (2: no level card is wild among the plays drawn)
 LEVEL = 2
@@ -42,7 +43,8 @@ PLAYS_PER_CAMERA = 25
 
 def read_scenes(reader: CardReader, seed: int, plays: int, least: int) -> Counter[str]:
     """Cards ``laid``, read ``right`` and read ``wrong`` over ``plays`` random plays of the ``seed``'s cameras, each
-    reading matched to a card the play still owes, surest first."""
+    reading right while the play still owes its card, surest first (``real_eval.judged``, as the real photos are
+    scored)."""
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     camera: SimulatedTableCamera | None = None
@@ -56,15 +58,10 @@ def read_scenes(reader: CardReader, seed: int, plays: int, least: int) -> Counte
         truth = Counter(c.code for c in rng.choice(options).cards)
         camera.clear()
         camera.lay(rng.choice("SENW"), list(truth.elements()))
-        owed = truth.copy()
-        for sighting in sorted(reader.sightings(camera.frame()), key=lambda s: -s.confidence):
-            card = reading_of(sighting).card
-            if owed[card] > 0:
-                owed[card] -= 1
-                counts["right"] += 1
-            else:
-                counts["wrong"] += 1
-                print(f"seed {seed} play {n}: {card} read at {sighting.confidence:.5f}"
+        for sighting, right in judged(reader.sightings(camera.frame()), truth):
+            counts["right" if right else "wrong"] += 1
+            if not right:
+                print(f"seed {seed} play {n}: {sighting.card} read at {sighting.confidence:.5f}"
                       f"{' (spotted)' if sighting.spotted else ''}, laid {' '.join(sorted(truth.elements()))}",
                       file=sys.stderr)
         counts["laid"] += sum(truth.values())
