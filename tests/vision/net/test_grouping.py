@@ -12,6 +12,7 @@ from vision.net.grouping import (
     at_most_a_pack,
     corners_of_one_card,
     fused,
+    in_a_row,
     maybe_corners_of_one_card,
     one_glyph,
     physical_cards,
@@ -176,3 +177,27 @@ def test_indices_of_a_tight_fan_are_not_one_glyph() -> None:
     first, second = seen("S4", 100, 100, h=20.0), seen("S5", 113.2, 100, h=20.0, confidence=0.8)
     assert not one_glyph(first, second)
     assert [c.card for c in physical_cards([first, second])] == ["S4", "S5"]
+
+
+def test_a_spotted_index_next_in_a_row_beside_a_sure_one_is_in_the_row() -> None:
+    """A fan's next index: turned as its neighbour, on its line, a glyph or two along it, of its size."""
+    sure = seen("S4", 100, 100, confidence=0.99999)
+    nxt = replace(seen("S6", 130, 101, confidence=0.999), spotted=True)
+    assert in_a_row(nxt, sure)
+    assert not in_a_row(replace(nxt, up=(0.5, -0.87)), sure)  # turned 30 degrees from it
+    assert not in_a_row(replace(nxt, centre=(130.0, 130.0)), sure)  # a glyph and a half below its line
+    assert not in_a_row(replace(nxt, centre=(200.0, 100.0)), sure)  # five glyphs along
+    assert not in_a_row(replace(nxt, glyph_h=12.0), sure)  # a pip, smaller than the index
+
+
+def test_what_may_be_the_neighbours_own_index_is_not_in_the_row() -> None:
+    """Held-out designs' fans (bench/held_out_scenes.py): the "0" of a ten read as the queen of its suit, a court
+    picture read as a joker, a queen; and a card read again beside itself is no next card."""
+    ten = seen("HT", 100, 100, confidence=0.99999)
+    zero = replace(seen("H9", 117, 100, confidence=0.999), spotted=True)  # 0.85 glyph heights right of the "1"
+    assert not in_a_row(zero, ten)
+    assert in_a_row(replace(zero, centre=(140.0, 100.0)), ten)  # two glyphs along: the next card
+    assert not in_a_row(replace(zero, card="HQ", centre=(140.0, 100.0)), ten)  # a queen: maybe another ten's "0"
+    king = seen("SK", 100, 100, confidence=0.99999)
+    assert not in_a_row(replace(seen("SB", 130, 100, confidence=0.999), spotted=True), king)
+    assert not in_a_row(replace(seen("SK", 130, 100, confidence=0.999), spotted=True), king)
