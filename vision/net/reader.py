@@ -309,11 +309,13 @@ class CardReader:
         return []
 
     def _rows(self, cards: list[Sighting]) -> list[Sighting]:
-        """``cards``, each spotted one that stands beside a sure card as the next index of a row (``in_a_row``) no
-        longer held to the stricter threshold of an index spotted alone: in a fan whose outline is lost, a card
-        read at 0.999 beside its sure neighbour was missed. Its neighbour must be sure on its own (one step)."""
+        """``cards``, each spotted one between the two thresholds that stands beside a sure card as the next index
+        of a row (``in_a_row``) no longer held to the stricter threshold of an index spotted alone: in a fan whose
+        outline is lost, a card read at 0.999 beside its sure neighbour was missed. Its neighbour must be sure on its
+        own (one step). A reading under both thresholds stays spotted, so what is reported of it (the spotted card
+        calibration, ``unsure=True``) is as before: the rule was measured only where it decides."""
         sure = self.sure_only(cards)
-        return [replace(s, spotted=False) if s.spotted and s.confidence < self.net.spot_accept
+        return [replace(s, spotted=False) if s.spotted and self.net.accept <= s.confidence < self.net.spot_accept
                 and any(in_a_row(s, o) for o in sure) else s for s in cards]
 
     def sure_only(self, cards: list[Sighting]) -> list[Sighting]:
