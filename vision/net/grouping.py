@@ -15,6 +15,11 @@ The two corners of a card lying whole are two looks at the card, so what they sa
 not paired: in fans and four-hand deals an index and some other card's turned index often stand where a
 card's two corners would (pairing them by place alone lost about one card in ten of the fanned real deals).
 
+A card outline read in two opposite turns gives its two corners' readings: the second (``Sighting.second``) is weighed
+with the card read at the first where the two read the same card and stand no farther apart than a card's corners
+(``corners_in_one_outline``), even where their places alone would not pair them (a photo stretched to a square);
+it is never a card alone.
+
 A spotted index's "up" is taken from its rank to its suit, so it may be turned off the card's own: two spotted
 sightings of one card that stand as its corners only within ``SPOTTED_SLACK`` are reported as one card, as sure
 as the surer of them, not weighed together.
@@ -52,6 +57,11 @@ class Sighting:
     spotted: bool = False
     #: its first glyph runs into the edge of the view it was spotted in, so ``glyph_h`` may measure it short
     cut: bool = False
+    #: which card outline of the image it was read in (the reader numbers them), if any
+    outline: int | None = None
+    #: read at the top-left corner of its outline turned half a turn from where the outline's card was read: that
+    #: card's other corner, weighed with it but never a card alone (``corners_in_one_outline``)
+    second: bool = False
 
 
 def _frame(s: Sighting, other: Sighting) -> tuple[float, float]:
@@ -157,6 +167,26 @@ def corners_of_one_card(a: Sighting, b: Sighting, slack: float = 0.0) -> bool:
     return False
 
 
+#: the farthest a card's two corner indices stand apart, in glyph heights: the diagonal of the largest card
+CARD_DIAGONAL = float(np.hypot(CARD_DOWN[1], CARD_RIGHT[1]))
+
+
+def corners_in_one_outline(a: Sighting, b: Sighting) -> bool:
+    """``a`` and ``b``, read at the top-left corners of one card outline in two opposite turns, may be its two corner
+    indices: the same card, turned half a turn from each other, of a size, as far apart as a card's corners stand.
+    The outline vouches for the rest, so their places are not held to a card's shape (``corners_of_one_card``): a
+    photo stretched to a square, as cardcounter's are, makes a card wider than cards are, and its corners fail that
+    test (a five of clubs' two corners 7.3 glyph heights down and 10.4 to the right). But one outline may hold
+    several cards (a king of spades' corner and a king of clubs' read as spades, 29.5 glyph heights apart)."""
+    if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
+        return False
+    smaller, larger = sorted((a, b), key=lambda s: s.glyph_h)
+    if smaller.glyph_h < CORNER_SIZES * larger.glyph_h:
+        return False
+    down, right = _frame(a, b)
+    return CARD_DOWN[0] <= down and CARD_RIGHT[0] <= right and float(np.hypot(down, right)) <= CARD_DIAGONAL
+
+
 def maybe_corners_of_one_card(a: Sighting, b: Sighting) -> bool:
     """``a`` and ``b`` may be the two corners of one card, one of them spotted, its "up" not quite the card's:
     they stand so within ``SPOTTED_SLACK``. Such a pair is reported once, but not weighed as two looks at one
@@ -201,26 +231,54 @@ def physical_cards(sightings: list[Sighting], sureness: Callable[[Sighting], flo
     surest first. ``sureness`` orders them (by default their confidence): of two sightings of one index, the surer
     stands. The reader orders by the margin over the threshold each is held to, so that an index read in a card's
     outline over the threshold there is not lost to its spotted reading, surer by number but short of the
-    stricter threshold of indices spotted alone."""
+    stricter threshold of indices spotted alone. ``second`` corners come last, each only to its card."""
     order = sureness or (lambda s: s.confidence)
-    cards: list[tuple[Sighting, list[Sighting]]] = []  # (the card's reading, its corners' sightings)
-    for s in sorted(sightings, key=lambda s: -order(s)):
-        if any(same_corner(k, s) or one_glyph(k, s) for _, seen in cards for k in seen):
+    cards: list[_Card] = []
+    for s in sorted(sightings, key=lambda s: (s.second, -order(s))):
+        if s.second:
+            _weigh_second_corner(cards, s, order)
             continue
-        home = next((i for i, (_, seen) in enumerate(cards)
-                     if len(seen) == 1 and corners_of_one_card(seen[0], s)), None)
+        if any(same_corner(k, s) or one_glyph(k, s) for card in cards for k in card.seen):
+            continue
+        home = next((c for c in cards if len(c.seen) == 1 and corners_of_one_card(c.seen[0], s)), None)
         if home is not None:
-            first, seen = cards[home]
-            cards[home] = (fused(first, s), seen + [s])
+            home.reading, home.weighed = fused(home.reading, s), True
+            home.seen.append(s)
             continue
-        home = next((i for i, (_, seen) in enumerate(cards)
-                     if len(seen) == 1 and maybe_corners_of_one_card(seen[0], s)), None)
+        home = next((c for c in cards if len(c.seen) == 1 and maybe_corners_of_one_card(c.seen[0], s)), None)
         if home is not None:  # the surer reading stands for the card, as it was
-            first, seen = cards[home]
-            cards[home] = (first, seen + [s])
+            home.seen.append(s)
             continue
-        cards.append((s, [s]))
-    return sorted((card for card, _ in cards), key=lambda s: -order(s))
+        cards.append(_Card(s, [s]))
+    return sorted((card.reading for card in cards), key=lambda s: -order(s))
+
+
+@dataclass
+class _Card:
+    """A physical card while sightings are grouped: its reading, its corners' sightings, and whether two corners
+    were weighed together in the reading."""
+
+    reading: Sighting
+    seen: list[Sighting]
+    weighed: bool = False
+
+
+def _weigh_second_corner(cards: list[_Card], s: Sighting, order: Callable[[Sighting], float]) -> None:
+    """``s`` (a ``second`` corner) weighed with the card read at its outline's first corner, unless that card was
+    weighed with another corner already or something else stands for it elsewhere; a sighting already standing
+    where ``s`` does, paired with the card by place alone (``maybe_corners_of_one_card``), gives way to it. The
+    card then reads as the surer of what it read and the two corners weighed together."""
+    for card in cards:
+        first = next((k for k in card.seen if k.outline == s.outline and not k.second
+                      and corners_in_one_outline(k, s)), None)
+        if first is None:
+            continue
+        if not card.weighed and all(same_corner(k, s) or one_glyph(k, s) for k in card.seen if k is not first):
+            both = fused(first, s)
+            card.reading = both if order(both) > order(card.reading) else card.reading
+            card.weighed = True
+            card.seen.append(s)
+        return
 
 
 def at_most_a_pack(cards: list[Sighting]) -> list[Sighting]:

@@ -30,7 +30,7 @@ from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
 from .card_calibration import logit
-from .grouping import Sighting, at_most_a_pack, in_a_row, physical_cards
+from .grouping import Sighting, at_most_a_pack, corners_in_one_outline, in_a_row, physical_cards
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import Components, anchored, components, crops, propose
@@ -280,9 +280,10 @@ class CardReader:
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
                 return at_most_a_pack(keep(physical_cards(list(whole.sightings), self._margin)))
             found.extend(whole.sightings)
-        for region in regions:
-            read = self.read_region(image, region, accept=floor)
-            seen = list(read.sightings)
+        for outline, region in enumerate(regions):
+            reads = [self.read_region(image, region, turns=(t,), accept=floor) for t in range(4)]
+            read = _best_turn(reads)
+            seen = self._both_corners(outline, region, read, reads[(read.turn + 2) % 4], total)
             dark = read.dark
             if dark or (not is_card_shaped(region) and region.area >= 0.02 * total):
                 # a fan in an arc (each card turned its own way), or dark cards, which the whole image's
@@ -296,6 +297,20 @@ class CardReader:
         for spotting in spotting_passes(image):
             found.extend(self._spot(image, whole_region, floor, spotting=spotting))
         return at_most_a_pack(keep(self._rows(physical_cards(found, self._margin))))
+
+    def _both_corners(self, outline: int, region: Region, read: RegionRead, opposite: RegionRead, total: float
+                      ) -> list[Sighting]:
+        """``read``'s sightings, numbered as read in ``outline``; if the region is a card of the scene (card-shaped, at
+        least ``SCENE_CARD_SHARE`` of the image), with the readings at the top-left corner of ``opposite`` (the region
+        turned half a turn) that may be the other corner of a card read at ``read``'s, as ``second`` corners:
+        grouping weighs each with its card (``physical_cards``) where their places alone would not pair them."""
+        seen = [replace(s, outline=outline) for s in read.sightings]
+        if not is_card_shaped(region) or region.area < SCENE_CARD_SHARE * total:
+            return seen
+        firsts = [s for s, box in zip(seen, read.flat_boxes, strict=True) if _at_corner(box, read.flat)]
+        return seen + [replace(b, outline=outline, second=True)
+                       for b, box in zip(opposite.sightings, opposite.flat_boxes, strict=True)
+                       if _at_corner(box, opposite.flat) and any(corners_in_one_outline(a, b) for a in firsts)]
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
         """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four
@@ -360,6 +375,15 @@ def spotting_passes(image: np.ndarray) -> tuple[SpottingPass, SpottingPass]:
     (``training.real_data.spotted_windows``), so the network learns from what the reader reads."""
     close_up = min(SPOT_SIDE, max(image.shape[:2])) // 2
     return WHOLE_PHOTO_PASS, SpottingPass(close_up, CLOSE_UP_SHARE, CLOSE_UP_FROM)
+
+
+#: a card's corner index starts within this share of its upright view's width and height from the top-left
+CORNER_SHARE = 0.3
+
+
+def _at_corner(box: tuple[int, int, int, int], flat: np.ndarray) -> bool:
+    """Whether an index ``box`` of the upright view ``flat`` starts at its top-left corner."""
+    return box[0] < CORNER_SHARE * flat.shape[1] and box[1] < CORNER_SHARE * flat.shape[0]
 
 
 def _several_cards(regions: list[Region], shape: tuple[int, ...]) -> bool:

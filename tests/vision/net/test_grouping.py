@@ -10,6 +10,7 @@ import pytest
 from vision.net.grouping import (
     Sighting,
     at_most_a_pack,
+    corners_in_one_outline,
     corners_of_one_card,
     fused,
     in_a_row,
@@ -201,3 +202,56 @@ def test_what_may_be_the_neighbours_own_index_is_not_in_the_row() -> None:
     king = seen("SK", 100, 100, confidence=0.99999)
     assert not in_a_row(replace(seen("SB", 130, 100, confidence=0.999), spotted=True), king)
     assert not in_a_row(replace(seen("SK", 130, 100, confidence=0.999), spotted=True), king)
+
+
+def outline_corners(card: str = "C5", confidence: float = 0.996) -> tuple[Sighting, Sighting]:
+    """A card's two corners as an outline read them in two opposite turns, in a photo stretched to a square: the
+    second 7.3 glyph heights down and 10.4 to the right of the first (cardcounter's IMG_20220921_193915, a five of
+    clubs read at 0.9962 and 0.9887), wider than a card stands."""
+    first = replace(seen(card, 100, 100, confidence=confidence), outline=3)
+    second = replace(seen(card, 100 + 10.4 * 20, 100 + 7.3 * 20, up=(0.0, 1.0), confidence=0.989), outline=3,
+                     second=True)
+    return first, second
+
+
+def test_an_outline_s_two_corners_may_stand_wider_than_a_card() -> None:
+    first, second = outline_corners()
+    assert not corners_of_one_card(first, second)
+    assert corners_in_one_outline(first, second)
+    assert not corners_in_one_outline(first, replace(second, card="D5"))
+    assert not corners_in_one_outline(first, replace(second, up=(0.0, -1.0)))  # not turned half a turn
+    assert not corners_in_one_outline(first, replace(second, glyph_h=10.0))  # not of a size
+    # one outline around several cards: a king's corner and another king's 29.5 glyph heights away
+    assert not corners_in_one_outline(first, replace(second, centre=(100 + 23.5 * 20, 100 + 17.8 * 20)))
+
+
+def test_an_outline_s_second_corner_is_weighed_with_its_card_and_is_never_a_card_alone() -> None:
+    first, second = outline_corners()
+    [card] = physical_cards([second, first])
+    assert card.card == "C5" and card.centre == first.centre and card.confidence > 0.9999
+    assert physical_cards([second]) == []
+    assert [c.card for c in physical_cards([first, replace(second, outline=4)])] == ["C5"]  # another outline's
+    assert physical_cards([first, replace(second, outline=4)])[0].confidence == first.confidence
+
+
+def test_a_card_weighed_with_a_corner_already_is_not_weighed_again() -> None:
+    """Two looks at one glyph are not two corners: a card whose corners were weighed together (its other corner
+    read where a card's stands) keeps that reading when its outline's second corner, at the same place, comes."""
+    first, second = outline_corners()
+    near = replace(second, centre=(100 + 8.0 * 20, 100 + 9.0 * 20), second=False, outline=None)
+    assert corners_of_one_card(first, near)
+    once = physical_cards([first, near])
+    assert physical_cards([first, near, replace(second, centre=near.centre)]) == once
+
+
+def test_a_spotted_reading_paired_by_place_alone_gives_way_to_the_outline_s_second_corner() -> None:
+    """A spotted index standing where the outline's second corner does, paired with the card by place alone
+    (``maybe_corners_of_one_card``: not weighed), does not keep the two outline corners from being weighed."""
+    first, second = outline_corners()
+    tilt = np.radians(-20.0)
+    spotted = replace(second, up=(float(np.sin(tilt)), float(np.cos(tilt))), second=False, outline=None,
+                      spotted=True, confidence=0.97, candidates=(("C5", 0.97),))
+    assert maybe_corners_of_one_card(first, spotted) and not corners_of_one_card(first, spotted)
+    assert physical_cards([first, spotted])[0].confidence == first.confidence
+    [card] = physical_cards([first, spotted, second])
+    assert card.card == "C5" and card.confidence > 0.9999

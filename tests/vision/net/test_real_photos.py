@@ -139,14 +139,14 @@ def test_a_close_up_s_large_indices_are_read(cardcounter: Path) -> None:
 
 def test_unsure_readings_are_the_sure_ones_and_those_under_the_thresholds(cardcounter: Path) -> None:
     """``unsure=True`` (what ``bench/vision.py --reliability`` measures confidence on) changes no decision before
-    the thresholds: a test photo of one five of clubs, read at 0.996 (under the accept threshold of 0.998), is
+    the thresholds: a test photo of one six of hearts, read at 0.963 (under the accept threshold of 0.998), is
     reported then and only then, and every sure reading is among the unsure ones."""
     reader = CardReader()
-    image = load_image(cardcounter / "images" / "IMG_20220921_193915.jpg")
+    image = load_image(cardcounter / "images" / "IMG_20220921_193938.jpg")
     assert reader.read_image(image) == []
     seen = reader.sightings(image, unsure=True)
-    assert any(s.card == "C5" and 0.9 <= s.confidence < reader.net.accept for s in seen), seen
-    assert "C5" in {r.card for r in reader.read_image(image, unsure=True)}
+    assert any(s.card == "H6" and 0.9 <= s.confidence < reader.net.accept for s in seen), seen
+    assert "H6" in {r.card for r in reader.read_image(image, unsure=True)}
     for name in ("IMG_20220921_194138.jpg", "IMG_7722.jpg"):
         image = load_image(cardcounter / "images" / name)
         assert set(reader.read_image(image)) <= set(reader.read_image(image, unsure=True)), name
@@ -189,3 +189,19 @@ def test_a_fan_s_next_index_beside_a_sure_one_is_read(bidly: Path) -> None:
     assert {"C7", "CA", "SJ", "SK"} <= set(read)
     assert not Counter(read) - photo.wanted
     assert len(read) >= 48
+
+
+def test_an_outline_s_two_corners_are_weighed_together(cardcounter: Path) -> None:
+    """Test photos stretched to a square (as all of cardcounter's are), where a card's two corners stand wider apart
+    than a card's: read in its outline's two opposite turns, a five of clubs at 0.9962 and 0.9887 and a six of clubs
+    at 0.9959 and 0.9408, neither sure alone; weighed together, each is read. One outline around several kings
+    (a webcam photo) pairs no corners of two cards: its king of spades is read once."""
+    reader = CardReader()
+    photos = {p.path.name: p for p in real_sets("test")["cardcounter_single"] + real_sets("test")["cardcounter_multi"]}
+    for name, card in (("IMG_20220921_193915.jpg", "C5"), ("IMG_7718.jpg", "C6")):
+        photo = photos[name]
+        read = [r.card for r in reader.read_image(load_image(photo.path))]
+        assert card in read and card in photo.wanted, name
+        assert not Counter(map(photo.key, read)) - photo.wanted, name
+    kings = photos["WIN_20240627_17_16_00_Pro.jpg"]
+    assert [r.card for r in reader.read_image(load_image(kings.path))].count("SK") == 1
