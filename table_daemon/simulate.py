@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -398,14 +399,26 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             return 1
         return 1 if any(s.gave_up for s in sims) else 0
     finally:
+        # a run's own journals (no --journal-dir) are kept only while they hold what the broker never took
+        keep = journal_dir is not None or _unsent_or_unknown(sims)
         for s in sims:
             s.stop()
         if local is not None:
             local.close()
+        if not keep:
+            shutil.rmtree(jdir, ignore_errors=True)
 
 
 def _unsent(sims: list[SimTable]) -> int:
     return sum(s.app.journal.backlog() for s in sims)
+
+
+def _unsent_or_unknown(sims: list[SimTable]) -> bool:
+    """Whether any table's journal still holds messages for the broker, or cannot say (kept, then)."""
+    try:
+        return _unsent(sims) > 0
+    except Exception:  # noqa: BLE001 - a journal that cannot answer is kept, whatever the cause
+        return True
 
 
 def _await_broker(sims: list[SimTable], broker: str, timeout: float, *, one_shot: bool) -> bool:

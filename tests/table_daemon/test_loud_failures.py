@@ -16,9 +16,9 @@ from pathlib import Path
 from table_daemon.adapters.broker import free_port
 
 
-def start(*args: str) -> subprocess.Popen[str]:
+def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "table_daemon.cli", *args],
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 
 
@@ -77,16 +77,20 @@ def test_simulate_gives_up_on_an_unreachable_broker(tmp_path: Path) -> None:
 
 
 def test_simulate_says_results_are_unsent_when_the_broker_goes(broker_factory, tmp_path: Path) -> None:
+    """The results wait in the journals it names, which are kept though the run made them for itself (no
+    --journal-dir: a folder under TMPDIR, removed after a run whose every message the broker took)."""
     broker = broker_factory()
     proc = start("simulate", "--broker", broker.url, "--broker-timeout", "1", "--deals", "3", "--speed", "0",
-                 "--direct", "--journal-dir", str(tmp_path), "--event", "lost")
+                 "--direct", "--event", "lost", env={"TMPDIR": str(tmp_path)})
     try:
         read_until(proc, r"connected to the MQTT broker", timeout=60)
         broker.stop()
         lines = read_until(proc, r"never taken by the broker", timeout=60)
         assert proc.wait(timeout=20) == 1
         assert any("与 MQTT 代理断开 lost the broker" in line for line in lines)
-        assert any("未发出" in line and str(tmp_path) in line for line in lines)
+        [journals] = tmp_path.glob("guandan-sim-*")
+        assert any("未发出" in line and str(journals) in line for line in lines)
+        assert (journals / "T01.sqlite").stat().st_size > 0
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -3,10 +3,12 @@ record; the embedded broker; several tables; the simulated camera through the re
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from guandan import replay
@@ -16,9 +18,9 @@ from table_daemon.controller import CardsSeen, Input, TurnChanged, ZoneCleared
 from .test_app import check_sequence
 
 
-def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _run(*args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "table_daemon.cli", "simulate", *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def test_two_tables_publish_replayable_records(mosquitto: Any, topic_root: Any, mqtt_messages: Any) -> None:
@@ -58,10 +60,12 @@ def test_a_profile_file_is_played_and_its_records_replay_on_their_own(mosquitto:
     assert refused.returncode == 2 and "tie_tribute" in refused.stderr
 
 
-def test_embedded_broker_and_bad_arguments() -> None:
-    done = _run("--deals", "1", "--speed", "0", "--direct", "--quiet")
+def test_embedded_broker_and_bad_arguments(tmp_path: Path) -> None:
+    done = _run("--deals", "1", "--speed", "0", "--direct", "--quiet", env={"TMPDIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert "mqtt://127.0.0.1:" in done.stderr
+    # the journals it made for itself (no --journal-dir), every message taken by the broker: nothing left behind
+    assert not list(tmp_path.glob("guandan-sim-*"))
     bad = _run("--tables", "0")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--tables" in bad.stderr
     bad = _run("--profile", "nope")
