@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 import tty
+import weakref
 from typing import Any
 
 from firmware_bridge.protocol import ResetCause
@@ -41,6 +42,8 @@ class SimDealer:
         self.inbound = WireDirection(self.config, random.Random(seed * 7 + 1))
         self.outbound = WireDirection(self.config, random.Random(seed * 7 + 2))
         self._dir = tempfile.mkdtemp(prefix="sim-dealer-")
+        # the folder goes with the dealer: at close, or when a dealer never closed is collected or its process ends
+        self._remove_dir = weakref.finalize(self, shutil.rmtree, self._dir, True)
         self.path = os.path.join(self._dir, "ttyDEALER")
         self._master = -1
         self._slave = -1
@@ -75,7 +78,7 @@ class SimDealer:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        shutil.rmtree(self._dir, ignore_errors=True)
+        self._remove_dir()
 
     def unplug(self, seconds: float) -> None:
         """Pull the cable now and plug it back in after ``seconds``."""
