@@ -90,7 +90,9 @@ def test_broker_restart_loses_no_result(broker_factory: Any, topic_root: Any, tm
 def _simulate(url: str, tr: Any, journal: Path) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", url, "--table", tr.table,
            "--event", tr.event, "--deals", "2", "--speed", "300", "--seed", "5", "--journal-dir", str(journal), "--direct"]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # killed as a power cut, it leaves its temporary files (the dealer's pty folder) with the journal
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "TMPDIR": str(journal)})
 
 
 def test_kill_9_mid_deal_recovers_the_same_deal(mosquitto: Any, topic_root: Any, mqtt_messages: Any,

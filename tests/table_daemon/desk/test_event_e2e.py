@@ -42,8 +42,12 @@ def by_hand(levels: dict[str, str], winner: str | None) -> dict[str, tuple[int, 
 class Proc:
     """A child process of the product with its stderr collected (for its messages and for failures)."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, tmp: Path | None = None) -> None:
+        # a process killed as a power cut leaves its temporary files (the dealer's pty folder) in ``tmp``
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        if tmp is not None:
+            tmp.mkdir(parents=True, exist_ok=True)
+            env["TMPDIR"] = str(tmp)
         self.proc = subprocess.Popen([sys.executable, "-m", "table_daemon.cli", *args], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []
@@ -78,7 +82,7 @@ def sim(url: str, event: str, journals: Path, table: str, tables: int, seed: int
     broker restarted mid-round)."""
     return Proc("simulate", "--broker", url, "--event", event, "--table", table, "--tables", str(tables),
                 "--await-desk", "--speed", f"{speed:g}", "--direct", "--seed", str(seed), "--journal-dir", str(journals),
-                "--quiet")
+                "--quiet", tmp=journals)
 
 
 def steps(page) -> dict[str, str]:
