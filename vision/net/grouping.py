@@ -144,16 +144,22 @@ SLACK_STEP = 5.0
 CORNER_SIZES = 0.6
 
 
+def _may_be_two_corners(a: Sighting, b: Sighting) -> bool:
+    """``a`` and ``b`` read one card, turned half a turn from each other, their glyphs of a size (the smaller one may
+    be ``cut`` short by the edge of the view): what a card's two corner indices show wherever they stand."""
+    if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
+        return False
+    smaller, larger = sorted((a, b), key=lambda s: s.glyph_h)
+    return smaller.glyph_h >= CORNER_SIZES * larger.glyph_h or smaller.cut
+
+
 def corners_of_one_card(a: Sighting, b: Sighting, slack: float = 0.0) -> bool:
     """``a`` and ``b`` are the two corner indices of one card lying whole: the same card, standing so in the
     first one's frame, or in a frame turned at most ``slack`` degrees from it. Their glyphs are of a size, unless
     the smaller one is ``cut`` by the edge of the view: a card the photo cuts has no outline to join its corners,
     and its cut index, read from what is left of it, measures short (edje's IMG_2561, a test photo: a nine of
     diamonds whose upper "9" the top edge cuts to 9 px, against 16 px at its whole lower corner, was two cards)."""
-    if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
-        return False
-    smaller, larger = sorted((a, b), key=lambda s: s.glyph_h)
-    if smaller.glyph_h < CORNER_SIZES * larger.glyph_h and not smaller.cut:
+    if not _may_be_two_corners(a, b):
         return False
     turns = np.radians(np.arange(-slack, slack + SLACK_STEP / 2, SLACK_STEP)) if slack else np.zeros(1)
     for first, second in ((a, b), (b, a)):
@@ -178,10 +184,7 @@ def corners_in_one_outline(a: Sighting, b: Sighting) -> bool:
     photo stretched to a square, as cardcounter's are, makes a card wider than cards are, and its corners fail that
     test (a five of clubs' two corners 7.3 glyph heights down and 10.4 to the right). But one outline may hold
     several cards (a king of spades' corner and a king of clubs' read as spades, 29.5 glyph heights apart)."""
-    if a.card != b.card or float(np.dot(a.up, b.up)) > -0.7:
-        return False
-    smaller, larger = sorted((a, b), key=lambda s: s.glyph_h)
-    if smaller.glyph_h < CORNER_SIZES * larger.glyph_h:
+    if not _may_be_two_corners(a, b):
         return False
     down, right = _frame(a, b)
     return CARD_DOWN[0] <= down and CARD_RIGHT[0] <= right and float(np.hypot(down, right)) <= CARD_DIAGONAL

@@ -269,8 +269,7 @@ class CardReader:
         found: list[Sighting] = []
         whole_card = is_card_shaped(whole_region)
         # the image read as one card in each turn, once: for the cropped-card test and the whole-image reading
-        by_turn = [self.read_region(image, whole_region, turns=(t,), accept=floor) for t in range(4)] \
-            if whole_card else []
+        by_turn = self._read_turns(image, whole_region, floor) if whole_card else []
         card = self._cropped_card(by_turn)
         if card:
             return card
@@ -281,7 +280,7 @@ class CardReader:
                 return at_most_a_pack(keep(physical_cards(list(whole.sightings), self._margin)))
             found.extend(whole.sightings)
         for outline, region in enumerate(regions):
-            reads = [self.read_region(image, region, turns=(t,), accept=floor) for t in range(4)]
+            reads = self._read_turns(image, region, floor)
             read = _best_turn(reads)
             seen = self._both_corners(outline, region, read, reads[(read.turn + 2) % 4], total)
             dark = read.dark
@@ -311,6 +310,11 @@ class CardReader:
         return seen + [replace(b, outline=outline, second=True)
                        for b, box in zip(opposite.sightings, opposite.flat_boxes, strict=True)
                        if _at_corner(box, opposite.flat) and any(corners_in_one_outline(a, b) for a in firsts)]
+
+    def _read_turns(self, image: np.ndarray, region: Region, accept: float) -> list[RegionRead]:
+        """``region`` read in each of its four quarter turns (index = turn), none chosen: a card's two corners are
+        read in two opposite turns."""
+        return [self.read_region(image, region, turns=(t,), accept=accept) for t in range(4)]
 
     def _cropped_card(self, by_turn: list[RegionRead]) -> list[Sighting]:
         """The card of an image cropped to one card (``by_turn``: the image read as one card in each of its four
