@@ -30,17 +30,37 @@ def is_card_shaped(region: Region) -> bool:
     return 0.52 <= min(a, b) / max(max(a, b), 1e-6) <= 0.84
 
 
-def top_level(regions: list[Region]) -> list[Region]:
-    """Regions not lying inside a bigger one (pips and picture frames inside a card)."""
-    return [r for r in regions if not any(_inside(r, o) for o in regions if o is not r and o.area > r.area)]
+#: a region that is not card-shaped and covers at least this share of the image is a surface the cards lie on (a
+#: board, a tray, a slab of stone), not a card: what lies inside it are cards, not its pips
+SURFACE_SHARE = 0.6
+#: a region at least this share of the image, lying on a surface, is a card (or cards) of the scene; card-shaped or
+#: not, since a photo squashed square (cardcounter's) makes a card nearly square
+SURFACE_CARD_SHARE = 0.02
 
 
-def card_regions(image: np.ndarray) -> list[Region]:
-    """Regions by edges; when no card-sized card-shaped one shows, once more with fainter edges."""
-    regions = find_regions(image)
+def top_level(regions: list[Region], image_area: float | None = None) -> list[Region]:
+    """Regions not lying inside a bigger one (pips and picture frames inside a card). Given the image's area, a
+    region of a card's size lying on a surface (``SURFACE_SHARE``) is kept: a card on a dark slab was hidden inside
+    the slab's outline and read by spotting alone."""
+    def hides(outer: Region, inner: Region) -> bool:
+        if outer is inner or outer.area <= inner.area or not _inside(inner, outer):
+            return False
+        return not (image_area and outer.area >= SURFACE_SHARE * image_area and not is_card_shaped(outer)
+                    and inner.area >= SURFACE_CARD_SHARE * image_area)
+    return [r for r in regions if not any(hides(o, r) for o in regions)]
+
+
+def card_regions(image: np.ndarray, nested: bool = False) -> list[Region]:
+    """Regions by edges; when no card-sized card-shaped one shows, once more with fainter edges. ``nested``: also
+    the regions inside another's closed outline (``geometry.find_regions``), for ``top_level`` with the image's
+    area to keep the cards lying on a surface."""
+    regions = find_regions(image, nested=nested)
     total = float(image.shape[0] * image.shape[1])
-    if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in top_level(regions)):
-        regions = find_regions(image, sensitive=True) or regions
+    if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in top_level(regions, total if nested else None)):
+        fainter = find_regions(image, sensitive=True, nested=nested)
+        if nested:  # the first look's card-sized regions stay: a card in a photo squashed square is not card-shaped
+            fainter = sorted(fainter + [r for r in regions if r.area >= 0.03 * total], key=lambda r: -r.area)
+        regions = fainter or regions
     return regions
 
 

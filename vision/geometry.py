@@ -45,11 +45,13 @@ def order_corners(points: np.ndarray) -> np.ndarray:
 
 
 def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarray | None = None,
-                 sensitive: bool = False) -> list[Region]:
+                 sensitive: bool = False, nested: bool = False) -> list[Region]:
     """Card-like regions of ``image`` (BGR or grey), largest first. ``mask`` limits the search (non-zero = in).
 
     ``sensitive`` lowers the edge thresholds and adds colour-difference edges, for a white card on a light desk
-    whose outline is faint; it also finds more clutter, so it is the second try, not the first.
+    whose outline is faint; it also finds more clutter, so it is the second try, not the first. ``nested``: also
+    what lies inside another closed outline (a card on a board or a slab whose own outline is closed, and the pips
+    inside a card: ``card_regions.top_level`` tells them apart); without it, only the outermost outlines.
     """
     if image is None or image.size == 0 or min(image.shape[:2]) < 16:
         return []
@@ -69,7 +71,12 @@ def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarr
         edges[m == 0] = 0
     edges = cv2.dilate(edges, np.ones((3, 3), np.uint8), iterations=2)
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if nested:  # two levels: every outer boundary (top level, wherever it lies) and the holes inside them
+        contours, hierarchy = cv2.findContours(edges, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+        contours = [c for c, h in zip(contours, hierarchy[0] if hierarchy is not None else [], strict=True)
+                    if h[3] < 0]
+    else:
+        contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     total = float(small.shape[0] * small.shape[1])
     regions: list[Region] = []
     for contour in contours:

@@ -8,8 +8,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.card_regions import CLOSE_DARK_CARD, DARK_AREA, dark_regions, is_card_shaped, paper_cards
+from vision.card_regions import (
+    CLOSE_DARK_CARD,
+    DARK_AREA,
+    card_regions,
+    dark_regions,
+    is_card_shaped,
+    paper_cards,
+    top_level,
+)
 from vision.files import load_image
+from vision.geometry import find_regions
+from vision.net.network import IndexNet
 from vision.net.reader import CardReader
 from vision.render import paste_card, render_face
 from vision.training.dark_decks import dark_face
@@ -104,3 +114,47 @@ def test_cards_on_grainy_wood_are_found_at_the_paper_s_second_threshold(edje: Pa
     found = paper_cards(image, [])
     assert len(found) == 2 and all(is_card_shaped(r) for r in found)
     assert {"CK", "DK"} <= {s.card for s in CardReader().sightings(image)}
+
+
+def _card_on_a_slab() -> np.ndarray:
+    """A light card, squashed nearly square as in a photo resized to a square, on a dark slab whose outline closes
+    round it, the slab on a light desk: the slab covers most of the photo."""
+    scene = np.full((640, 640, 3), 200, np.uint8)
+    cv2.rectangle(scene, (20, 30), (620, 620), (45, 45, 45), -1)
+    face = cv2.resize(render_face("D6", 200, 2), (250, 280))  # 0.89 wide for its height: not card-shaped
+    scene[180:460, 195:445] = face
+    return scene
+
+
+def test_a_card_on_a_slab_whose_outline_closes_round_it_is_found() -> None:
+    scene = _card_on_a_slab()
+    total = float(scene.shape[0] * scene.shape[1])
+    outermost = find_regions(scene)
+    assert len(outermost) == 1 and outermost[0].area > 0.8 * total  # the slab alone: the card lies in its hole
+    nested = find_regions(scene, nested=True)
+    cards = [r for r in top_level(nested, total) if r.area < 0.5 * total]
+    assert len(cards) == 1
+    assert np.allclose(cards[0].corners.mean(axis=0), (320, 320), atol=8)
+    assert not is_card_shaped(cards[0])
+    assert [r.area for r in top_level(nested)] == [outermost[0].area]  # without the image's area, as before
+    assert any(r.box == cards[0].box for r in card_regions(scene, nested=True))
+
+
+def test_what_lies_inside_a_card_on_a_slab_stays_hidden() -> None:
+    """A card-shaped card on the slab is a card; a court's frame inside the card is not, however large."""
+    scene = np.full((640, 640, 3), 200, np.uint8)
+    cv2.rectangle(scene, (20, 30), (620, 620), (45, 45, 45), -1)
+    cv2.rectangle(scene, (195, 150), (445, 500), (235, 235, 235), -1)  # the card, 0.71 wide for its height
+    cv2.rectangle(scene, (240, 210), (400, 440), (60, 40, 160), 3)  # the frame of a court card's picture
+    total = float(scene.shape[0] * scene.shape[1])
+    nested = find_regions(scene, nested=True)
+    frame = [r for r in nested if 0.05 * total < r.area < 0.15 * total]
+    assert len(frame) == 1, "the frame inside the card is found as a region of its own"
+    kept = top_level(nested, total)
+    assert not any(r is frame[0] for r in kept)
+    assert any(is_card_shaped(r) and 0.15 * total < r.area < 0.3 * total for r in kept)
+
+
+def test_the_reader_reads_a_card_on_a_slab_in_its_outline() -> None:
+    readings = CardReader(IndexNet(threads=1)).sightings(_card_on_a_slab())
+    assert [(s.card, s.spotted) for s in readings] == [("D6", False)]

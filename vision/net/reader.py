@@ -263,7 +263,7 @@ class CardReader:
         floor = min(SIGHTING_FLOOR, self.net.accept)
         keep = (lambda cards: cards) if unsure else self.sure_only
         total = float(image.shape[0] * image.shape[1])
-        regions = top_level(card_regions(image))[:40] + dark_regions(image)[:12]
+        regions = top_level(card_regions(image, nested=True), total)[:40] + dark_regions(image)[:12]
         regions += paper_cards(image, regions)[:12]
         whole_region = whole_image_region(image)
         found: list[Sighting] = []
