@@ -33,9 +33,10 @@ def is_card_shaped(region: Region) -> bool:
 #: a region that is not card-shaped and covers at least this share of the image is a surface the cards lie on (a
 #: board, a tray, a slab of stone), not a card: what lies inside it are cards, not its pips
 SURFACE_SHARE = 0.6
-#: a region at least this share of the image, lying on a surface, is a card (or cards) of the scene; card-shaped or
-#: not, since a photo squashed square (cardcounter's) makes a card nearly square
-SURFACE_CARD_SHARE = 0.02
+#: a region at least this share of the image is a card (or cards) of a scene, not a pip or an index of a card the
+#: image is cropped to; lying on a surface, card-shaped or not, since a photo squashed square (cardcounter's) makes a
+#: card nearly square
+SCENE_CARD_SHARE = 0.02
 
 
 def top_level(regions: list[Region], image_area: float | None = None) -> list[Region]:
@@ -46,7 +47,7 @@ def top_level(regions: list[Region], image_area: float | None = None) -> list[Re
         if outer is inner or outer.area <= inner.area or not _inside(inner, outer):
             return False
         return not (image_area and outer.area >= SURFACE_SHARE * image_area and not is_card_shaped(outer)
-                    and inner.area >= SURFACE_CARD_SHARE * image_area)
+                    and inner.area >= SCENE_CARD_SHARE * image_area)
     return [r for r in regions if not any(hides(o, r) for o in regions)]
 
 

@@ -22,7 +22,15 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
-from ..card_regions import best_card, card_regions, dark_regions, is_card_shaped, paper_cards, top_level
+from ..card_regions import (
+    SCENE_CARD_SHARE,
+    best_card,
+    card_regions,
+    dark_regions,
+    is_card_shaped,
+    paper_cards,
+    top_level,
+)
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, box_overlap, clear_of_edges, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
@@ -58,9 +66,6 @@ SPOT_SIDE = 1600
 #: no more wrong; spotting every size again there read 52 and 29 right, but 2 more wrong
 CLOSE_UP_SHARE = 1 / 6
 CLOSE_UP_FROM = MAX_GLYPH_SHARE
-#: a card-shaped region at least this share of the image is a card of a scene, not a pip or an index of a card the
-#: image is cropped to
-SCENE_CARD_SHARE = 0.02
 
 
 @dataclass(frozen=True)
