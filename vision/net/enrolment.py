@@ -84,7 +84,8 @@ def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
     them (``polarity.as_printed``: a card printed light on dark turned over, a dim one brightened), else a dark
     deck's cards gave no window at their index's place (its ink is lighter than its paper)."""
     total = float(image.shape[0] * image.shape[1])
-    regions: list[Region] = [r for r in top_level(card_regions(image))[:6]
+    # a card on a mat or a board whose outline closes round it is found inside it (``card_regions.top_level``)
+    regions: list[Region] = [r for r in top_level(card_regions(image, nested=True), total)[:6]
                              if r.area >= MIN_CARD * total and is_card_shaped(r)]
     regions.append(whole_image_region(image))
     out: list[np.ndarray] = []

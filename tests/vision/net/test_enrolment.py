@@ -151,3 +151,17 @@ def test_a_card_of_a_dark_deck_enrols_its_index(net: IndexNet, code: str) -> Non
     assert len(at_place) and net.classes[int(net.predict(at_place).argmax(axis=1)[0])] == code
     kept = select_windows(net, code, f"{code}.png", windows, place)
     assert kept.by_place >= 1 and kept.read_as == code
+
+
+def test_a_card_photographed_on_a_mat_enrols_its_index(net: IndexNet) -> None:
+    """A photo of one card lying on a dark mat whose outline closes round it, the mat on a light desk: the card is
+    found inside the mat's outline, so the window at its index's place is kept. Found by its outermost outline
+    only, the photo held no card-shaped region and no window was taken by its place."""
+    photo = np.full((640, 640, 3), 200, np.uint8)
+    photo[30:620, 20:620] = (40, 70, 40)  # a green mat
+    paste_card(photo, render_face("C9", 200, 2), (320, 320), 0.0, 380)
+    windows, place = candidate_windows(photo)
+    at_place = windows[np.array(place)]
+    assert len(at_place) and net.classes[int(net.predict(at_place).argmax(axis=1)[0])] == "C9"
+    kept = select_windows(net, "C9", "C9.png", windows, place)
+    assert kept.by_place >= 1 and kept.read_as == "C9"
