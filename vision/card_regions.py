@@ -65,6 +65,14 @@ def card_regions(image: np.ndarray, nested: bool = False) -> list[Region]:
     return regions
 
 
+def cards_on_surfaces(image: np.ndarray) -> list[Region]:
+    """The regions of a photo that may be cards, largest first: the outlines found by edges, inner ones too, less
+    what lies inside a bigger one unless it lies on a surface (``top_level``): a card on a mat, a board or a slab
+    whose outline closes round it is found, the pips inside a card are not. What the free-standing reader and
+    enrolment look at; the table knows where its cards lie."""
+    return top_level(card_regions(image, nested=True), float(image.shape[0] * image.shape[1]))
+
+
 #: a dark blob is a card or a few overlapping cards: between these shares of the image, and filling at least
 #: ``DARK_FILL`` of its turned bounding box (a keyboard, a laptop or a shadow is bigger or ragged)
 DARK_AREA = (0.004, 0.25)

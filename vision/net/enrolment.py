@@ -35,7 +35,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..card_regions import card_regions, is_card_shaped, top_level
+from ..card_regions import cards_on_surfaces, is_card_shaped
 from ..files import ImageError, labelled_images, load_image
 from ..geometry import CARD_H, Region, rectify, whole_image_region
 from ..index import BAND, ink_mask
@@ -84,8 +84,7 @@ def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
     them (``polarity.as_printed``: a card printed light on dark turned over, a dim one brightened), else a dark
     deck's cards gave no window at their index's place (its ink is lighter than its paper)."""
     total = float(image.shape[0] * image.shape[1])
-    # a card on a mat or a board whose outline closes round it is found inside it (``card_regions.top_level``)
-    regions: list[Region] = [r for r in top_level(card_regions(image, nested=True), total)[:6]
+    regions: list[Region] = [r for r in cards_on_surfaces(image)[:6]
                              if r.area >= MIN_CARD * total and is_card_shaped(r)]
     regions.append(whole_image_region(image))
     out: list[np.ndarray] = []

@@ -25,11 +25,10 @@ import numpy as np
 from ..card_regions import (
     SCENE_CARD_SHARE,
     best_card,
-    card_regions,
+    cards_on_surfaces,
     dark_regions,
     is_card_shaped,
     paper_cards,
-    top_level,
 )
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, box_overlap, clear_of_edges, map_box, rectify, whole_image_region
@@ -268,7 +267,7 @@ class CardReader:
         floor = min(SIGHTING_FLOOR, self.net.accept)
         keep = (lambda cards: cards) if unsure else self.sure_only
         total = float(image.shape[0] * image.shape[1])
-        regions = top_level(card_regions(image, nested=True), total)[:40] + dark_regions(image)[:12]
+        regions = cards_on_surfaces(image)[:40] + dark_regions(image)[:12]
         regions += paper_cards(image, regions)[:12]
         whole_region = whole_image_region(image)
         found: list[Sighting] = []
@@ -289,7 +288,7 @@ class CardReader:
             read = _best_turn(reads)
             seen = self._both_corners(outline, region, read, reads[(read.turn + 2) % 4], total)
             dark = read.dark
-            if dark or (not is_card_shaped(region) and region.area >= 0.02 * total):
+            if dark or (not is_card_shaped(region) and region.area >= SCENE_CARD_SHARE * total):
                 # a fan in an arc (each card turned its own way), or dark cards, which the whole image's
                 # spotting below does not see (it looks for ink darker than its paper)
                 spotted = self._spot(image, region, floor, dark)
