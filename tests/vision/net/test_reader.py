@@ -11,6 +11,7 @@ import pytest
 
 from hardware.cameras.simulated import held_out_decks, load_deck
 from vision.geometry import Region, find_regions
+from vision.net.grouping import Sighting
 from vision.net.reader import CardReader, _several_cards
 from vision.render import light_scene, paste_card, table_cloth
 from vision.types import normalise_label
@@ -236,3 +237,22 @@ def test_a_card_the_photo_cuts_is_one_card(net_reader: CardReader, deck: str, ce
     scene = table_cloth(504, 378, np.random.default_rng(4), light=False)
     paste_card(scene, load_deck(deck)["D9"], (250, centre_y), 3.0, 300)
     assert [r.card for r in net_reader.read_image(scene)] == ["D9"]
+
+
+def test_a_joker_is_held_to_the_spotted_threshold_however_it_was_found(net_reader: CardReader) -> None:
+    """Between the outline's threshold and the spotted one, a card read in an outline is reported and a joker so read
+    is not (a joker's index is a word or a picture, which a card's art inside an outline also shows); over the
+    spotted threshold both are; a card spotted alone is held to the spotted threshold as before."""
+    net = net_reader.net
+    between = (net.accept + net.spot_accept) / 2
+    over = (net.spot_accept + 1.0) / 2
+
+    def seen(card: str, confidence: float, spotted: bool = False) -> Sighting:
+        return Sighting(card, confidence, (0, 0, 10, 20), (5.0, 5.0), (0.0, -1.0), 10.0, spotted=spotted)
+
+    cards = [seen("DK", between), seen("SB", between), seen("HR", between), seen("HR", over), seen("C5", between, True),
+             seen("SB", over, True)]
+    assert [(s.card, s.confidence) for s in net_reader.sure_only(cards)] == [("DK", between), ("HR", over),
+                                                                             ("SB", over)]
+    assert net_reader.threshold(cards[1]) == net_reader.threshold(cards[4]) == net.spot_accept
+    assert net_reader.threshold(cards[0]) == net.accept

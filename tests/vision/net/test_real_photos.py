@@ -205,3 +205,17 @@ def test_an_outline_s_two_corners_are_weighed_together(cardcounter: Path) -> Non
         assert not Counter(map(photo.key, read)) - photo.wanted, name
     kings = photos["WIN_20240627_17_16_00_Pro.jpg"]
     assert [r.card for r in reader.read_image(load_image(kings.path))].count("SK") == 1
+
+
+def test_a_joker_read_in_an_outline_is_held_to_the_spotted_threshold(edje: Path) -> None:
+    """edje's IMG_2614 (its train folder: never trained on, and no joker in it): an ace, two queens, a king and a ten;
+    a card's art inside an outline reads as the black joker at 0.99987, over the outline's threshold
+    (0.998) and under the spotted one (0.9999). A joker is held to the spotted threshold however it is found, so no
+    joker is reported, and the cards read surely stay."""
+    image = load_image(edje / "images" / "train" / "IMG_2614.JPG")
+    reader = CardReader()
+    jokers = [s for s in reader.sightings(image, unsure=True) if s.card in {"SB", "HR"}]
+    assert any(not s.spotted and reader.net.accept <= s.confidence < reader.net.spot_accept for s in jokers)
+    read = [r.card for r in reader.read_image(image)]
+    assert not {"SB", "HR"} & set(read)
+    assert {"DK", "SQ"} <= set(read)
