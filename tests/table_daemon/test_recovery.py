@@ -1,5 +1,6 @@
 """Faults end to end: a broker restart mid-match loses no result; ``kill -9`` of the daemon mid-deal comes
-back in the same deal and turn, with nothing published twice under a new id; the last will marks it offline."""
+back in the same deal and turn (killed between two deals, with the next deal), with nothing published twice under a
+new id; the last will marks it offline."""
 
 from __future__ import annotations
 
@@ -123,9 +124,15 @@ def test_kill_9_mid_deal_recovers_the_same_deal(mosquitto: Any, topic_root: Any,
         assert all(len(e) == 1 for e in plays.values()), "a play was published again under a new epoch"
         first_new = next(m.payload for m in msgs if m.topic.endswith("/events") and m.payload["epoch"] == epoch2)
         dealt_again = [m for m in msgs if m.payload.get("type") == "deal_started" and m.payload["epoch"] == epoch2]
-        # same deal, same turn: the next play, or the next tribute or return where the kill fell in that phase
-        assert first_new["type"] in ("play", "pass", "report", "trick_won", "tribute", "return") or (
-            first_new["type"] == "deal_void" and dealt_again)
+        # where the kill fell: in a deal, or after one deal was over and before the next was dealt
+        last_deal = next(m.payload for m in reversed(before) if m.topic.endswith("/events")
+                         and m.payload.get("type") in ("deal_started", "deal_over"))
+        if last_deal["type"] == "deal_over":  # between deals: the next deal is dealt, none voided or dealt again
+            assert first_new["type"] == "deal_started" and first_new["deal"] == last_deal["deal"] + 1, first_new
+            assert not any(m.payload.get("type") == "deal_void" and m.payload["epoch"] == epoch2 for m in msgs)
+        else:  # same deal, same turn: the next play, or the next tribute or return where the kill fell in that phase
+            assert first_new["type"] in ("play", "pass", "report", "trick_won", "tribute", "return") or (
+                first_new["type"] == "deal_void" and dealt_again), first_new
         records = {m.payload["id"]: m.payload for m in msgs if m.topic.endswith("/results")}
         d1 = records[f"{topic_root.event}/{topic_root.table}/m1/d1"]
         assert replay(d1)["ok"] and len(d1["actions"]) > 30
