@@ -169,7 +169,7 @@ def bench_runtimes(model: Path = MODEL_PATH) -> dict[str, object]:
 def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str, object]]:
     """Every real set, read by reader ``name``; wrong readings counted above its accept threshold (the net
     reader reports only readings at its thresholds: ``accept``, and the stricter ``spot_accept`` for cards seen
-    only by spotting)."""
+    only by spotting and for jokers)."""
     cv2.setNumThreads(1)
     if name == "net":
         net = IndexNet(model, threads=1)
