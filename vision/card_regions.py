@@ -37,6 +37,9 @@ SURFACE_SHARE = 0.6
 #: image is cropped to; lying on a surface, card-shaped or not, since a photo squashed square (cardcounter's) makes a
 #: card nearly square
 SCENE_CARD_SHARE = 0.02
+#: a card-shaped region at least this share of the image is a card the first look found: where none is, the regions are
+#: looked for again with fainter edges
+CARD_SIZED_SHARE = 0.03
 
 
 def top_level(regions: list[Region], image_area: float | None = None) -> list[Region]:
@@ -57,10 +60,10 @@ def card_regions(image: np.ndarray, nested: bool = False) -> list[Region]:
     area to keep the cards lying on a surface."""
     regions = find_regions(image, nested=nested)
     total = float(image.shape[0] * image.shape[1])
-    if not any(r.area >= 0.03 * total and is_card_shaped(r) for r in top_level(regions, total if nested else None)):
+    if not any(r.area >= CARD_SIZED_SHARE * total and is_card_shaped(r) for r in top_level(regions, total if nested else None)):
         fainter = find_regions(image, sensitive=True, nested=nested)
         if nested:  # the first look's card-sized regions stay: a card in a photo squashed square is not card-shaped
-            fainter = sorted(fainter + [r for r in regions if r.area >= 0.03 * total], key=lambda r: -r.area)
+            fainter = sorted(fainter + [r for r in regions if r.area >= CARD_SIZED_SHARE * total], key=lambda r: -r.area)
         regions = fainter or regions
     return regions
 

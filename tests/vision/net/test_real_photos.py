@@ -16,6 +16,7 @@ from vision.files import load_image
 from vision.net.reader import CardReader
 from vision.training.real_eval import ALL_REPORTED, Photo, Score, real_sets
 from vision.training.real_split import load_split
+from vision.types import JOKERS
 
 SINGLES = 8
 SPREADS = 2
@@ -214,8 +215,8 @@ def test_a_joker_read_in_an_outline_is_held_to_the_spotted_threshold(edje: Path)
     joker is reported, and the cards read surely stay."""
     image = load_image(edje / "images" / "train" / "IMG_2614.JPG")
     reader = CardReader()
-    jokers = [s for s in reader.sightings(image, unsure=True) if s.card in {"SB", "HR"}]
+    jokers = [s for s in reader.sightings(image, unsure=True) if s.card in JOKERS]
     assert any(not s.spotted and reader.net.accept <= s.confidence < reader.net.spot_accept for s in jokers)
     read = [r.card for r in reader.read_image(image)]
-    assert not {"SB", "HR"} & set(read)
+    assert not set(JOKERS) & set(read)
     assert {"DK", "SQ"} <= set(read)
