@@ -11,7 +11,7 @@ and 8 wrong ones, mostly the "0" of a ten read as a queen (``vision/README.md``,
 session)*); with those cases left out it read 3 right more and no wrong one on fresh seeds (4-6) and was kept
 (*A row's next index*).
 
-Run: ``.venv/bin/python bench/held_out_scenes.py [--plays 100] [--seeds 1,2,3] [--least 3]``. Prints one JSON
+Run: ``.venv/bin/python bench/held_out_scenes.py [--plays 100] [--seeds 1,2,3] [--least 3] [--model PATH]``. Prints one JSON
 object per seed and one for all (cards laid, read right, read wrong, F1) and, on stderr, each wrong reading with
 the play it was read in.
 """
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from guandan import full_pack, legal_plays  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
-from vision.net.network import IndexNet  # noqa: E402
+from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
 from vision.training.real_eval import judged  # noqa: E402
 
@@ -83,9 +83,10 @@ def main() -> int:
     parser.add_argument("--plays", type=int, default=100, help="plays laid per seed")
     parser.add_argument("--seeds", default="1,2,3", help="comma-separated seeds of the plays and cameras")
     parser.add_argument("--least", type=int, default=3, help="the fewest cards of a play laid")
+    parser.add_argument("--model", type=Path, default=MODEL_PATH, help="the index network (its JSON beside it)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    reader = CardReader(IndexNet(threads=1))
+    reader = CardReader(IndexNet(args.model, threads=1))
     total: Counter[str] = Counter()
     for seed in (int(s) for s in args.seeds.split(",")):
         counts = read_scenes(reader, seed, args.plays, args.least)

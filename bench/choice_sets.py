@@ -1,0 +1,160 @@
+"""Candidate index networks compared on the choice sets: the photos and frames a model or a reader rule is chosen on.
+
+Every change to the learned reader since 2026-12-05 was decided on the same sets and by the same cost, and only then
+read once on the test photos (``bench/vision.py``); this bench is that decision as one command, so that several
+trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader change can be put side by side:
+
+- ``calibration``: cardcounter's calibration part (``vision/data/real_split.json``: 48 single-card photos and 22 of
+  several cards; never trained on, the accept thresholds are chosen on it);
+- ``edje_train``: edje's train folder (296 photos of one Bicycle deck, labelled by rank only; never trained on, the
+  card calibration is fitted on it);
+- ``held_out``: the simulated table's frames of the held-out designs read whole (``bench/held_out_scenes.py``,
+  seeds 7-9, plays of any size; rendered, so a check for false readings, not evidence of reading real decks).
+
+Each model is read at its own thresholds (its JSON's ``accept`` and ``spot_accept``: run
+``vision.training.choose_threshold`` on a new model first). Prints one JSON object per model and set (right, wrong,
+wanted, F1) and one per model with its total and the cost the choices were made by: right readings less ten times
+the wrong ones (a wrong card costs about ten laid again, ``table_daemon`` ``seen_choice.SHARE``). ``--changes``
+also prints, for each photo the models read differently, what each read wrong or missed.
+
+Run: ``nice -n 5 .venv/bin/python bench/choice_sets.py [--model PATH ...] [--sets calibration,edje_train,held_out]
+[--jobs 2] [--changes]`` (default: the committed model; about 5 minutes a model on one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from held_out_scenes import read_scenes  # noqa: E402
+
+from vision.files import load_image  # noqa: E402
+from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
+from vision.net.reader import CardReader  # noqa: E402
+from vision.training.real_eval import Photo, cardcounter, edje, judged  # noqa: E402
+
+SETS = ("calibration", "edje_train", "held_out")
+#: what a wrong card costs, in right ones (the table's own weighing: a play taken wrong against about ten laid again)
+WRONG_COST = 10
+#: the held-out frames: seeds never used to make a rule, plays of one card up, as the fifteenth session read them
+HELD_OUT_SEEDS = (7, 8, 9)
+HELD_OUT_PLAYS = 100
+
+
+def photos_of(set_name: str) -> list[Photo]:
+    """The labelled photos of a real choice set."""
+    if set_name == "calibration":
+        singles, several = cardcounter("calibration")
+        return singles + several
+    if set_name == "edje_train":
+        return edje("train")
+    raise ValueError(f"not a set of real photos: {set_name}")
+
+
+@dataclass(frozen=True)
+class SetReading:
+    """One model's readings of one choice set: totals, and per photo (or per seed) what it read wrong or missed."""
+
+    model: str
+    set_name: str
+    right: int
+    wrong: int
+    wanted: int
+    per: dict[str, list[str]] = field(default_factory=dict)
+
+    def figure(self) -> dict[str, object]:
+        """Right, wrong, wanted, precision, recall, F1 and the cost, as JSON."""
+        precision = self.right / max(self.right + self.wrong, 1)
+        recall = self.right / max(self.wanted, 1)
+        return {"model": self.model, "set": self.set_name, "right": self.right, "wrong": self.wrong,
+                "wanted": self.wanted, "precision": round(precision, 4), "recall": round(recall, 4),
+                "f1": round(2 * precision * recall / max(precision + recall, 1e-9), 4),
+                "right_less_10_wrong": self.right - WRONG_COST * self.wrong}
+
+
+def read_set(model: str, set_name: str) -> SetReading:
+    """``model`` at its own thresholds on the choice set ``set_name``."""
+    cv2.setNumThreads(1)
+    reader = CardReader(IndexNet(Path(model), threads=1))
+    totals: Counter[str] = Counter()
+    per: dict[str, list[str]] = {}
+    if set_name == "held_out":
+        for seed in HELD_OUT_SEEDS:
+            counts = read_scenes(reader, seed, HELD_OUT_PLAYS, least=1)
+            totals.update(right=counts["right"], wrong=counts["wrong"], wanted=counts["laid"])
+            per[f"seed {seed}"] = [f"{counts['right']} right", f"{counts['wrong']} wrong"]
+    else:
+        for photo in photos_of(set_name):
+            readings = judged(reader.read_image(load_image(photo.path)), photo.wanted, photo.key)
+            right = Counter(photo.key(r.card) for r, ok in readings if ok)
+            wrong = [f"wrong {r.card}" for r, ok in readings if not ok]  # by card: models report on own scales
+            missed = [f"missed {card}" for card in (photo.wanted - right).elements()]
+            totals.update(right=sum(right.values()), wrong=len(wrong), wanted=sum(photo.wanted.values()))
+            if wrong or missed:
+                per[photo.path.name] = wrong + missed
+    return SetReading(model, set_name, totals["right"], totals["wrong"], totals["wanted"], per)
+
+
+def thresholds(model: str) -> dict[str, float]:
+    """The thresholds ``model`` is read at."""
+    net = IndexNet(Path(model))
+    return {"accept": net.accept, "spot_accept": net.spot_accept}
+
+
+def changes(results: list[SetReading], models: list[str], set_name: str) -> list[dict[str, object]]:
+    """The photos of ``set_name`` that the models read differently: what each read wrong or missed there."""
+    per = {r.model: r.per for r in results if r.set_name == set_name}
+    out: list[dict[str, object]] = []
+    for name in sorted({name for m in models for name in per[m]}):
+        seen = {m: per[m].get(name, []) for m in models}
+        if len({json.dumps(v) for v in seen.values()}) > 1:
+            out.append({"changed": set_name, "photo": name, **seen})
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", action="append", type=Path, help="an index network (its JSON beside it); "
+                        "repeat to compare several (default: the committed model)")
+    parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, of {', '.join(SETS)}")
+    parser.add_argument("--jobs", type=int, default=2, help="sets read at once, one core each")
+    parser.add_argument("--changes", action="store_true", help="list the photos the models read differently")
+    args = parser.parse_args()
+    models = [str(m) for m in (args.model or [MODEL_PATH])]
+    sets = [s for s in args.sets.split(",") if s]
+    unknown = sorted(set(sets) - set(SETS))
+    if unknown:
+        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
+    for model in models:
+        if not Path(model).is_file():
+            parser.error(f"no such model: {model}")
+    jobs = [(m, s) for m in models for s in sets]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(read_set, *zip(*jobs, strict=True)))
+    for result in results:
+        print(json.dumps(result.figure()), flush=True)
+    for model in models:
+        right = sum(r.right for r in results if r.model == model)
+        wrong = sum(r.wrong for r in results if r.model == model)
+        print(json.dumps({"model": model, **thresholds(model), "sets": sets, "right": right, "wrong": wrong,
+                          "right_less_10_wrong": right - WRONG_COST * wrong}), flush=True)
+    if args.changes and len(models) > 1:
+        for set_name in sets:
+            for change in changes(results, models, set_name):
+                print(json.dumps(change, ensure_ascii=False), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
