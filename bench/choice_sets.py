@@ -14,7 +14,7 @@ trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader c
 Each model is read at its own thresholds (its JSON's ``accept`` and ``spot_accept``: run
 ``vision.training.choose_threshold`` on a new model first). Prints one JSON object per model and set (right, wrong,
 wanted, F1) and one per model with its total and the cost the choices were made by: right readings less ten times
-the wrong ones (a wrong card costs about ten laid again, ``table_daemon`` ``seen_choice.SHARE``). ``--changes``
+the wrong ones (a wrong card costs about ten laid again: ``table_daemon/controller/seen_choice.SHARE``). ``--changes``
 also prints, for each photo the models read differently, what each read wrong or missed.
 
 Run: ``nice -n 5 .venv/bin/python bench/choice_sets.py [--model PATH ...] [--sets calibration,edje_train,held_out]
@@ -42,11 +42,10 @@ from held_out_scenes import read_scenes  # noqa: E402
 from vision.files import load_image  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
+from vision.training.choose_threshold import WRONG_COST  # noqa: E402
 from vision.training.real_eval import Photo, cardcounter, edje, judged  # noqa: E402
 
 SETS = ("calibration", "edje_train", "held_out")
-#: what a wrong card costs, in right ones (the table's own weighing: a play taken wrong against about ten laid again)
-WRONG_COST = 10
 #: the held-out frames: seeds never used to make a rule, plays of one card up, as the fifteenth session read them
 HELD_OUT_SEEDS = (7, 8, 9)
 HELD_OUT_PLAYS = 100
@@ -80,7 +79,7 @@ class SetReading:
         return {"model": self.model, "set": self.set_name, "right": self.right, "wrong": self.wrong,
                 "wanted": self.wanted, "precision": round(precision, 4), "recall": round(recall, 4),
                 "f1": round(2 * precision * recall / max(precision + recall, 1e-9), 4),
-                "right_less_10_wrong": self.right - WRONG_COST * self.wrong}
+                "right_less_10_wrong": self.right - int(WRONG_COST) * self.wrong}
 
 
 def read_set(model: str, set_name: str) -> SetReading:
@@ -148,7 +147,7 @@ def main() -> int:
         right = sum(r.right for r in results if r.model == model)
         wrong = sum(r.wrong for r in results if r.model == model)
         print(json.dumps({"model": model, **thresholds(model), "sets": sets, "right": right, "wrong": wrong,
-                          "right_less_10_wrong": right - WRONG_COST * wrong}), flush=True)
+                          "right_less_10_wrong": right - int(WRONG_COST) * wrong}), flush=True)
     if args.changes and len(models) > 1:
         for set_name in sets:
             for change in changes(results, models, set_name):
