@@ -17,6 +17,9 @@
 # (window_pack.py carries them packed) and set ONLY=networks to stop before the steps that read the real photos
 # (ONLY=stage1: after stage 1). ONLY=data makes every set and stops, the real photos' windows labelled by the
 # committed stage 1 (vision/data/index_net_rendered.onnx) instead of this run's: what accelerator/pack.sh packs.
+# Another draw of the same recipe (members A and B from other seeds; the sets are the same): SEEDS1="13 15"
+# SEEDS2="14 16" WORK=<a fresh folder holding links to the sets> ONLY=networks, then compare the joined draws with
+# bench/choice_sets.py. The defaults are the committed model's seeds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
@@ -27,6 +30,9 @@ EPOCHS1=${EPOCHS1:-8}
 EPOCHS2=${EPOCHS2:-3}
 PARALLEL=${PARALLEL:-0}
 ONLY=${ONLY:-all}
+# stage 1's seeds of members A and B, then stage 2's
+read -r SEED1A SEED1B <<< "${SEEDS1:-3 5}"
+read -r SEED2A SEED2B <<< "${SEEDS2:-4 6}"
 RUN="nice -n 5 $PY -m"
 STAGE1=vision/data/index_net_rendered.onnx
 # two members training at once on the CPU share its cores (each with half the threads)
@@ -84,8 +90,8 @@ both() {  # both A B: the train runs whose arguments are the arrays named A and 
 COLOUR_ONLY=(--colour-only HR)
 STAGE1_SETS=("$WORK/train1.npz" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" --epochs "$EPOCHS1" --lr 3e-3
              "${COLOUR_ONLY[@]}")
-S1A=("$WORK/stage1a.onnx" "${STAGE1_SETS[@]}" --seed 3)
-S1B=("$WORK/stage1b.onnx" "${STAGE1_SETS[@]}" --seed 5)
+S1A=("$WORK/stage1a.onnx" "${STAGE1_SETS[@]}" --seed "$SEED1A")
+S1B=("$WORK/stage1b.onnx" "${STAGE1_SETS[@]}" --seed "$SEED1B")
 both S1A S1B
 [ "$ONLY" = stage1 ] && exit 0
 # the real photos' windows, labelled from their boxes; stage 1 says which way is up where a card's second corner
@@ -97,9 +103,9 @@ real calibration real_cal.npz "$WORK/stage1a.onnx"
 REAL=(--real "$WORK/real_train.npz" --real-repeat 2 --calibration "$WORK/real_cal.npz" --epochs "$EPOCHS2" --lr 5e-4
       "${COLOUR_ONLY[@]}")
 S2A=("$WORK/stage2a.onnx" "$WORK/train2.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1a.onnx"
-     --seed 4)
+     --seed "$SEED2A")
 S2B=("$WORK/stage2b.onnx" "$WORK/train1.npz" "$WORK/dark.npz" "$WORK/jokers.npz" "${REAL[@]}" --init "$WORK/stage1b.onnx"
-     --seed 6)
+     --seed "$SEED2B")
 both S2A S2B
 [ "$ONLY" = networks ] && exit 0
 # the two joined into one model (vision/training/ensemble.py), then its accept thresholds chosen on the

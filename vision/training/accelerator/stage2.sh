@@ -20,8 +20,9 @@ v() {  # v MEMBER SETS...: stage 2 for the CPU recipe's 3 epochs from this run's
         --held-dark "$W/held_dark.npz" --threads 4 --device "$DEV" --out "$W/stage2${m}3.onnx" 2>&1 \
         | grep -v -i "warn\|torch.onnx.export" >> "$OUT/variant.log"
 }
-v a "$W/train2.npz" "$W/dark.npz" "$W/jokers.npz" --seed 4 &
-v b "$W/train1.npz" "$W/dark.npz" "$W/jokers.npz" --seed 6
+read -r SEED2A SEED2B <<< "${SEEDS2:-4 6}"
+v a "$W/train2.npz" "$W/dark.npz" "$W/jokers.npz" --seed "$SEED2A" &
+v b "$W/train1.npz" "$W/dark.npz" "$W/jokers.npz" --seed "$SEED2B"
 wait
 echo "variants done after $(( $(date +%s) - t0 )) s" | tee -a "$OUT/stage2.log"
 cd "$W" && tar czf "$OUT/stage2.tgz" stage2*.onnx stage2*.json
