@@ -31,7 +31,7 @@ bomb 天王炸), which random hands rarely hold: fanned jokers are the hardest p
 word printed beside its index is read as one more card).
 
     python bench/table_reading.py [--plays 300] [--frames 3] [--seed 1] [--deck held-out] [--reader net]
-                                  [--plays-of any|jokers] [--exposure 1.0] [--enrolled]
+                                  [--plays-of any|jokers] [--exposure 1.0] [--enrolled] [--model PATH]
 
 ``--exposure 0.25`` sets the cameras in a hall four times dimmer than their fixed exposure was set for.
 
@@ -107,7 +107,7 @@ def right_or_wrong(read: list[CardReading], truth: list[str]) -> list[tuple[floa
     return [(r.confidence, right) for r, right in judged([r for r in read if r.card != UNREADABLE], Counter(truth))]
 
 
-def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float) -> Any:
+def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float, model: Path | None = None) -> Any:
     """The table's learned reader with a deck enrolled from the spread of ``camera``'s design, photographed by a
     camera made as ``camera`` was (``seed``, ``exposure``): three photos of rows of seven."""
     spread_camera = SimulatedTableCamera(seed=seed, deck=camera.deck, exposure=exposure)
@@ -118,18 +118,18 @@ def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float) ->
         spread_camera.lay_spread(ORDER[start: start + SPREAD_PHOTO])
         photos.append((f"spread-{number}", spread_camera.frame()))
     try:
-        deck, problems = enrol_spread_images(photos, IndexNet(), empty=empty)
+        deck, problems = enrol_spread_images(photos, IndexNet() if model is None else IndexNet(model), empty=empty)
     except SpreadError as exc:  # refused, as the organiser would be told: this table reads without a deck
         print(f"spread of {camera.deck} (camera {seed}) refused: {exc}", file=sys.stderr)
         REFUSED.append(seed)
-        return make_card_reader("net", table=True)
+        return make_card_reader("net", table=True, model=model)
     print(f"enrolled {camera.deck} (camera {seed}): {len(deck.codes)} exemplars, guard "
           f"{deck.report.get('guard', {}).get('decided')}" + (f", problems: {problems}" if problems else ""),
           file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="guandan-deck-") as folder:
         path = Path(folder) / "deck.npz"
         deck.save(path)
-        return make_card_reader("net", path, table=True)
+        return make_card_reader("net", path, table=True, model=model)
 
 
 #: cards in one photo of the spread (three rows of seven fit under the simulated table's camera)
@@ -156,10 +156,14 @@ def main() -> int:
     ap.add_argument("--enrolled", action="store_true",
                     help="each camera's deck design enrolled first from a rendered spread (vision enroll --spread); "
                          "the learned reader only, on the held-out designs")
+    ap.add_argument("--model", type=Path, default=None,
+                    help="another index network for the learned reader (its JSON beside it; default: the committed one)")
     args = ap.parse_args()
     if args.enrolled and (args.reader != "net" or args.deck == "builtin"):
         ap.error("--enrolled enrols a held-out design for the learned reader (--reader net, not --deck builtin)")
-    card_reader = make_card_reader(args.reader, table=True)
+    if args.model is not None and args.reader != "net":
+        ap.error("--model is the learned reader's network (--reader net)")
+    card_reader = make_card_reader(args.reader, table=True, model=args.model)
     rng = random.Random(args.seed)
     frames = exact = always = short = caught = false_alarm = unsure_right = wrong_unflagged = flagged_wrong = 0
     takes: Counter[str] = Counter()
@@ -169,7 +173,7 @@ def main() -> int:
         if n % 50 == 0:
             camera = SimulatedTableCamera(seed=args.seed * 1000 + n // 50, deck=args.deck, exposure=args.exposure)
             if args.enrolled:
-                card_reader = enrolled_reader(camera, args.seed * 1000 + n // 50, args.exposure)
+                card_reader = enrolled_reader(camera, args.seed * 1000 + n // 50, args.exposure, args.model)
             reader = TableReader(camera.calibration, card_reader=card_reader)
         assert camera is not None and reader is not None
         if args.plays_of == "jokers":

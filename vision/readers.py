@@ -38,7 +38,7 @@ def reader_for_deck(deck_path: Path | None) -> str:
 
 
 def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, table: bool = False,
-                     runtime: str = DEFAULT_RUNTIME) -> Any:
+                     runtime: str = DEFAULT_RUNTIME, model: Path | None = None) -> Any:
     """The card reader ``name`` ("net" or "glyphs"; None: the one ``deck_path`` was enrolled for, else the
     learned one), reading with the enrolled deck at ``deck_path`` if given. Both have ``read_region`` (the
     table reader's interface), ``read_image`` and ``sure`` (the confidence at which a reading is taken without a
@@ -46,7 +46,9 @@ def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, 
     always does), for the table to choose among their candidates by what the seat holds, and without the rules
     for dim regions (``CardReader.dim_rules``: a frame too dim for the count of a fan is better asked again).
     ``runtime``: what runs
-    the learned reader's network (``RUNTIMES``); the glyph rules have none, so they take only the default."""
+    the learned reader's network (``RUNTIMES``); the glyph rules have none, so they take only the default.
+    ``model``: another index network for the learned reader (a candidate compared on the benches), else the
+    committed one."""
     if name is None:
         name = reader_for_deck(deck_path)
     if name not in READERS:
@@ -56,12 +58,14 @@ def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, 
     if name != "net" and runtime != DEFAULT_RUNTIME:
         raise ReaderError(f"the network runtime {runtime!r} is for the learned reader (net); the {name} reader "
                           "runs no network", "runtime")
+    if name != "net" and model is not None:
+        raise ReaderError(f"an index network is for the learned reader (net); the {name} reader runs none")
     if deck_path is not None and not deck_path.is_file():
         raise ReaderError(f"deck profile not found: {deck_path}", "deck")
-    return _net_reader(deck_path, table, runtime) if name == "net" else _glyph_reader(deck_path)
+    return _net_reader(deck_path, table, runtime, model) if name == "net" else _glyph_reader(deck_path)
 
 
-def _net_reader(deck_path: Path | None, unsure: bool, runtime: str) -> Any:
+def _net_reader(deck_path: Path | None, unsure: bool, runtime: str, model: Path | None = None) -> Any:
     from .net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
     from .net.network import IndexNet, ModelMissingError
     from .net.reader import CardReader
@@ -70,7 +74,7 @@ def _net_reader(deck_path: Path | None, unsure: bool, runtime: str) -> Any:
         raise ReaderError("the network runtime onnxruntime is not installed: pip install -e '.[onnxruntime]', or "
                           "use runtime opencv", "runtime")
     try:
-        net = IndexNet(runtime=runtime)
+        net = IndexNet(runtime=runtime) if model is None else IndexNet(model, runtime=runtime)
     except ModelMissingError as exc:
         raise ReaderError(str(exc)) from exc
     if deck_path is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 from tests.vision.net.test_reader import held_out_scene
 from vision.card_regions import top_level
 from vision.geometry import find_regions
+from vision.net.network import MODEL_PATH
 from vision.net.reader import CardReader as NetReader
 from vision.reader import CardReader as GlyphReader
 from vision.readers import ReaderError, make_card_reader
@@ -64,6 +66,23 @@ def test_the_network_runtime_is_checked_and_named_in_every_error(monkeypatch: py
     with pytest.raises(ReaderError, match=r"onnxruntime is not installed: pip install") as err:
         make_card_reader("net", runtime="onnxruntime")
     assert err.value.setting == "runtime"
+
+
+def test_another_index_network_is_read_with_when_given_and_refused_by_the_glyph_rules(tmp_path: Path) -> None:
+    """A candidate network (the benches compare one against the committed model, bench/table_reading.py --model) is
+    the learned reader's, at its own thresholds; a missing one and one given to the glyph rules are clear errors."""
+    candidate = tmp_path / "candidate.onnx"
+    candidate.write_bytes(MODEL_PATH.read_bytes())
+    meta = json.loads(MODEL_PATH.with_suffix(".json").read_text("utf-8"))
+    meta["accept"] = 0.9995
+    candidate.with_suffix(".json").write_text(json.dumps(meta), "utf-8")
+    reader = make_card_reader("net", table=True, model=candidate)
+    assert reader.net.path == candidate and reader.sure == 0.9995 and reader.unsure
+    assert make_card_reader("net").net.path == MODEL_PATH
+    with pytest.raises(ReaderError, match="cannot read the card index network"):
+        make_card_reader("net", model=tmp_path / "missing.onnx")
+    with pytest.raises(ReaderError, match="for the learned reader"):
+        make_card_reader("glyphs", model=candidate)
 
 
 def test_both_runtimes_read_a_rendered_play_alike() -> None:
