@@ -12,8 +12,8 @@ trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader c
   seeds 7-9, plays of any size; rendered, so a check for false readings, not evidence of reading real decks).
 
 Each model is read at its own thresholds (its JSON's ``accept`` and ``spot_accept``: run
-``vision.training.choose_threshold`` on a new model first). Prints one JSON object per model and set (right, wrong,
-wanted, F1) and one per model with its total and the cost the choices were made by: right readings less ten times
+``vision.training.choose_threshold`` on a new model first). Prints one JSON object per model and set (cards wanted as
+``laid``, right, wrong, F1) and one per model with its total and the cost the choices were made by: right readings less ten times
 the wrong ones (a wrong card costs about ten laid again: ``table_daemon/controller/seen_choice.SHARE``). ``--changes``
 also prints, for each photo the models read differently, what each read wrong or missed.
 
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from held_out_scenes import read_scenes  # noqa: E402
+from held_out_scenes import figure, read_scenes  # noqa: E402
 
 from vision.files import load_image  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
@@ -73,13 +73,15 @@ class SetReading:
     per: dict[str, list[str]] = field(default_factory=dict)
 
     def figure(self) -> dict[str, object]:
-        """Right, wrong, wanted, precision, recall, F1 and the cost, as JSON."""
-        precision = self.right / max(self.right + self.wrong, 1)
-        recall = self.right / max(self.wanted, 1)
-        return {"model": self.model, "set": self.set_name, "right": self.right, "wrong": self.wrong,
-                "wanted": self.wanted, "precision": round(precision, 4), "recall": round(recall, 4),
-                "f1": round(2 * precision * recall / max(precision + recall, 1e-9), 4),
-                "right_less_10_wrong": self.right - int(WRONG_COST) * self.wrong}
+        """Cards wanted (``laid``), right, wrong, precision, recall, F1 (as ``held_out_scenes`` reports) and the
+        cost, as JSON."""
+        counts = Counter(laid=self.wanted, right=self.right, wrong=self.wrong)
+        return figure(counts, model=self.model, set=self.set_name) | {"right_less_10_wrong": cost(self.right, self.wrong)}
+
+
+def cost(right: int, wrong: int) -> int:
+    """Right readings less ``WRONG_COST`` times the wrong ones: what the choices are made by."""
+    return right - round(WRONG_COST * wrong)
 
 
 def read_set(model: str, set_name: str) -> SetReading:
@@ -147,7 +149,7 @@ def main() -> int:
         right = sum(r.right for r in results if r.model == model)
         wrong = sum(r.wrong for r in results if r.model == model)
         print(json.dumps({"model": model, **thresholds(model), "sets": sets, "right": right, "wrong": wrong,
-                          "right_less_10_wrong": right - int(WRONG_COST) * wrong}), flush=True)
+                          "right_less_10_wrong": cost(right, wrong)}), flush=True)
     if args.changes and len(models) > 1:
         for set_name in sets:
             for change in changes(results, models, set_name):

@@ -59,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 from guandan import COPIES, classify, full_pack, legal_plays, parse_cards  # noqa: E402
 from hardware.cameras.simulated import SimulatedTableCamera  # noqa: E402
 from table_daemon.controller.seen_choice import SURE, choose  # noqa: E402
-from vision.net.network import IndexNet  # noqa: E402
+from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import TABLE_FLOOR  # noqa: E402
 from vision.net.spread import ORDER, SpreadError, enrol_spread_images  # noqa: E402
 from vision.readers import make_card_reader  # noqa: E402
@@ -118,7 +118,7 @@ def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float, mo
         spread_camera.lay_spread(ORDER[start: start + SPREAD_PHOTO])
         photos.append((f"spread-{number}", spread_camera.frame()))
     try:
-        deck, problems = enrol_spread_images(photos, IndexNet() if model is None else IndexNet(model), empty=empty)
+        deck, problems = enrol_spread_images(photos, IndexNet(model or MODEL_PATH), empty=empty)
     except SpreadError as exc:  # refused, as the organiser would be told: this table reads without a deck
         print(f"spread of {camera.deck} (camera {seed}) refused: {exc}", file=sys.stderr)
         REFUSED.append(seed)

@@ -67,14 +67,14 @@ def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, 
 
 def _net_reader(deck_path: Path | None, unsure: bool, runtime: str, model: Path | None = None) -> Any:
     from .net.enrolled import EnrolledDeck, EnrolledDeckError, EnrolledNet
-    from .net.network import IndexNet, ModelMissingError
+    from .net.network import MODEL_PATH, IndexNet, ModelMissingError
     from .net.reader import CardReader
 
     if runtime == "onnxruntime" and importlib.util.find_spec("onnxruntime") is None:
         raise ReaderError("the network runtime onnxruntime is not installed: pip install -e '.[onnxruntime]', or "
                           "use runtime opencv", "runtime")
     try:
-        net = IndexNet(runtime=runtime) if model is None else IndexNet(model, runtime=runtime)
+        net = IndexNet(model or MODEL_PATH, runtime=runtime)
     except ModelMissingError as exc:
         raise ReaderError(str(exc)) from exc
     if deck_path is None:
