@@ -12,9 +12,10 @@
 # the accept thresholds of the joined model are chosen on the calibration photos read whole. Which real photos are trained on,
 # calibrated on and kept for figures is fixed by vision/data/real_split.json (vision/training/real_split.py).
 # Needs the train extra (pip install -e '.[train]').
-# On an accelerator: DEVICE=cuda EPOCHS1=24 EPOCHS2=8 PARALLEL=1 vision/training/train.sh (the two members train at
-# once). A machine without the font and card-art packages trains from sets made elsewhere: put them in $WORK
-# (window_pack.py carries them packed) and set ONLY=networks to stop before the steps that read the real photos
+# On an accelerator: DEVICE=cuda PARALLEL=1 vision/training/train.sh (the two members train at once; EPOCHS1 and
+# EPOCHS2 lengthen the stages, but two longer stage 1s on this CPU were surer of their wrong real readings). A
+# machine without the font and card-art packages trains from sets made elsewhere: put them in $WORK (window_pack.py
+# carries them packed) and set ONLY=networks to stop before the steps that read the real photos
 # (ONLY=stage1: after stage 1). ONLY=data makes every set and stops, the real photos' windows labelled by the
 # committed stage 1 (vision/data/index_net_rendered.onnx) instead of this run's: what accelerator/pack.sh packs.
 # Another draw of the same recipe (members A and B from other seeds; the sets are the same): SEEDS1="13 15"

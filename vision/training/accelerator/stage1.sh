@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Step 1 of 2 on an accelerator (CUDA PyTorch, onnx and OpenCV there; .accelerator/stage1 made by pack.sh carried
 # along): unpack the rendered sets, time an epoch, then stage 1 of both members at once (train.sh ONLY=stage1) with
-# as many epochs as fit B1 seconds (at most MAXE1). Models and logs in $OUT (stage1.tgz); the sets stay in $W for
-# stage2.sh.
+# as many epochs as fit B1 seconds (at most MAXE1, by default the recipe's 8: two longer stage 1s on the CPU, 14 and
+# 16 epochs, were surer of their wrong readings of the real calibration photos; vision/README.md, "Tried and not kept
+# (seventeenth session)"). Models and logs in $OUT (stage1.tgz); the sets stay in $W for stage2.sh.
 source "$(dirname "$0")/common.sh"
 nvidia-smi -L
 python3 -c "import torch, onnx, cv2; print(torch.__version__, torch.cuda.is_available(), onnx.__version__, cv2.__version__)"
@@ -10,7 +11,7 @@ unpack_all "${PACKS:-.accelerator/stage1}"
 ls -la "$W"
 python3 -m vision.training.train_net "$W/dark.npz" --held "$W/held.npz" --epochs 3 --device "$DEV" \
     --out /tmp/probe.onnx 2>&1 | grep -v -i "warn\|torch.onnx.export" | tee "$W/probe.log"
-E1=$(python3 - "$W/probe.log" "${B1:-270}" "${MAXE1:-30}" <<'PY'
+E1=$(python3 - "$W/probe.log" "${B1:-270}" "${MAXE1:-8}" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 n = int(re.search(r"(\d+) rendered", text).group(1))
