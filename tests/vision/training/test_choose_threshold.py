@@ -6,7 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 from vision.net.grouping import Sighting
-from vision.training.choose_threshold import MAX_WRONG_SHARE, choose, choose_spot
+from vision.training.choose_threshold import MAX_WRONG_SHARE, SPOT_FLOOR, choose, choose_spot
 from vision.training.real_eval import Photo
 
 
@@ -40,3 +40,11 @@ def test_cards_seen_only_by_spotting_get_a_stricter_threshold_when_it_pays() -> 
     # where every spotted reading is right, nothing is gained by refusing them
     honest = [(_photo("SQ", "H5"), [_seen("SQ", 0.999, False), _seen("H5", 0.9985, True)]) for _ in range(10)]
     assert choose_spot(honest, accept=0.998)[0] == 0.998
+
+
+def test_a_spotted_floor_holds_however_the_calibration_photos_read() -> None:
+    # every spotted reading right and just over the accept threshold: the photos alone would take the accept threshold
+    honest = [(_photo("SQ", "H5"), [_seen("SQ", 0.999, False), _seen("H5", 0.99996, True)]) for _ in range(10)]
+    assert choose_spot(honest, accept=0.998)[0] == 0.998
+    t, facts = choose_spot(honest, accept=0.998, floor=SPOT_FLOOR)
+    assert t == SPOT_FLOOR and facts["right_above"] == 20 and facts["wrong_above"] == 0
