@@ -96,7 +96,7 @@ def read_set(model: str, set_name: str, seeds: tuple[int, ...] = HELD_OUT_SEEDS)
     per: dict[str, list[str]] = {}
     if set_name == "held_out":
         for seed in seeds:
-            counts = read_scenes(reader, seed, HELD_OUT_PLAYS, least=1)
+            counts = read_scenes(reader, seed, HELD_OUT_PLAYS, least=1, label=f"{model}: ")
             totals.update(right=counts["right"], wrong=counts["wrong"], wanted=counts["laid"])
             per[f"seed {seed}"] = [f"{counts['right']} right", f"{counts['wrong']} wrong"]
     else:

@@ -42,10 +42,10 @@ LEVEL = 2
 PLAYS_PER_CAMERA = 25
 
 
-def read_scenes(reader: CardReader, seed: int, plays: int, least: int) -> Counter[str]:
+def read_scenes(reader: CardReader, seed: int, plays: int, least: int, label: str = "") -> Counter[str]:
     """Cards ``laid``, read ``right`` and read ``wrong`` over ``plays`` random plays of the ``seed``'s cameras, each
     reading right while the play still owes its card, surest first (``real_eval.judged``, as the real photos are
-    scored)."""
+    scored). Each wrong reading is told on stderr, after ``label`` (which model, where several are read at once)."""
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     camera: SimulatedTableCamera | None = None
@@ -62,7 +62,7 @@ def read_scenes(reader: CardReader, seed: int, plays: int, least: int) -> Counte
         for sighting, right in judged(reader.sightings(camera.frame()), truth):
             counts["right" if right else "wrong"] += 1
             if not right:
-                print(f"seed {seed} play {n}: {sighting.card} read at {sighting.confidence:.5f}"
+                print(f"{label}seed {seed} play {n}: {sighting.card} read at {sighting.confidence:.5f}"
                       f"{' (spotted)' if sighting.spotted else ''}, laid {' '.join(sorted(truth.elements()))}",
                       file=sys.stderr)
         counts["laid"] += sum(truth.values())
