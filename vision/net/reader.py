@@ -37,7 +37,14 @@ from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
 from .card_calibration import logit
-from .grouping import Sighting, at_most_a_pack, corners_in_one_outline, in_a_row, physical_cards
+from .grouping import (
+    Sighting,
+    at_a_tens_second_glyph,
+    at_most_a_pack,
+    corners_in_one_outline,
+    in_a_row,
+    physical_cards,
+)
 from .network import NONE, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import Components, anchored, components, crops, propose
@@ -299,7 +306,7 @@ class CardReader:
             found.extend(seen)
         for spotting in spotting_passes(image):
             found.extend(self._spot(image, whole_region, floor, spotting=spotting))
-        return at_most_a_pack(keep(self._rows(physical_cards(found, self._margin))))
+        return at_most_a_pack(keep(self._rows(physical_cards(self._tens_second_glyphs(found), self._margin))))
 
     def _both_corners(self, outline: int, region: Region, read: RegionRead, opposite: RegionRead, total: float
                       ) -> list[Sighting]:
@@ -340,6 +347,17 @@ class CardReader:
         sure = self.sure_only(cards)
         return [replace(s, spotted=False) if s.spotted and self.net.accept <= s.confidence < self.net.spot_accept
                 and any(in_a_row(s, o) for o in sure) else s for s in cards]
+
+    def _tens_second_glyphs(self, sightings: list[Sighting]) -> list[Sighting]:
+        """The sightings gathered, without those read at the second glyph of a sure ten at least as sure as they are
+        (``grouping.at_a_tens_second_glyph``): the "0" of a ten, read with the ten's suit below it as a queen. Before
+        grouping, so that a whole ten's lower corner, weighed into the card with its upper one, still claims its own
+        "0". Of a sure ten and a surer card at its "0", the card stands: there the ten is more likely the card's own
+        index misread (a six of clubs read at 1.0, spotted, and as the ten of clubs at 0.9999 in an outline, a glyph
+        height away, on a held-out frame)."""
+        tens = [t for t in self.sure_only(sightings) if t.card[1:] == "T"]
+        return [s for s in sightings
+                if not any(t is not s and t.confidence >= s.confidence and at_a_tens_second_glyph(s, t) for t in tens)]
 
     def threshold(self, s: Sighting) -> float:
         """The confidence ``s`` must reach to be reported: the model's accept threshold, or its stricter one

@@ -9,6 +9,7 @@ import pytest
 
 from vision.net.grouping import (
     Sighting,
+    at_a_tens_second_glyph,
     at_most_a_pack,
     corners_in_one_outline,
     corners_of_one_card,
@@ -202,6 +203,22 @@ def test_what_may_be_the_neighbours_own_index_is_not_in_the_row() -> None:
     king = seen("SK", 100, 100, confidence=0.99999)
     assert not in_a_row(replace(seen("SB", 130, 100, confidence=0.999), spotted=True), king)
     assert not in_a_row(replace(seen("SK", 130, 100, confidence=0.999), spotted=True), king)
+
+
+def test_a_glyph_at_a_tens_zero_is_part_of_the_ten() -> None:
+    """The "0" of a ten, paired with the ten's suit below it, reads as the queen of that suit; spotted, its "up" runs
+    to that suit, below the ten's "1", so it is turned from the ten's."""
+    ten = seen("HT", 100, 100, confidence=0.99999)
+    zero = replace(seen("HQ", 117, 100, confidence=0.99999), spotted=True)  # 0.85 glyph heights right of the "1"
+    assert at_a_tens_second_glyph(zero, ten)
+    turned = (float(np.sin(np.radians(22))), -float(np.cos(np.radians(22))))
+    assert at_a_tens_second_glyph(replace(zero, up=turned), ten)  # spotted: turned up to SPOTTED_SLACK
+    assert not at_a_tens_second_glyph(replace(zero, up=turned, spotted=False), ten)  # in an outline: as the ten is
+    assert not at_a_tens_second_glyph(replace(zero, centre=(140.0, 100.0)), ten)  # two glyphs along: the next card
+    assert not at_a_tens_second_glyph(replace(zero, centre=(117.0, 115.0)), ten)  # off the ten's line
+    assert not at_a_tens_second_glyph(replace(zero, centre=(83.0, 100.0)), ten)  # left of the "1"
+    assert not at_a_tens_second_glyph(zero, replace(ten, card="H9"))  # beside a nine: nothing to be part of
+    assert not at_a_tens_second_glyph(replace(zero, card="HT"), ten)  # the ten read again
 
 
 def outline_corners(card: str = "C5", confidence: float = 0.996) -> tuple[Sighting, Sighting]:
