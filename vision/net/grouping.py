@@ -104,14 +104,14 @@ def in_a_row(s: Sighting, neighbour: Sighting) -> bool:
 
 
 def at_a_tens_second_glyph(s: Sighting, ten: Sighting) -> bool:
-    """``s``'s first glyph stands where ``ten``'s second (the "0" of "10") does: turned as it, on its line, just to
-    the right of its first glyph. Read as a card, that glyph is a part of the ten (the "0" over the ten's suit reads
-    as a queen: 11 of v7's 53 sure wrong readings of the held-out designs' frames at seeds 7-15 were such queens,
-    beside a sure reading of the ten they were part of, at one corner or the other). A spotted glyph's "up" runs from
-    it to the suit it was paired with, which lies below the ten's first glyph, not below its "0": it may be turned as
-    far as ``SPOTTED_SLACK`` from the ten's."""
-    turned = np.cos(np.radians(SPOTTED_SLACK)) if s.spotted else ROW_TURN
-    if ten.card[1:] != "T" or s.card == ten.card or float(np.dot(s.up, ten.up)) <= turned:
+    """``s``'s first glyph stands where ``ten``'s second (the "0" of "10") does: on its line, just to the right of its
+    first glyph, and, read in an outline, turned as it. Read as a card, that glyph is a part of the ten (the "0" over
+    the ten's suit reads as a queen: 13 of v7's 53 sure wrong readings of the held-out designs' frames at seeds 7-15
+    were such queens, beside a sure reading of the ten they were part of, at one corner or the other). A spotted
+    glyph's "up" is not the card's: it runs from the glyph to whatever spotting paired it with (the ten's suit, below
+    the "1", or a pip farther off), so only its place is asked (held to ``SPOTTED_SLACK``, two such queens turned 30
+    and 134 degrees from their tens stayed)."""
+    if ten.card[1:] != "T" or s.card == ten.card or (not s.spotted and float(np.dot(s.up, ten.up)) <= ROW_TURN):
         return False
     down, right = _frame(ten, s)
     return abs(down) < TEN_LINE and TEN_SECOND_GLYPH[0] <= right <= TEN_SECOND_GLYPH[1]

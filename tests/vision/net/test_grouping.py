@@ -207,12 +207,13 @@ def test_what_may_be_the_neighbours_own_index_is_not_in_the_row() -> None:
 
 def test_a_glyph_at_a_tens_zero_is_part_of_the_ten() -> None:
     """The "0" of a ten, paired with the ten's suit below it, reads as the queen of that suit; spotted, its "up" runs
-    to that suit, below the ten's "1", so it is turned from the ten's."""
+    to what it was paired with (that suit, below the ten's "1", or a pip farther off), so it may face any way."""
     ten = seen("HT", 100, 100, confidence=0.99999)
     zero = replace(seen("HQ", 117, 100, confidence=0.99999), spotted=True)  # 0.85 glyph heights right of the "1"
     assert at_a_tens_second_glyph(zero, ten)
     turned = (float(np.sin(np.radians(22))), -float(np.cos(np.radians(22))))
-    assert at_a_tens_second_glyph(replace(zero, up=turned), ten)  # spotted: turned up to SPOTTED_SLACK
+    assert at_a_tens_second_glyph(replace(zero, up=turned), ten)  # spotted: its place is what counts
+    assert at_a_tens_second_glyph(replace(zero, up=(-0.76, -0.65)), ten)  # paired with a pip above and to the left
     assert not at_a_tens_second_glyph(replace(zero, up=turned, spotted=False), ten)  # in an outline: as the ten is
     assert not at_a_tens_second_glyph(replace(zero, centre=(140.0, 100.0)), ten)  # two glyphs along: the next card
     assert not at_a_tens_second_glyph(replace(zero, centre=(117.0, 115.0)), ten)  # off the ten's line
