@@ -33,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..types import JOKERS, PACK_COPIES
+from .places import TEN_LINE
+from .places import TEN_SECOND_GLYPH as TEN_ZERO_AT_MOST
 
 #: a card's height and width, in glyph heights of its index (small to jumbo indices)
 CARD_DOWN = (3.0, 13.0)
@@ -80,10 +82,9 @@ ROW_ALONG = (0.6, 4.0)
 ROW_SIZES = (0.75, 1.33)
 
 
-#: where a ten's second glyph (the "0") stands from its first, along the index's line, in glyph heights
-TEN_SECOND_GLYPH = (0.5, 1.3)
-#: how far off a ten's line its second glyph stands at most, in the ten's glyph heights
-TEN_LINE = 0.5
+#: where a ten's second glyph (the "0") stands from its first, centre to centre along the index's line, in glyph
+#: heights (as far as a region's readings allow it, ``places.TEN_SECOND_GLYPH``; off the line at most ``TEN_LINE``)
+TEN_SECOND_GLYPH = (0.5, TEN_ZERO_AT_MOST)
 
 
 def in_a_row(s: Sighting, neighbour: Sighting) -> bool:

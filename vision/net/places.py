@@ -65,6 +65,8 @@ def plausible_starts(found: list[IndexSeen]) -> list[IndexSeen]:
 #: the "0" of a "10" starts less than this many glyph heights right of its "1" (a loose "10" about 1.0, a tight one
 #: about 0.6); the next card's index cannot start there, since the whole "10" it would cover was read (about 1.8)
 TEN_SECOND_GLYPH = 1.3
+#: and stands on the "1"'s line, less than this many glyph heights above or below it
+TEN_LINE = 0.5
 
 
 def without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
@@ -73,7 +75,7 @@ def without_second_glyphs(found: list[IndexSeen]) -> list[IndexSeen]:
     kept: list[IndexSeen] = []
     for f in found:
         last = kept[-1] if kept else None
-        if last is not None and last.card[1:] == "T" and abs(f.glyph.y - last.glyph.y) < 0.5 * last.glyph.h \
+        if last is not None and last.card[1:] == "T" and abs(f.glyph.y - last.glyph.y) < TEN_LINE * last.glyph.h \
                 and 0 <= f.glyph.x - last.glyph.x < TEN_SECOND_GLYPH * last.glyph.h:
             continue
         kept.append(f)
