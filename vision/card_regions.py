@@ -92,21 +92,6 @@ def dark_regions(image: np.ndarray) -> list[Region]:
     """Cards printed light on dark, found as dark paper: blobs darker than ``polarity.DARK_PAPER``. On a light
     desk their edges are strong, but the edge search merges them with whatever else is dark and near (a
     keyboard); this finds them alone. Largest first."""
-    return [region for region, card in _dark_blobs(image) if card]
-
-
-def dark_areas(image: np.ndarray) -> list[Region]:
-    """The dark blobs ``dark_regions`` does not take for cards, as their turned boxes, largest first: where dark
-    cards overlapping one another, or one touching a dark floor or the photo's edge, make one blob that is no card's
-    shape. A deck printed light on dark may lie there; ``vision.net.reader`` spots them turned over (*Dark cards
-    that touch*, ``vision/README.md``)."""
-    return [region for region, card in _dark_blobs(image) if not card]
-
-
-def _dark_blobs(image: np.ndarray) -> list[tuple[Region, bool]]:
-    """Every dark blob of a card's size or a few cards' (``DARK_AREA`` to ``CLOSE_DARK_CARD`` of the image) as its
-    turned box, and whether it is one card or a few overlapping (filling its box, not too large unless a close
-    card's). Largest first."""
     if image is None or image.ndim != 3 or min(image.shape[:2]) < 40:
         return []
     h, w = image.shape[:2]
@@ -117,16 +102,18 @@ def _dark_blobs(image: np.ndarray) -> list[tuple[Region, bool]]:
     dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     total = float(h * w)
-    out: list[tuple[Region, bool]] = []
+    out: list[Region] = []
     for contour in contours:
         area = float(cv2.contourArea(contour))
         if not DARK_AREA[0] * total <= area <= CLOSE_DARK_CARD * total:
             continue
         rect = cv2.minAreaRect(contour)
-        card = area >= DARK_FILL * rect[1][0] * rect[1][1] and (
-            area <= DARK_AREA[1] * total or _close_dark_card(rect, contour, w, h))
-        out.append((Region(order_corners(cv2.boxPoints(rect)), area), card))
-    return sorted(out, key=lambda blob: -blob[0].area)
+        if area < DARK_FILL * rect[1][0] * rect[1][1]:
+            continue
+        if area > DARK_AREA[1] * total and not _close_dark_card(rect, contour, w, h):
+            continue
+        out.append(Region(order_corners(cv2.boxPoints(rect)), area))
+    return sorted(out, key=lambda r: -r.area)
 
 
 def _close_dark_card(rect: tuple[tuple[float, float], tuple[float, float], float], contour: np.ndarray, width: int,

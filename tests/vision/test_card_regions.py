@@ -12,7 +12,6 @@ from vision.card_regions import (
     CLOSE_DARK_CARD,
     DARK_AREA,
     card_regions,
-    dark_areas,
     dark_regions,
     is_card_shaped,
     paper_cards,
@@ -59,29 +58,6 @@ def test_a_dark_card_photographed_close_is_found_and_a_dark_band_across_the_phot
     band = np.full((640, 640, 3), 210, np.uint8)
     band[200:440, :] = 25
     assert dark_regions(band) == []
-
-
-def dark_card_touching_a_dark_floor() -> np.ndarray:
-    """A light desk whose edge runs across the photo's foot above a dark floor; a dark four of spades lies over the
-    edge, a dark queen of diamonds apart (as cardcounter's IMG_7793, calibration part, shows a nine of spades)."""
-    scene = np.full((720, 1280, 3), 205, np.uint8)
-    scene[600:] = 25
-    for code, x, y in (("S4", 400, 500), ("DQ", 980, 330)):
-        paste_card(scene, dark_face(render_face(code, 200, 2), "builtin:2"), (x, y), 10.0, 240)
-    return scene
-
-
-def test_a_dark_card_touching_a_dark_floor_is_a_dark_area_not_a_card() -> None:
-    """The card and the floor are one dark blob, of no card's shape: not a dark region, but a dark area (where the
-    reader spots light indices turned over); the queen apart is a dark region, and no blob is both."""
-    scene = dark_card_touching_a_dark_floor()
-    (queen,) = dark_regions(scene)
-    assert np.allclose(queen.corners.mean(axis=0), (980, 330), atol=15)
-    (area,) = dark_areas(scene)
-    x, y, w, h = area.box
-    assert x <= 400 - 60 and x + w >= 400 + 60 and y <= 500 - 110 and y + h >= 720 - 1
-    light = np.full((720, 1280, 3), 205, np.uint8)
-    assert dark_areas(light) == [] and dark_areas(np.zeros((20, 20, 3), np.uint8)) == []
 
 
 #: cardcounter photos (test part, never trained on) of one dark card close up, squashed nearly square, its card

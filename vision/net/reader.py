@@ -26,7 +26,6 @@ from ..card_regions import (
     SCENE_CARD_SHARE,
     best_card,
     cards_on_surfaces,
-    dark_areas,
     dark_regions,
     is_card_shaped,
     paper_cards,
@@ -34,7 +33,7 @@ from ..card_regions import (
 from ..counting import MIN_PITCH, NARROWEST_CARD
 from ..geometry import CARD_H, Region, box_overlap, clear_of_edges, map_box, rectify, whole_image_region
 from ..index import BAND, Glyph, ink_mask
-from ..polarity import DARK_PAPER, as_printed, printed_views
+from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
 from .card_calibration import logit
@@ -73,9 +72,6 @@ SPOT_SIDE = 1600
 #: no more wrong; spotting every size again there read 52 and 29 right, but 2 more wrong
 CLOSE_UP_SHARE = 1 / 6
 CLOSE_UP_FROM = MAX_GLYPH_SHARE
-#: the largest of the dark blobs that are no card's shape spotted turned over, where a card printed light on dark
-#: is seen (``card_regions.dark_areas``; *Dark cards that touch*, ``vision/README.md``)
-DARK_AREAS_SPOTTED = 6
 
 
 @dataclass(frozen=True)
@@ -294,16 +290,11 @@ class CardReader:
             if whole.readings and max(r.confidence for r in whole.readings) >= self.net.accept:
                 return at_most_a_pack(keep(physical_cards(list(whole.sightings), self._margin)))
             found.extend(whole.sightings)
-        dark_seen = False
-        light_cards: list[Region] = []
         for outline, region in enumerate(regions):
             reads = self._read_turns(image, region, floor)
             read = _best_turn(reads)
             seen = self._both_corners(outline, region, read, reads[(read.turn + 2) % 4], total)
             dark = read.dark
-            dark_seen = dark_seen or (dark and bool(read.sightings))
-            if not dark and is_card_shaped(region) and read.sightings:
-                light_cards.append(region)
             if dark or (not is_card_shaped(region) and region.area >= SCENE_CARD_SHARE * total):
                 # a fan in an arc (each card turned its own way), or dark cards, which the whole image's
                 # spotting below does not see (it looks for ink darker than its paper)
@@ -315,8 +306,6 @@ class CardReader:
             found.extend(seen)
         for spotting in spotting_passes(image):
             found.extend(self._spot(image, whole_region, floor, spotting=spotting))
-        if dark_seen:
-            found.extend(self._dark_areas_spotted(image, floor, light_cards))
         return at_most_a_pack(keep(self._rows(physical_cards(self._tens_second_glyphs(found), self._margin))))
 
     def _both_corners(self, outline: int, region: Region, read: RegionRead, opposite: RegionRead, total: float
@@ -409,38 +398,9 @@ class CardReader:
                 for s in spot(crop, self.net, least, max_share=spotting.max_share)
                 if s.confidence >= floor]
 
-    def _dark_areas_spotted(self, image: np.ndarray, floor: float, light_cards: list[Region]) -> list[Sighting]:
-        """The indices spotted turned over in the photo's dark blobs that are no card's shape (``dark_areas``): dark
-        cards overlapping one another, or touching a dark floor, make one such blob, which neither the edge search
-        nor ``dark_regions`` gives as a card, and the whole photo's spotting looks for ink darker than its paper
-        only. Asked only of a photo where a card printed light on dark is read (the caller's part: a region read turned
-        over with something read in it; a region merely dark, a carpet or a shadow, woke it on edje's photos, where
-        spotting turned over read junk up to 0.99994, the spotted threshold's edge), and only
-        readings on dark paper count: a blob's box holds light cards and their indices too, which the other passes
-        read already. A blob inside the outline of a light card (``light_cards``: card-shaped, read as printed dark
-        on light, something read in it) is a court picture's dark part, not a card: a grey jack of diamonds' dark
-        picture was read as the jack of hearts, twice. An outline in which nothing is read may be the desk a dark
-        card lies on (IMG_7793), so it guards nothing."""
-        out: list[Sighting] = []
-        for area in dark_areas(image)[:DARK_AREAS_SPOTTED]:
-            centre = tuple(float(v) for v in area.corners.mean(axis=0))
-            if any(cv2.pointPolygonTest(card.corners.reshape(-1, 1, 2).astype(np.float32), centre, False) >= 0
-                   for card in light_cards):
-                continue
-            out += [s for s in self._spot(image, area, floor, dark=True) if _on_dark_paper(image, s.box)]
-        return out
-
     def best_card(self, image: np.ndarray) -> tuple[Region, RegionRead]:
         """The one card of a single-card photo (:func:`vision.card_regions.best_card`)."""
         return best_card(image, self.read_region)
-
-
-def _on_dark_paper(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
-    """Whether the index ``box`` of ``image`` lies on dark paper: most of its pixels darker than a dark card's
-    paper (``polarity.DARK_PAPER``), as a light index on a dark card's is, and a dark index on a light card's is not."""
-    x, y, w, h = box
-    patch = image[max(0, y): y + h, max(0, x): x + w]
-    return patch.size > 0 and float(np.median(patch.max(axis=2))) < DARK_PAPER
 
 
 def spotting_passes(image: np.ndarray) -> tuple[SpottingPass, SpottingPass]:

@@ -10,12 +10,9 @@ import numpy as np
 import pytest
 
 from hardware.cameras.simulated import held_out_decks, load_deck
-from tests.vision.test_card_regions import dark_card_touching_a_dark_floor
-from vision.files import load_image
 from vision.geometry import Region, find_regions
-from vision.net import reader as reader_module
 from vision.net.grouping import Sighting
-from vision.net.reader import CardReader, _on_dark_paper, _several_cards
+from vision.net.reader import CardReader, _several_cards
 from vision.render import light_scene, paste_card, table_cloth
 from vision.types import normalise_label
 
@@ -271,35 +268,3 @@ def test_a_joker_is_held_to_the_spotted_threshold_however_it_was_found(net_reade
                                                                              ("SB", over)]
     assert net_reader.threshold(cards[1]) == net_reader.threshold(cards[4]) == net.spot_accept
     assert net_reader.threshold(cards[0]) == net.accept
-
-
-def test_a_dark_card_touching_a_dark_floor_is_spotted_turned_over(net_reader: CardReader,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """Its blob and the floor's are one, which neither the edge search nor the dark regions give as a card: the four
-    of spades was not seen at all. Spotted turned over in that dark area (a dark card is seen in the photo: the
-    queen), it is read, and nothing else is."""
-    scene = dark_card_touching_a_dark_floor()
-    seen = net_reader.sightings(scene, unsure=True)
-    assert any(s.card == "S4" and s.spotted and s.confidence >= net_reader.net.accept for s in seen)
-    assert {r.card for r in net_reader.read_image(scene)} <= {"S4", "DQ"}
-    monkeypatch.setattr(reader_module, "DARK_AREAS_SPOTTED", 0)
-    assert "S4" not in {s.card for s in net_reader.sightings(scene, unsure=True)}
-
-
-def test_only_an_index_on_dark_paper_counts_in_a_dark_area() -> None:
-    """A dark area's box holds light cards too: their dark indices, which the other passes read, are not read again."""
-    image = np.full((60, 60, 3), 230, np.uint8)
-    image[:, 30:] = 30
-    image[10:20, 40:44] = 220  # a light stroke on the dark half
-    assert _on_dark_paper(image, (35, 5, 15, 20)) and not _on_dark_paper(image, (5, 5, 15, 20))
-    assert not _on_dark_paper(image, (70, 70, 10, 10))
-
-
-def test_real_dark_cards_overlapping_are_read(net_reader: CardReader, cardcounter: Path) -> None:
-    """cardcounter's IMG_7841 (test part, never trained on; found when the test photos were read once, after the
-    rule was decided on the choice sets): six cards of the black deck on a wooden table, overlapping in pairs, so
-    that each pair is one dark blob of no card's shape. Only the two of spades was read; spotted turned over in those
-    blobs, the seven of clubs and the five of spades are read too, and nothing is read wrong."""
-    image = load_image(cardcounter / "images" / "IMG_7841.jpg")
-    read = {r.card for r in net_reader.read_image(image)}
-    assert {"C7", "S5", "S2"} <= read <= {"C7", "CQ", "D3", "D6", "S2", "S5"}
