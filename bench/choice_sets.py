@@ -8,6 +8,8 @@ trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader c
   several cards; never trained on, the accept thresholds are chosen on it);
 - ``edje_train``: edje's train folder (296 photos of one Bicycle deck, labelled by rank only; never trained on, the
   card calibration is fitted on it);
+- ``enrolled`` (a check, asked for by name, outside the cost): the two real sets above read with cardcounter's deck
+  enrolled, against the network alone, since an enrolled reader must never read worse;
 - ``held_out``: the simulated table's frames of the held-out designs read whole (``bench/held_out_scenes.py``,
   seeds 7-15, plays of any size; rendered, so a check for false readings, not evidence of reading real decks).
   Nine seeds, not three: the sure wrong readings there vary from seed to seed far more than between networks (the
@@ -20,7 +22,7 @@ Each model is read at its own thresholds (its JSON's ``accept`` and ``spot_accep
 the wrong ones (a wrong card costs about ten laid again: ``table_daemon/controller/seen_choice.SHARE``). ``--changes``
 also prints, for each photo the models read differently, what each read wrong or missed.
 
-Run: ``nice -n 5 .venv/bin/python bench/choice_sets.py [--model PATH ...] [--sets calibration,edje_train,held_out]
+Run: ``nice -n 5 .venv/bin/python bench/choice_sets.py [--model PATH ...] [--sets calibration,edje_train,held_out[,enrolled]]
 [--jobs 2] [--changes] [--held-seeds 7,...,15]`` (default: the committed model; about 12 minutes a model on one core).
 """
 
@@ -40,15 +42,22 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from enrolment import cardcounter_enrolment  # noqa: E402
 from held_out_scenes import figure, read_scenes  # noqa: E402
 
 from vision.files import load_image  # noqa: E402
+from vision.net.enrolled import EnrolledNet  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
 from vision.training.choose_threshold import WRONG_COST  # noqa: E402
 from vision.training.real_eval import Photo, cardcounter, edje, judged  # noqa: E402
 
 SETS = ("calibration", "edje_train", "held_out")
+#: a check, not in the cost: the two real sets read with cardcounter's deck enrolled (``bench/enrolment.py``'s: one
+#: train-part single-card photo per code, its designs mixed), which an event's enrolled reader must read no worse
+#: than the network alone (``--sets calibration,edje_train,enrolled``). The nineteenth session's dark-area pass read
+#: no worse alone and one more wrong enrolled on the test photos (``vision/README.md``)
+ENROLLED = "enrolled"
 #: the held-out frames: seeds never used to make a rule, plays of one card up (7-9 from the fifteenth session to
 #: the sixteenth; 10-15 added in the seventeenth, when 7-9 alone proved too few)
 HELD_OUT_SEEDS = tuple(range(7, 16))
@@ -91,7 +100,8 @@ def cost(right: int, wrong: int) -> int:
 def read_set(model: str, set_name: str, seeds: tuple[int, ...] = HELD_OUT_SEEDS) -> SetReading:
     """``model`` at its own thresholds on the choice set ``set_name`` (``seeds``: the held-out frames')."""
     cv2.setNumThreads(1)
-    reader = CardReader(IndexNet(Path(model), threads=1))
+    net = IndexNet(Path(model), threads=1)
+    reader = CardReader(EnrolledNet(net, cardcounter_enrolment(net)) if set_name == ENROLLED else net)  # type: ignore[arg-type]
     totals: Counter[str] = Counter()
     per: dict[str, list[str]] = {}
     if set_name == "held_out":
@@ -100,7 +110,8 @@ def read_set(model: str, set_name: str, seeds: tuple[int, ...] = HELD_OUT_SEEDS)
             totals.update(right=counts["right"], wrong=counts["wrong"], wanted=counts["laid"])
             per[f"seed {seed}"] = [f"{counts['right']} right", f"{counts['wrong']} wrong"]
     else:
-        for photo in photos_of(set_name):
+        photos = photos_of("calibration") + photos_of("edje_train") if set_name == ENROLLED else photos_of(set_name)
+        for photo in photos:
             readings = judged(reader.read_image(load_image(photo.path)), photo.wanted, photo.key)
             right = Counter(photo.key(r.card) for r, ok in readings if ok)
             wrong = [f"wrong {r.card}" for r, ok in readings if not ok]  # by card: models report on own scales
@@ -154,9 +165,9 @@ def main() -> int:
     args = parser.parse_args()
     models = [str(m) for m in (args.model or [MODEL_PATH])]
     sets = [s for s in args.sets.split(",") if s]
-    unknown = sorted(set(sets) - set(SETS))
+    unknown = sorted(set(sets) - set(SETS) - {ENROLLED})
     if unknown:
-        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS)}")
+        parser.error(f"unknown set(s) {', '.join(unknown)}: choose from {', '.join(SETS + (ENROLLED,))}")
     for model in models:
         if not Path(model).is_file():
             parser.error(f"no such model: {model}")
@@ -173,12 +184,21 @@ def main() -> int:
         results = merged(list(pool.map(read_set, *zip(*jobs, strict=True))))
     for result in results:
         print(json.dumps(result.figure()), flush=True)
+    costed = [s for s in sets if s != ENROLLED]
     for model in models:
-        right = sum(r.right for r in results if r.model == model)
-        wrong = sum(r.wrong for r in results if r.model == model)
-        print(json.dumps({"model": model, **thresholds(model), "sets": sets, "held_seeds": list(seeds),
+        right = sum(r.right for r in results if r.model == model and r.set_name in costed)
+        wrong = sum(r.wrong for r in results if r.model == model and r.set_name in costed)
+        print(json.dumps({"model": model, **thresholds(model), "sets": costed, "held_seeds": list(seeds),
                           "right": right, "wrong": wrong,
                           "right_less_10_wrong": cost(right, wrong)}), flush=True)
+        if ENROLLED in sets and {"calibration", "edje_train"} <= set(sets):
+            alone = [r for r in results if r.model == model and r.set_name in ("calibration", "edje_train")]
+            (enrolled,) = [r for r in results if r.model == model and r.set_name == ENROLLED]
+            alone_wrong = sum(r.wrong for r in alone)
+            print(json.dumps({"model": model, "check": "enrolment never reads worse than the network alone",
+                              "alone": {"right": sum(r.right for r in alone), "wrong": alone_wrong},
+                              "enrolled": {"right": enrolled.right, "wrong": enrolled.wrong},
+                              "holds": enrolled.wrong <= alone_wrong}), flush=True)
     if args.changes and len(models) > 1:
         for set_name in sets:
             for change in changes(results, models, set_name):
