@@ -58,6 +58,8 @@ SETS = ("calibration", "edje_train", "held_out")
 #: than the network alone (``--sets calibration,edje_train,enrolled``). The nineteenth session's dark-area pass read
 #: no worse alone and one more wrong enrolled on the test photos (``vision/README.md``)
 ENROLLED = "enrolled"
+#: the real choice sets the enrolled reader reads
+REAL_SETS = ("calibration", "edje_train")
 #: the held-out frames: seeds never used to make a rule, plays of one card up (7-9 from the fifteenth session to
 #: the sixteenth; 10-15 added in the seventeenth, when 7-9 alone proved too few)
 HELD_OUT_SEEDS = tuple(range(7, 16))
@@ -71,6 +73,8 @@ def photos_of(set_name: str) -> list[Photo]:
         return singles + several
     if set_name == "edje_train":
         return edje("train")
+    if set_name == ENROLLED:
+        return [photo for real in REAL_SETS for photo in photos_of(real)]
     raise ValueError(f"not a set of real photos: {set_name}")
 
 
@@ -110,8 +114,7 @@ def read_set(model: str, set_name: str, seeds: tuple[int, ...] = HELD_OUT_SEEDS)
             totals.update(right=counts["right"], wrong=counts["wrong"], wanted=counts["laid"])
             per[f"seed {seed}"] = [f"{counts['right']} right", f"{counts['wrong']} wrong"]
     else:
-        photos = photos_of("calibration") + photos_of("edje_train") if set_name == ENROLLED else photos_of(set_name)
-        for photo in photos:
+        for photo in photos_of(set_name):
             readings = judged(reader.read_image(load_image(photo.path)), photo.wanted, photo.key)
             right = Counter(photo.key(r.card) for r, ok in readings if ok)
             wrong = [f"wrong {r.card}" for r, ok in readings if not ok]  # by card: models report on own scales
@@ -191,8 +194,8 @@ def main() -> int:
         print(json.dumps({"model": model, **thresholds(model), "sets": costed, "held_seeds": list(seeds),
                           "right": right, "wrong": wrong,
                           "right_less_10_wrong": cost(right, wrong)}), flush=True)
-        if ENROLLED in sets and {"calibration", "edje_train"} <= set(sets):
-            alone = [r for r in results if r.model == model and r.set_name in ("calibration", "edje_train")]
+        if ENROLLED in sets and set(REAL_SETS) <= set(sets):
+            alone = [r for r in results if r.model == model and r.set_name in REAL_SETS]
             (enrolled,) = [r for r in results if r.model == model and r.set_name == ENROLLED]
             alone_wrong = sum(r.wrong for r in alone)
             print(json.dumps({"model": model, "check": "enrolment never reads worse than the network alone",

@@ -110,8 +110,8 @@ def at_a_tens_second_glyph(s: Sighting, ten: Sighting) -> bool:
     the ten's suit reads as a queen: 13 of v7's 53 sure wrong readings of the held-out designs' frames at seeds 7-15
     were such queens, beside a sure reading of the ten they were part of, at one corner or the other). A spotted
     glyph's "up" is not the card's: it runs from the glyph to whatever spotting paired it with (the ten's suit, below
-    the "1", or a pip farther off), so only its place is asked (held to ``SPOTTED_SLACK``, two such queens turned 30
-    and 134 degrees from their tens stayed)."""
+    the "1", or a pip farther off), so only its place is asked (held to ``SPOTTED_SLACK`` instead, two such queens,
+    turned 30 and 134 degrees from their tens, were still reported)."""
     if ten.card[1:] != "T" or s.card == ten.card or (not s.spotted and float(np.dot(s.up, ten.up)) <= ROW_TURN):
         return False
     down, right = _frame(ten, s)
