@@ -4,7 +4,9 @@ A sighting is one corner index read somewhere in an image, with where it is, whi
 tall its first glyph is. Two sightings are one card when they read the same card and stand as a card's two
 corner indices stand: turned half a turn from each other, the second one about a card's height below the first
 and a card's width to its right, in the first one's own frame. Two sightings of the same card in the same place and the same
-direction (the region seen twice, or by the region reader and by spotting) are one sighting. Two different
+direction (the region seen twice, or by the region reader and by spotting) are one sighting, the surer; but each
+is a look at that corner, and the other corner pairs with it as it stands from either look (a glyph read in an
+outline is measured by its card, a spotted one by its ink, and the two may differ more than two corners may). Two different
 readings of one glyph (``one_glyph``: their first glyphs' centres under ``ONE_GLYPH`` of a glyph's height apart)
 are one index read twice, and the surer stands; two different readings of one place farther apart are both
 kept, the surer first (in a tight fan the next card's index starts 0.6-0.9 glyph heights away). Everything else
@@ -253,33 +255,60 @@ def physical_cards(sightings: list[Sighting], sureness: Callable[[Sighting], flo
     outline over the threshold there is not lost to its spotted reading, surer by number but short of the
     stricter threshold of indices spotted alone. ``second`` corners come last, each only to its card."""
     order = sureness or (lambda s: s.confidence)
+    ranked = sorted(sightings, key=lambda s: -order(s))
     cards: list[_Card] = []
-    for s in sorted(sightings, key=lambda s: (s.second, -order(s))):
-        if s.second:
-            _weigh_second_corner(cards, s, order)
-            continue
-        if any(same_corner(k, s) or one_glyph(k, s) for card in cards for k in card.seen):
-            continue
-        home = next((c for c in cards if len(c.seen) == 1 and corners_of_one_card(c.seen[0], s)), None)
+    for corner in _corners([s for s in ranked if not s.second]):
+        s = corner[0]
+        home = next((c for c in cards if len(c.seen) == 1 and _looks_pair(c.looks, corner, corners_of_one_card)),
+                    None)
         if home is not None:
             home.reading, home.weighed = fused(home.reading, s), True
             home.seen.append(s)
             continue
-        home = next((c for c in cards if len(c.seen) == 1 and maybe_corners_of_one_card(c.seen[0], s)), None)
+        home = next((c for c in cards if len(c.seen) == 1
+                     and _looks_pair(c.looks, corner, maybe_corners_of_one_card)), None)
         if home is not None:  # the surer reading stands for the card, as it was
             home.seen.append(s)
             continue
-        cards.append(_Card(s, [s]))
+        cards.append(_Card(s, [s], corner))
+    for s in ranked:
+        if s.second:
+            _weigh_second_corner(cards, s, order)
     return sorted((card.reading for card in cards), key=lambda s: -order(s))
+
+
+def _corners(ranked: list[Sighting]) -> list[list[Sighting]]:
+    """The corner indices seen, surest first, each as its looks: the surest sighting of it, which stands for it,
+    then the sightings of it found again (``same_corner``). A sighting that reads the same glyph as another card
+    (``one_glyph``) is no corner and no look."""
+    corners: list[list[Sighting]] = []
+    for s in ranked:
+        again = [c for c in corners if same_corner(c[0], s) or one_glyph(c[0], s)]
+        if not again:
+            corners.append([s])
+        for corner in again:
+            if same_corner(corner[0], s):
+                corner.append(s)
+    return corners
+
+
+def _looks_pair(looks: list[Sighting], others: list[Sighting], pair: Callable[[Sighting, Sighting], bool]) -> bool:
+    """Whether a look at one corner and a look at another stand as ``pair`` asks (a card's two corners)."""
+    return any(pair(a, b) for a in looks for b in others)
 
 
 @dataclass
 class _Card:
-    """A physical card while sightings are grouped: its reading, its corners' sightings, and whether two corners
-    were weighed together in the reading."""
+    """A physical card while sightings are grouped: its reading, its corners' sightings, the looks at its first
+    corner (``_corners``) and whether two corners were weighed together in the reading."""
 
     reading: Sighting
     seen: list[Sighting]
+    #: a corner seen twice is measured twice (spotted by its ink, read in an outline by the card), and the other
+    #: corner may stand as a card's second corner from either look: edje's IMG_2481 (train folder) read with
+    #: cardcounter's deck, a jack whose corner read in an outline measured 8.1 px and spotted 14.0 px, while its
+    #: other corner, spotted, measured 14.5 px, was two jacks
+    looks: list[Sighting]
     weighed: bool = False
 
 

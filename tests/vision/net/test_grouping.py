@@ -164,6 +164,25 @@ def test_corner_glyphs_of_a_size_are_judged_alike_whichever_comes_first() -> Non
     assert not corners_of_one_card(lower, thinner) and not corners_of_one_card(thinner, lower)
 
 
+def test_a_corner_seen_twice_pairs_with_the_other_corner_by_either_look() -> None:
+    """edje's IMG_2481 (train folder) read with cardcounter's deck: a jack's upper corner read in an outline (its
+    glyph measured by the card, 8.1 px) and spotted (by its ink, 14.0 px), its lower corner spotted (14.5 px). The
+    outline's look stands for the corner, and by its size alone the lower corner was another jack."""
+    upper = seen("HJ", 129.0, 194.0, up=(0.87, -0.49), h=8.1, confidence=0.999999)
+    upper_spotted = replace(seen("HJ", 132.0, 193.0, up=(0.92, -0.40), h=14.0, confidence=1.0), spotted=True)
+    lower = replace(seen("HJ", 75.0, 308.0, up=(-0.92, 0.39), h=14.5, confidence=1.0), spotted=True)
+    assert not corners_of_one_card(upper, lower) and corners_of_one_card(upper_spotted, lower)
+
+    def margin(s: Sighting) -> float:  # the outline's reading is held to the lower threshold, so it stands
+        return s.confidence - (0.99995 if s.spotted else 0.998)
+
+    [card] = physical_cards([lower, upper_spotted, upper], margin)
+    assert card.card == "HJ" and card.centre == upper.centre
+    # the looks are of one corner only: a look at another card's index standing there pairs nothing
+    other = replace(upper_spotted, card="DJ")
+    assert len(physical_cards([lower, other, upper], margin)) == 2
+
+
 def test_two_readings_of_one_glyph_are_one_index_and_the_surer_stands() -> None:
     """edje's IMG_2562: a king of spades read in its outline and the same glyph spotted, turned 47 degrees, as the
     king of hearts, both over their thresholds: one index read twice."""
