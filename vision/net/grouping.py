@@ -5,8 +5,9 @@ tall its first glyph is. Two sightings are one card when they read the same card
 corner indices stand: turned half a turn from each other, the second one about a card's height below the first
 and a card's width to its right, in the first one's own frame. Two sightings of the same card in the same place and the same
 direction (the region seen twice, or by the region reader and by spotting) are one sighting, the surer; but each
-is a look at that corner, and the other corner pairs with it as it stands from either look (a glyph read in an
-outline is measured by its card, a spotted one by its ink, and the two may differ more than two corners may). Two different
+is a look at that corner, and a corner that stands as the card's other corner from any look at it is that card,
+reported once, though not weighed with it unless it stands so from the surer look (a glyph read in an outline is
+measured by its card, a spotted one by its ink, and the two may differ more than two corners may). Two different
 readings of one glyph (``one_glyph``: their first glyphs' centres under ``ONE_GLYPH`` of a glyph's height apart)
 are one index read twice, and the surer stands; two different readings of one place farther apart are both
 kept, the surer first (in a tight fan the next card's index starts 0.6-0.9 glyph heights away). Everything else
@@ -259,14 +260,13 @@ def physical_cards(sightings: list[Sighting], sureness: Callable[[Sighting], flo
     cards: list[_Card] = []
     for corner in _corners([s for s in ranked if not s.second]):
         s = corner[0]
-        home = next((c for c in cards if len(c.seen) == 1 and _looks_pair(c.looks, corner, corners_of_one_card)),
-                    None)
+        home = next((c for c in cards if len(c.seen) == 1 and corners_of_one_card(c.seen[0], s)), None)
         if home is not None:
             home.reading, home.weighed = fused(home.reading, s), True
             home.seen.append(s)
             continue
-        home = next((c for c in cards if len(c.seen) == 1
-                     and _looks_pair(c.looks, corner, maybe_corners_of_one_card)), None)
+        home = next((c for c in cards if len(c.seen) == 1 and (maybe_corners_of_one_card(c.seen[0], s) or any(
+            _looks_pair(c.looks, corner, pair) for pair in (corners_of_one_card, maybe_corners_of_one_card)))), None)
         if home is not None:  # the surer reading stands for the card, as it was
             home.seen.append(s)
             continue
@@ -307,7 +307,9 @@ class _Card:
     #: a corner seen twice is measured twice (spotted by its ink, read in an outline by the card), and the other
     #: corner may stand as a card's second corner from either look: edje's IMG_2481 (train folder) read with
     #: cardcounter's deck, a jack whose corner read in an outline measured 8.1 px and spotted 14.0 px, while its
-    #: other corner, spotted, measured 14.5 px, was two jacks
+    #: other corner, spotted, measured 14.5 px, was two jacks. Paired by a look, the two are one card but are not
+    #: weighed together (as ``maybe_corners_of_one_card``): weighed, two spotted pips paired by their looks made a
+    #: sure ace of diamonds on a held-out frame
     looks: list[Sighting]
     weighed: bool = False
 

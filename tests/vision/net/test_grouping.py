@@ -178,6 +178,10 @@ def test_a_corner_seen_twice_pairs_with_the_other_corner_by_either_look() -> Non
 
     [card] = physical_cards([lower, upper_spotted, upper], margin)
     assert card.card == "HJ" and card.centre == upper.centre
+    # reported once, not weighed: a look pairs two readings into one card but never makes either surer
+    unsure = [replace(s, confidence=0.99, candidates=(("HJ", 0.99),)) for s in (lower, upper_spotted, upper)]
+    [card] = physical_cards(unsure, margin)
+    assert card.card == "HJ" and card.confidence == 0.99
     # the looks are of one corner only: a look at another card's index standing there pairs nothing
     other = replace(upper_spotted, card="DJ")
     assert len(physical_cards([lower, other, upper], margin)) == 2
