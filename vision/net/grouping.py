@@ -265,8 +265,7 @@ def physical_cards(sightings: list[Sighting], sureness: Callable[[Sighting], flo
             home.reading, home.weighed = fused(home.reading, s), True
             home.seen.append(s)
             continue
-        home = next((c for c in cards if len(c.seen) == 1 and (maybe_corners_of_one_card(c.seen[0], s) or any(
-            _looks_pair(c.looks, corner, pair) for pair in (corners_of_one_card, maybe_corners_of_one_card)))), None)
+        home = next((c for c in cards if len(c.seen) == 1 and _looks_pair(c.looks, corner)), None)
         if home is not None:  # the surer reading stands for the card, as it was
             home.seen.append(s)
             continue
@@ -292,9 +291,10 @@ def _corners(ranked: list[Sighting]) -> list[list[Sighting]]:
     return corners
 
 
-def _looks_pair(looks: list[Sighting], others: list[Sighting], pair: Callable[[Sighting, Sighting], bool]) -> bool:
-    """Whether a look at one corner and a look at another stand as ``pair`` asks (a card's two corners)."""
-    return any(pair(a, b) for a in looks for b in others)
+def _looks_pair(looks: list[Sighting], others: list[Sighting]) -> bool:
+    """Whether a look at one corner and a look at another stand as a card's two corners do, or, one of them spotted,
+    may (``maybe_corners_of_one_card``): the two are then reported as one card, not weighed together."""
+    return any(corners_of_one_card(a, b) or maybe_corners_of_one_card(a, b) for a in looks for b in others)
 
 
 @dataclass
