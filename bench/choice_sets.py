@@ -105,7 +105,7 @@ def read_set(model: str, set_name: str, seeds: tuple[int, ...] = HELD_OUT_SEEDS)
     """``model`` at its own thresholds on the choice set ``set_name`` (``seeds``: the held-out frames')."""
     cv2.setNumThreads(1)
     net = IndexNet(Path(model), threads=1)
-    reader = CardReader(EnrolledNet(net, cardcounter_enrolment(net)) if set_name == ENROLLED else net)  # type: ignore[arg-type]
+    reader = CardReader(EnrolledNet(net, cardcounter_enrolment(net)) if set_name == ENROLLED else net)
     totals: Counter[str] = Counter()
     per: dict[str, list[str]] = {}
     if set_name == "held_out":

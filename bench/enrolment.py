@@ -84,8 +84,7 @@ class CachedNet(IndexNet):
 def reader_of(net: IndexNet, deck: EnrolledDeck | None) -> tuple[Callable[[Path], list], float]:
     """The reader at the model's own thresholds, with ``deck`` or without, and the confidence from which its
     readings count (all it reports)."""
-    model: IndexNet | EnrolledNet = net if deck is None else EnrolledNet(net, deck)
-    reader = CardReader(model)  # type: ignore[arg-type]
+    reader = CardReader(net if deck is None else EnrolledNet(net, deck))
     return (lambda path: reader.read_image(load_image(path))), ALL_REPORTED
 
 

@@ -80,8 +80,7 @@ def _net_reader(deck_path: Path | None, unsure: bool, runtime: str, model: Path 
     if deck_path is None:
         return CardReader(net, unsure=unsure, dim_rules=not unsure)
     try:
-        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)), unsure=unsure,  # type: ignore[arg-type]
-                          dim_rules=not unsure)
+        return CardReader(EnrolledNet(net, EnrolledDeck.load(deck_path)), unsure=unsure, dim_rules=not unsure)
     except EnrolledDeckError as exc:
         raise ReaderError(str(exc), "deck") from exc
 

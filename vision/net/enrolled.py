@@ -142,7 +142,8 @@ class EnrolledDeck:
 
 
 class EnrolledNet:
-    """``IndexNet`` with an enrolled deck: the same ``predict(crops)``, ``classes`` and thresholds."""
+    """``IndexNet`` with an enrolled deck: an ``IndexModel`` with the same ``predict(crops)``, ``classes``, thresholds
+    and card calibration as the network alone."""
 
     def __init__(self, net: IndexNet, deck: EnrolledDeck) -> None:
         if deck.model != model_fingerprint(net):

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
 
 from ..types import CARD_CODES
-from .card_calibration import CardCalibrationError, from_meta
+from .card_calibration import CardCalibration, CardCalibrationError, from_meta
 from .proposals import normalise
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "data" / "index_net.onnx"
@@ -34,6 +35,29 @@ DEFAULT_SPOT_ACCEPT = 0.9
 
 class ModelMissingError(RuntimeError):
     """The trained index network is absent or unreadable."""
+
+
+class IndexModel(Protocol):
+    """What the readers (``vision.net.reader``, ``vision.net.spotting``) ask of the network that reads windows:
+    ``IndexNet`` alone, or with an enrolled deck (``vision.net.enrolled.EnrolledNet``), which reads the same
+    windows with the deck's evidence mixed in and keeps the network's thresholds and card calibration."""
+
+    #: what the probabilities' columns stand for: the card codes, then ``NONE``
+    classes: tuple[str, ...]
+    #: the probability at which a window in a card outline is taken as an index
+    accept: float
+    #: the stricter one for a spotted index (no card outline) and for a joker
+    spot_accept: float
+    #: what a reported card's confidence means on real photos; None: the network's own
+    card_calibration: CardCalibration | None
+
+    def predict(self, crops: np.ndarray) -> np.ndarray:
+        """Calibrated class probabilities (N, classes) for uint8 windows (N, CROP, CROP, 3)."""
+        ...
+
+    def readings(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``predict``'s probabilities and the network's own (the same array where no deck is enrolled)."""
+        ...
 
 
 class IndexNet:

@@ -45,7 +45,7 @@ from .grouping import (
     in_a_row,
     physical_cards,
 )
-from .network import NONE, IndexNet
+from .network import NONE, IndexModel, IndexNet
 from .places import IndexSeen, index_places, one_per_place, plausible_starts
 from .proposals import Components, anchored, components, crops, propose
 from .spotting import least_glyph, scaled_to, spot
@@ -110,7 +110,7 @@ class RegionRead:
     dark: bool = False
 
 
-def seen_at(net: IndexNet, image: np.ndarray, glyphs: list[Glyph], accept: float | None = None) -> list[IndexSeen]:
+def seen_at(net: IndexModel, image: np.ndarray, glyphs: list[Glyph], accept: float | None = None) -> list[IndexSeen]:
     """Each proposal of ``image`` (upright) that the network reads as an index start, at least ``accept`` sure
     (default the model's threshold); several may stand at one index place."""
     accept = net.accept if accept is None else accept
@@ -172,8 +172,8 @@ class CardReader:
     #: a region no wider than this (card heights) is one card: only its top-left index is read
     single_card_width = SINGLE_CARD_WIDTH
 
-    def __init__(self, net: IndexNet | None = None, *, unsure: bool = False, dim_rules: bool = True) -> None:
-        self.net = net or IndexNet()
+    def __init__(self, net: IndexModel | None = None, *, unsure: bool = False, dim_rules: bool = True) -> None:
+        self.net: IndexModel = net if net is not None else IndexNet()
         self.unsure = unsure
         #: whether a region lit too dimly is brightened before its ink is sought (``polarity.lit``), and one dark and
         #: dim all over read both ways (``polarity.polarities``). The table's reader does neither: the table

@@ -17,7 +17,7 @@ from ..geometry import CARD_H
 from ..index import Glyph
 from ..spotting import MAX_GLYPH_SHARE, GlyphPairs, glyph_pairs
 from .grouping import Sighting, glyphs_apart
-from .network import NONE, IndexNet
+from .network import NONE, IndexModel
 from .proposals import CROP, PAD, SIDE
 
 #: glyph height, in pixels, at which a direction is read (a first glyph on a rectified card is about this tall)
@@ -29,7 +29,7 @@ CANDIDATES = 3
 Frame = tuple[tuple[float, float], float, tuple[float, float]]
 
 
-def spot(image: np.ndarray, net: IndexNet, min_glyph: int = 8, max_tries: int = 1500, steady: bool = True,
+def spot(image: np.ndarray, net: IndexModel, min_glyph: int = 8, max_tries: int = 1500, steady: bool = True,
          floor: float = 0.5, max_share: float = MAX_GLYPH_SHARE) -> list[Sighting]:
     """Every index spotted in ``image`` (BGR), with its place and direction; ``steady``: the windows read as a
     card at least ``floor`` sure are read again a little turned (``_steadied``); glyphs up to ``max_share`` of
@@ -83,7 +83,7 @@ def least_glyph(image: np.ndarray, share: float) -> int:
 JITTERS = (3.0, -3.0)
 
 
-def _steadied(image: np.ndarray, net: IndexNet, tries: list[tuple[int, float]], g: GlyphPairs,
+def _steadied(image: np.ndarray, net: IndexModel, tries: list[tuple[int, float]], g: GlyphPairs,
               probs: np.ndarray, own: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """``probs`` with each window read as a card at least ``floor`` sure read again in its ``JITTERS`` views: where
     any view reads another class, the window's probabilities become the mean over all views (a reading that

@@ -19,7 +19,7 @@ from vision.net.enrolled import (
     model_fingerprint,
     sure_only_where_parted,
 )
-from vision.net.network import CLASSES, NONE, IndexNet
+from vision.net.network import CLASSES, NONE, IndexModel, IndexNet
 
 N = CLASSES.index(NONE)
 
@@ -135,6 +135,22 @@ def test_a_deck_file_round_trips_and_reads_like_the_network_elsewhere(net: Index
     assert enrolled.classes == net.classes and enrolled.accept == net.accept
     windows = np.full((3, 32, 32, 3), 255, np.uint8)  # blank paper: "not an index", whatever is enrolled
     assert np.allclose(enrolled.predict(windows)[:, N], net.predict(windows)[:, N])
+
+
+def test_an_enrolled_network_offers_the_readers_all_the_network_alone_does(net: IndexNet) -> None:
+    """The readers take either network as an ``IndexModel``: every member it names is there on both, the values the
+    same (thresholds and card calibration are the network's), and ``readings`` gives the deck's probabilities with
+    the network's own beside them."""
+    enrolled = EnrolledNet(net, deck_for(net))
+    members = set(IndexModel.__annotations__) | {name for name in vars(IndexModel) if callable(vars(IndexModel)[name])
+                                                 and not name.startswith("_")}
+    assert members == {"classes", "accept", "spot_accept", "card_calibration", "predict", "readings"}
+    for name in members - {"predict", "readings"}:
+        assert getattr(enrolled, name) == getattr(net, name), name
+    windows = np.random.default_rng(1).integers(0, 255, (4, 32, 32, 3), dtype=np.uint8)
+    mixed, own = enrolled.readings(windows)
+    assert np.allclose(mixed, enrolled.predict(windows)) and np.allclose(own, net.predict(windows))
+    assert mixed.shape == own.shape == (4, len(net.classes))
 
 
 def test_bad_deck_files_are_refused_naming_the_file(net: IndexNet, tmp_path: Path) -> None:

@@ -63,7 +63,7 @@ def test_held_back_cards_read_no_worse(net: IndexNet, files: list[tuple[Path, st
                                        enrolled: tuple[EnrolledDeck, list[str], list[str]]) -> None:
     """Measured: 10 of the 13 read right, none wrong, with and without the deck (these cards were not enrolled:
     the deck must leave them to the network)."""
-    plain, with_deck = CardReader(net), CardReader(EnrolledNet(net, enrolled[0]))  # type: ignore[arg-type]
+    plain, with_deck = CardReader(net), CardReader(EnrolledNet(net, enrolled[0]))
     held = [f for i, f in enumerate(files) if i % 4 == 0]
     scores = []
     for reader in (plain, with_deck):
@@ -108,7 +108,7 @@ def test_a_hand_of_the_same_deck_reads_no_worse(net: IndexNet, bidly: Path,
     image, wanted = hand_of_deal(bidly)
     assert sum(wanted.values()) >= 10
     figures = []
-    for reader in (CardReader(net), CardReader(EnrolledNet(net, enrolled[0]))):  # type: ignore[arg-type]
+    for reader in (CardReader(net), CardReader(EnrolledNet(net, enrolled[0]))):
         score = Score()
         score.add(Photo(Path("hand"), wanted, False), reader.read_image(image))
         figures.append(score.figures(ALL_REPORTED))
