@@ -4,6 +4,9 @@ Every change to the learned reader since 2026-12-05 was decided on the same sets
 read once on the test photos (``bench/vision.py``); this bench is that decision as one command, so that several
 trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader change can be put side by side:
 
+Labels are read as ``vision/data/label_audit.json`` corrects them (two of the three sure wrong readings the committed
+model made here were cards read right where the labels name another or none).
+
 - ``calibration``: cardcounter's calibration part (``vision/data/real_split.json``: 48 single-card photos and 22 of
   several cards; never trained on, the accept thresholds are chosen on it);
 - ``edje_train``: edje's train folder (296 photos of one Bicycle deck, labelled by rank only; never trained on, the
@@ -50,7 +53,7 @@ from vision.net.enrolled import EnrolledNet  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
 from vision.training.choose_threshold import WRONG_COST  # noqa: E402
-from vision.training.real_eval import Photo, cardcounter, edje, judged  # noqa: E402
+from vision.training.real_eval import Photo, audited, cardcounter, edje, judged  # noqa: E402
 
 SETS = ("calibration", "edje_train", "held_out")
 #: a check, not in the cost: the two real sets read with cardcounter's deck enrolled (``bench/enrolment.py``'s: one
@@ -67,12 +70,12 @@ HELD_OUT_PLAYS = 100
 
 
 def photos_of(set_name: str) -> list[Photo]:
-    """The labelled photos of a real choice set."""
+    """The photos of a real choice set, with their labels as the label audit corrects them (``real_eval.audited``)."""
     if set_name == "calibration":
         singles, several = cardcounter("calibration")
-        return singles + several
+        return audited(singles + several)
     if set_name == "edje_train":
-        return edje("train")
+        return audited(edje("train"))
     if set_name == ENROLLED:
         return [photo for real in REAL_SETS for photo in photos_of(real)]
     raise ValueError(f"not a set of real photos: {set_name}")

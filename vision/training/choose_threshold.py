@@ -1,15 +1,16 @@
 """Choose the learned reader's accept threshold on held-out real photos and write it beside the model.
 
 The reader reads the calibration part of the fixed split (``vision/data/real_split.json``: cardcounter photos
-neither trained on nor used for any reported figure) with its thresholds lowered to ``FLOOR``; every reading
-is then right or wrong (``real_eval``). A threshold ``t`` keeps the readings at least ``t`` sure: the one
-chosen is the lowest ``t`` whose kept readings are at most ``MAX_WRONG_SHARE`` wrong, or, where none is, the
-one that keeps most right readings less ``WRONG_COST`` times the wrong ones (a card taken wrongly costs far
-more than one the player is asked to show again). Cards seen only by spotting (no card outline around their
-index: most false indices are pips and pictures spotted this way) then get their own, stricter threshold, chosen
-by the same cost among ``SPOT_GRID``, never below ``accept`` nor ``vision.net.network.DEFAULT_SPOT_ACCEPT``, nor
-``--spot-floor`` (by default ``SPOT_FLOOR``: what the calibration photos alone cannot see; 0 to choose on them alone).
-The temperature was fitted by ``train_net.py`` on the windows of the same photos.
+neither trained on nor used for any reported figure) with its thresholds lowered to ``FLOOR``; every reading is then
+right or wrong (``real_eval``; by the labels as ``vision/data/label_audit.json`` corrects them). A threshold ``t``
+keeps the readings at least ``t`` sure: the one chosen is the lowest ``t`` whose kept readings are at most
+``MAX_WRONG_SHARE`` wrong, or, where none is, the one that keeps most right readings less ``WRONG_COST`` times the
+wrong ones (a card taken wrongly costs far more than one the player is asked to show again). Cards seen only by
+spotting (no card outline around their index: most false indices are pips and pictures spotted this way) then get
+their own, stricter threshold, chosen by the same cost among ``SPOT_GRID``, never below ``accept`` nor
+``vision.net.network.DEFAULT_SPOT_ACCEPT``, nor ``--spot-floor`` (by default ``SPOT_FLOOR``: what the calibration
+photos alone cannot see; 0 to choose on them alone). The temperature was fitted by ``train_net.py`` on the windows
+of the same photos.
 
 Run: ``python -m vision.training.choose_threshold [MODEL.onnx] [--spot-floor 0.99995]`` (rewrites ``MODEL.json``'s
 ``accept`` and ``spot_accept``).
@@ -29,7 +30,7 @@ from vision.files import load_image
 from vision.net.grouping import Sighting
 from vision.net.network import DEFAULT_SPOT_ACCEPT, MODEL_PATH, IndexNet
 from vision.net.reader import CardReader, reading_of
-from vision.training.real_eval import Photo, Score, real_sets
+from vision.training.real_eval import Photo, Score, audited, real_sets
 
 FLOOR = 0.5
 MAX_WRONG_SHARE = 0.01
@@ -87,7 +88,7 @@ def main(argv: list[str]) -> int:
     total = Score()
     read: list[tuple[Photo, list[Sighting]]] = []
     for photos in real_sets("calibration").values():
-        for photo in photos:
+        for photo in audited(photos):
             read.append((photo, reader.sightings(load_image(photo.path))))
             total.add(photo, [reading_of(s) for s in read[-1][1]])
     accept, facts = choose(total.readings)

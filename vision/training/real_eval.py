@@ -16,7 +16,10 @@ reported twice is once right and once wrong. Pure Python and OpenCV: no torch.
 
 Some labels do not say what their photo shows (a seven of spades labelled as the six, a card in sight with no
 label). ``vision/data/label_audit.json`` lists those found by looking at the photos, each with why;
-``audited`` applies it. Figures are reported as labelled first, and with the audit beside them. The same file
+``audited`` applies it. Figures (``bench/vision.py``, the test part) are reported as labelled first, and with the
+audit beside them; what chooses (the thresholds, the card calibration, the choice sets of ``bench/choice_sets.py``)
+reads the photos as the audit says they are, since a choice made by a wrong label favours the reader that misses
+the card it names (an unlabelled card read right costs as much as ten missed ones). The same file
 lists photos whose joker labels cannot say which joker is shown (``jokers_alike``: one deck's only joker design,
 labelled both ways): there either joker read is that joker, in every use of the labels, since no correction
 could say which one it is.
@@ -128,7 +131,11 @@ def label_audit(path: Path = AUDIT_PATH) -> dict[AuditKey, tuple[Counter[str], C
         if entry["set"] not in AUDIT_SETS:
             raise LabelAuditError(f"{path}: unknown set {entry['set']!r} for {entry['photo']}")
         codes = [*entry["labelled"], *entry["shows"]]
-        if any(not isinstance(c, str) or normalise_label(c) != c for c in codes):
+        if entry["set"] == "edje":  # labelled by rank only (``edje``): a correction names ranks
+            if any(c not in EDJE_RANKS.values() for c in codes):
+                raise LabelAuditError(f"{path}: {entry['photo']}: edje's photos are labelled by rank, written as ours "
+                                      f"({', '.join(EDJE_RANKS.values())}): {codes}")
+        elif any(not isinstance(c, str) or normalise_label(c) != c for c in codes):
             raise LabelAuditError(f"{path}: {entry['photo']}: card codes must be written as ours (SA, HT, SB): {codes}")
         out[(entry["set"], entry["photo"])] = (Counter(entry["labelled"]), Counter(entry["shows"]))
     return out

@@ -17,6 +17,7 @@ from vision.training.real_eval import (
     LabelAuditError,
     Photo,
     audited,
+    edje,
     jokers_alike,
     label_audit,
     photographed_grey,
@@ -53,6 +54,8 @@ def test_a_corrected_label_and_a_missing_card_change_the_score(tmp_path: Path) -
 @pytest.mark.parametrize(("entry", "says"), [
     ({"set": "somewhere", "photo": "x.jpg", "labelled": [], "shows": ["S7"]}, "unknown set 'somewhere'"),
     ({"set": "bidly", "photo": "x.jpg", "labelled": [], "shows": ["7s"]}, "card codes must be written as ours"),
+    ({"set": "edje", "photo": "x.jpg", "labelled": ["9"], "shows": ["DT"]}, "labelled by rank"),
+    ({"set": "cardcounter", "photo": "x.jpg", "labelled": [], "shows": ["T"]}, "card codes must be written as ours"),
 ])
 def test_a_malformed_audit_is_refused_by_name(tmp_path: Path, entry: dict[str, object], says: str) -> None:
     with pytest.raises(LabelAuditError, match=says):
@@ -75,17 +78,31 @@ def test_an_audit_removing_a_label_the_photo_does_not_have_is_refused(tmp_path: 
         audited([photo], audit)
 
 
-def test_the_shipped_audit_names_real_photos_of_the_test_part(cardcounter: Path) -> None:
+def test_the_shipped_audit_names_real_photos_never_trained_on(cardcounter: Path) -> None:
     """Every audited photo exists, its removed labels are labelled there, and it is one of the photos figures are
-    reported on (none was trained on with the wrong label fixed here)."""
+    reported on or choices are made on (none was trained on with the wrong label fixed here)."""
     audit = label_audit()
     assert audit
     for set_name, name in audit:
         assert any((CARDS / set_name).rglob(name)), name
-    photos = [p for ps in real_sets("test").values() for p in ps]
+    photos = [p for ps in real_sets("test").values() for p in ps] + [p for ps in split_part("calibration") for p in ps] \
+        + edje("train")
     changed = {(p.path.relative_to(CARDS).parts[0], p.path.name)
                for p, q in zip(photos, audited(photos), strict=True) if p.wanted != q.wanted}
     assert changed == set(audit)
+    trained_on = {p.path.name for ps in split_part("train") for p in ps}
+    assert not {name for set_name, name in audit if set_name == "cardcounter"} & trained_on
+
+
+def test_an_edje_photo_is_corrected_by_rank(tmp_path: Path) -> None:
+    """edje's labels name ranks only, so its corrections do too: a ten labelled as a nine reads right as a ten."""
+    photo = Photo(CARDS / "edje" / "images" / "train" / "x.JPG", Counter({"9": 1}), True, by_rank=True)
+    audit = label_audit(_audit(tmp_path, {"set": "edje", "photo": "x.JPG", "labelled": ["9"], "shows": ["T"],
+                                          "why": "test"}))
+    [fixed] = audited([photo], audit)
+    read = [CardReading("DT", 1.0, (0, 0, 1, 1))]
+    assert score(lambda _: read, [photo]).figures(0.9)["wrong_above_threshold"] == 1
+    assert score(lambda _: read, [fixed]).figures(0.9)["single_accuracy"] == 1.0
 
 
 def test_reliability_counts_wrong_readings_against_those_their_confidences_expect() -> None:
