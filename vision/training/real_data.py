@@ -10,9 +10,7 @@ its direction:
 - outside every box, or in a box of a card face down: ``NONE`` (the hard negatives: pips, pictures, backs,
   the desk);
 - in a box whose joker the labels cannot name (``real_eval.jokers_alike``: one deck's only joker, labelled both
-  ways): left out, neither positive nor negative; or, with ``--either-jokers``, labelled as it is, as in any other
-  box, but with ``EITHER_JOKER`` (a joker, which one unknown: ``train_net`` then asks for the two jokers'
-  probability together), so that the network learns such a joker's word and picture as a joker's index;
+  ways): left out, neither positive nor negative;
 - in a box, near its top and leftmost in the glyph's own frame: a candidate start of that card's index. An
   axis-aligned box cannot tell an upright index from one upside down, so of the candidate directions of a box
   the one the *teacher* (the network trained on rendered designs only) finds likeliest for the labelled card's
@@ -51,9 +49,6 @@ from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
 
 N_NONE = CLASSES.index(NONE)
-#: the label of a window that starts a joker's index whose joker the photo's labels cannot name: one past the
-#: network's classes, so that no network output stands for it (``train_net`` scores it as either joker)
-EITHER_JOKER = len(CLASSES)
 #: a negative window the teacher reads as some card at least this sure is always kept (a hard negative)
 HARD = 0.3
 
@@ -150,11 +145,9 @@ def same_rank(code: str) -> list[int]:
 
 def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int], teacher: IndexNet,
                   rng: np.random.Generator, negatives_per_positive: float = 4.0,
-                  hard_above: float = HARD, unnamed: frozenset[int] = frozenset(), either_jokers: bool = False
-                  ) -> tuple[list[np.ndarray], list[int]]:
+                  hard_above: float = HARD, unnamed: frozenset[int] = frozenset()) -> tuple[list[np.ndarray], list[int]]:
     """Labels for the windows of one photo (see the module's docstring); negatives sampled. ``unnamed``: the boxes
-    (by index) of jokers the labels cannot name: their windows are left out, or with ``either_jokers`` labelled as
-    any box's are, an index start as ``EITHER_JOKER``."""
+    (by index) whose card the labels cannot name: their windows are left out."""
     h, w = size
     pixel_boxes = [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
                    for b in boxes]
@@ -162,7 +155,7 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
     by_box: dict[int, list[int]] = {}
     for i, win in enumerate(windows):
         inside = [k for k, pb in enumerate(pixel_boxes) if _in_box(win, pb)]
-        if not either_jokers and any(k in unnamed for k in inside):
+        if any(k in unnamed for k in inside):
             continue
         if not inside:
             negatives.append(i)
@@ -175,7 +168,7 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
     for k, members in by_box.items():
         code = boxes[k].code
         assert code is not None
-        want = EITHER_JOKER if k in unnamed else CLASSES.index(code)
+        want = CLASSES.index(code)
         # a candidate start: a glyph in the top of the box (in the glyph's own frame)
         candidates = [i for i in members if _box_frame(windows[i], pixel_boxes[k])[0] < 1.0
                       and _box_frame(windows[i], pixel_boxes[k])[1] > 0.7]
@@ -221,9 +214,6 @@ def main(argv: list[str]) -> int:
                         help="which part of the fixed split (vision/data/real_split.json); never the test part")
     parser.add_argument("--teacher", type=Path, required=True, help="the network trained on rendered designs only")
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--either-jokers", action="store_true",
-                        help="label the index starts of jokers the labels cannot name (jokers_alike) as either joker "
-                             "(EITHER_JOKER), instead of leaving their windows out")
     parser.add_argument("--hard-above", type=float, default=HARD,
                         help="keep every negative the teacher reads as a card this sure (above 1: none)")
     args = parser.parse_args(argv)
@@ -242,7 +232,7 @@ def main(argv: list[str]) -> int:
         boxes = all_boxes[name]
         unnamed = frozenset(k for k, b in enumerate(boxes) if name in alike and b.code in JOKERS)
         x, y = label_windows(windows, boxes, image.shape[:2], teacher, rng, hard_above=args.hard_above,
-                             unnamed=unnamed, either_jokers=args.either_jokers)
+                             unnamed=unnamed)
         xs += x
         ys += y
         ds += [n] * len(y)
@@ -251,10 +241,9 @@ def main(argv: list[str]) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, crops=np.stack(xs), labels=np.array(ys, np.int16), design=np.array(ds, np.int16),
                         designs=np.array(names), classes=np.array(CLASSES))
-    counts = np.bincount(np.array(ys), minlength=EITHER_JOKER + 1)
+    counts = np.bincount(np.array(ys), minlength=len(CLASSES))
     print(f"saved {args.out}: {len(ys)} windows from {len(names)} photos ({args.part}), positives "
-          f"{int(counts.sum() - counts[N_NONE])} (either joker {int(counts[EITHER_JOKER])}), cards with none "
-          f"{int((counts[:N_NONE] == 0).sum())}, "
+          f"{int(counts[:-1].sum())}, cards with none {int((counts[:-1] == 0).sum())}, "
           f"{time.monotonic() - start:.0f} s", file=sys.stderr)
     return 0
 

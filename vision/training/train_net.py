@@ -32,7 +32,6 @@ from torch.nn import functional as F  # noqa: N812
 
 from vision.net.network import CLASSES, MODEL_PATH
 from vision.net.proposals import CROP, normalise
-from vision.types import JOKERS
 
 
 def make_net(classes: int) -> nn.Sequential:
@@ -89,53 +88,19 @@ def load(path: Path) -> tuple[torch.Tensor, torch.Tensor, list[str], np.ndarray,
         return x, y, [str(c) for c in data["classes"]], data["design"], [str(d) for d in data["designs"]]
 
 
-def _jokers(classes: int) -> list[int]:
-    """The columns of the two jokers among ``classes`` outputs (``CLASSES``' order: SB, HR before ``NONE``)."""
-    assert classes == len(CLASSES), "the network's outputs are not CLASSES"
-    return [CLASSES.index(j) for j in JOKERS]
-
-
-def index_loss(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None = None,
-               smoothing: float = 0.0) -> torch.Tensor:
-    """Cross-entropy of ``logits`` (N, classes) against ``y``, weighted by class and smoothed, averaged as
-    ``F.cross_entropy`` averages; a window labelled one past the classes (``real_data.EITHER_JOKER``: a joker
-    whose photo cannot say which) is scored by the two jokers' probability together, unsmoothed, weighted as the
-    jokers are on average. Without such windows it is ``F.cross_entropy`` itself."""
-    either = y == logits.shape[1]
-    if not bool(either.any()):
-        return F.cross_entropy(logits, y, weight=weight, label_smoothing=smoothing)
-    named = ~either
-    w = torch.ones(logits.shape[1], device=logits.device) if weight is None else weight
-    jokers = _jokers(logits.shape[1])
-    named_sum = F.cross_entropy(logits[named], y[named], weight=w, label_smoothing=smoothing, reduction="sum")
-    joker_nll = torch.logsumexp(logits[either], 1) - torch.logsumexp(logits[either][:, jokers], 1)
-    w_either = w[jokers].mean()
-    return (named_sum + w_either * joker_nll.sum()) / (w[y[named]].sum() + w_either * either.sum())
-
-
-def right(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Whether each window's likeliest class is its label (either joker for ``EITHER_JOKER``)."""
-    best = logits.argmax(1)
-    either = y == logits.shape[1]
-    if not bool(either.any()):
-        return best == y
-    return torch.where(either, torch.isin(best, torch.tensor(_jokers(logits.shape[1]), device=best.device)),
-                       best == y)
-
-
 def evaluate(net: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[float, torch.Tensor]:
     net.eval()
     device = next(net.parameters()).device
     with torch.no_grad():
         logits = torch.cat([net(x[i:i + 2048].to(device)).cpu() for i in range(0, len(x), 2048)])
-    return float(right(logits, y).float().mean()), logits
+    return float((logits.argmax(1) == y).float().mean()), logits
 
 
 def fit_temperature(logits: torch.Tensor, y: torch.Tensor) -> float:
     """The softmax temperature that minimises the negative log-likelihood of held-out labels."""
     best, best_t = float("inf"), 1.0
     for t in np.exp(np.linspace(np.log(0.15), np.log(4.0), 61)):
-        nll = float(index_loss(logits / float(t), y))
+        nll = float(F.cross_entropy(logits / float(t), y))
         if nll < best:
             best, best_t = nll, float(t)
     return best_t
@@ -273,7 +238,7 @@ def main(argv: list[str]) -> int:
         y = torch.cat([y] + [ry] * args.real_repeat)
     hx, hy, held_classes, _, held_designs = load(args.held)
     assert classes == held_classes, "the two sets name their classes differently"
-    counts = torch.bincount(y[y < len(classes)], minlength=len(classes)).float()  # either jokers: their own weight
+    counts = torch.bincount(y, minlength=len(classes)).float()
     weight = (counts.sum() / (len(classes) * counts.clamp(min=1))).clamp(max=4.0)
     print(f"{rendered} rendered and {len(y) - rendered} real training windows ({len(real_photos)} photos), "
           f"{len(hy)} held-out windows ({len(held_designs)} designs)", file=sys.stderr)
@@ -299,7 +264,7 @@ def main(argv: list[str]) -> int:
             idx = order[i:i + args.batch]
             keep = torch.isin(y[idx], colour_only) if len(colour_only) else None
             logits = net(augment(x[idx], gen, keep))
-            loss = index_loss(logits, y[idx], weight, smoothing=0.05)
+            loss = F.cross_entropy(logits, y[idx], weight=weight, label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()

@@ -9,15 +9,7 @@ import numpy as np
 from vision.files import load_image
 from vision.net.network import CLASSES, IndexNet
 from vision.net.reader import CLOSE_UP_FROM
-from vision.training.real_data import (
-    EITHER_JOKER,
-    N_NONE,
-    Window,
-    flat_windows,
-    label_windows,
-    same_rank,
-    spotted_windows,
-)
+from vision.training.real_data import N_NONE, Window, flat_windows, label_windows, same_rank, spotted_windows
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import Box, cardcounter_boxes, load_split
 
@@ -112,19 +104,3 @@ def test_windows_in_a_box_whose_joker_the_labels_cannot_name_are_left_out(cardco
     assert set(left_out) == {N_NONE}
     # the box's own windows (read sideways or upside down, negatives as labelled) are gone too
     assert as_labelled.count(N_NONE) > len(left_out)
-
-
-def test_with_either_jokers_such_a_joker_s_index_is_learnt_as_a_joker_not_as_the_labelled_one(cardcounter: Path) -> None:
-    """``--either-jokers``: the same box's windows are labelled as any box's, but its index start as either joker
-    (``EITHER_JOKER``), never as the joker its label names, and "no index" only where a named card's would be."""
-    name = "IMG_20220921_194601.jpg"
-    boxes = cardcounter_boxes(cardcounter)[name]
-    image = load_image(cardcounter / "images" / name)
-    windows = flat_windows(image) + spotted_windows(image)
-    as_labelled = label_windows(windows, boxes, image.shape[:2], IndexNet(STAGE1), np.random.default_rng(0))[1]
-    either = label_windows(windows, boxes, image.shape[:2], IndexNet(STAGE1), np.random.default_rng(0),
-                           unnamed=frozenset({0}), either_jokers=True)[1]
-    assert EITHER_JOKER == len(CLASSES) and EITHER_JOKER in either
-    assert CLASSES.index("HR") not in either and CLASSES.index("SB") not in either
-    assert either.count(EITHER_JOKER) == as_labelled.count(CLASSES.index("HR"))
-    assert either.count(N_NONE) == as_labelled.count(N_NONE)
