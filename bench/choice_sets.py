@@ -4,9 +4,6 @@ Every change to the learned reader since 2026-12-05 was decided on the same sets
 read once on the test photos (``bench/vision.py``); this bench is that decision as one command, so that several
 trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader change can be put side by side:
 
-Labels are read as ``vision/data/label_audit.json`` corrects them (two of the three sure wrong readings the committed
-model made here were cards read right where the labels name another or none).
-
 - ``calibration``: cardcounter's calibration part (``vision/data/real_split.json``: 48 single-card photos and 22 of
   several cards; never trained on, the accept thresholds are chosen on it);
 - ``edje_train``: edje's train folder (296 photos of one Bicycle deck, labelled by rank only; never trained on, the
@@ -18,6 +15,10 @@ model made here were cards read right where the labels name another or none).
   Nine seeds, not three: the sure wrong readings there vary from seed to seed far more than between networks (the
   committed model reads 11 wrong at seeds 7-9, 33 at 10-12 and 31 at 13-15; ``vision/README.md``, *Tried and not
   kept (seventeenth session)*), and at ten times a right card's cost three seeds decided choices by chance.
+
+The real sets' labels are read as ``vision/data/label_audit.json`` corrects them (``real_eval.audited``): two of the
+three sure wrong readings the committed model made on them were cards read right where the labels name another card
+or none (twenty-first session).
 
 Each model is read at its own thresholds (its JSON's ``accept`` and ``spot_accept``: run
 ``vision.training.choose_threshold`` on a new model first). Prints one JSON object per model and set (cards wanted as

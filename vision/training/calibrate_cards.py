@@ -4,7 +4,7 @@ The whole reader reads photos the network was not trained on: the calibration pa
 photos that chose the thresholds) and edje's *train* folder (never trained on; edje's *test* folder stays for the
 figures, so a figure on it is of the same deck, not of an unseen one). Every physical card from the reader's
 floor up is a reading (``CardReader.sightings(unsure=True)``), right or wrong by the photo's labels as
-``bench/vision.py`` scores them, and for each way of seeing (read in a card's outline, or spotted alone) a
+``bench/vision.py`` scores them (with the label audit's corrections), and for each way of seeing (read in a card's outline, or spotted alone) a
 logistic regression on the logit of its confidence (Platt scaling, scikit-learn) says how often such a reading
 is the card. The curves are written into the model's ``index_net.json`` (``card_calibration``) with what they were
 fitted on. Run after ``choose_threshold`` (``train.sh``): the thresholds stay on the network's scale.
