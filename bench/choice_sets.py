@@ -16,7 +16,7 @@ trained draws (an accelerator's, ``vision/training/accelerator/``) or a reader c
   committed model reads 11 wrong at seeds 7-9, 33 at 10-12 and 31 at 13-15; ``vision/README.md``, *Tried and not
   kept (seventeenth session)*), and at ten times a right card's cost three seeds decided choices by chance.
 
-The real sets' labels are read as ``vision/data/label_audit.json`` corrects them (``real_eval.audited``): two of the
+The real sets' labels are read as ``vision/data/label_audit.json`` corrects them (``real_eval``'s loaders): two of the
 three sure wrong readings the committed model made on them were cards read right where the labels name another card
 or none (twenty-first session).
 
@@ -54,7 +54,7 @@ from vision.net.enrolled import EnrolledNet  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
 from vision.training.choose_threshold import WRONG_COST  # noqa: E402
-from vision.training.real_eval import Photo, audited, cardcounter, edje, judged  # noqa: E402
+from vision.training.real_eval import Photo, cardcounter, edje, judged  # noqa: E402
 
 SETS = ("calibration", "edje_train", "held_out")
 #: a check, not in the cost: the two real sets read with cardcounter's deck enrolled (``bench/enrolment.py``'s: one
@@ -71,12 +71,13 @@ HELD_OUT_PLAYS = 100
 
 
 def photos_of(set_name: str) -> list[Photo]:
-    """The photos of a real choice set, with their labels as the label audit corrects them (``real_eval.audited``)."""
+    """The photos of a real choice set, with their labels as the label audit corrects them (``real_eval``'s loaders
+    correct every part but the test part)."""
     if set_name == "calibration":
         singles, several = cardcounter("calibration")
-        return audited(singles + several)
+        return singles + several
     if set_name == "edje_train":
-        return audited(edje("train"))
+        return edje("train")
     if set_name == ENROLLED:
         return [photo for real in REAL_SETS for photo in photos_of(real)]
     raise ValueError(f"not a set of real photos: {set_name}")

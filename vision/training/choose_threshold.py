@@ -30,7 +30,7 @@ from vision.files import load_image
 from vision.net.grouping import Sighting
 from vision.net.network import DEFAULT_SPOT_ACCEPT, MODEL_PATH, IndexNet
 from vision.net.reader import CardReader, reading_of
-from vision.training.real_eval import Photo, Score, audited, real_sets
+from vision.training.real_eval import Photo, Score, real_sets
 
 FLOOR = 0.5
 MAX_WRONG_SHARE = 0.01
@@ -88,7 +88,7 @@ def main(argv: list[str]) -> int:
     total = Score()
     read: list[tuple[Photo, list[Sighting]]] = []
     for photos in real_sets("calibration").values():
-        for photo in audited(photos):
+        for photo in photos:
             read.append((photo, reader.sightings(load_image(photo.path))))
             total.add(photo, [reading_of(s) for s in read[-1][1]])
     accept, facts = choose(total.readings)

@@ -17,8 +17,9 @@ reported twice is once right and once wrong. Pure Python and OpenCV: no torch.
 Some labels do not say what their photo shows (a seven of spades labelled as the six, a card in sight with no
 label). ``vision/data/label_audit.json`` lists those found by looking at the photos, each with why;
 ``audited`` applies it. Figures (``bench/vision.py``, the test part) are reported as labelled first, and with the
-audit beside them; what chooses (the thresholds, the card calibration, the choice sets of ``bench/choice_sets.py``)
-reads the photos as the audit says they are, since a choice made by a wrong label favours the reader that misses
+audit beside them; every other part (``cardcounter``'s calibration and train parts, edje's train folder) comes with
+the audit's corrections, so that what chooses (the thresholds, the card calibration, the choice sets of
+``bench/choice_sets.py``, the enrolment blend) reads the photos as the audit says they are, since a choice made by a wrong label favours the reader that misses
 the card it names (an unlabelled card read right costs as much as ten missed ones). The same file
 lists photos whose joker labels cannot say which joker is shown (``jokers_alike``: one deck's only joker design,
 labelled both ways): there either joker read is that joker, in every use of the labels, since no correction
@@ -76,8 +77,20 @@ def bidly_deals() -> list[Photo]:
     return out
 
 
-def cardcounter(part: str) -> tuple[list[Photo], list[Photo]]:
-    """The split part's single-card photos and its photos of several cards (photos of backs only left out)."""
+#: the part of each set that figures are reported on: its labels are given as shipped (``bench/vision.py`` adds the
+#: audit's corrections beside them); every other part is what choices are made on, and comes with the corrections
+FIGURES_PART = "test"
+
+
+def _as_chosen_on(photos: list[Photo], part: str, as_labelled: bool) -> list[Photo]:
+    """``photos`` of ``part`` with the label audit's corrections, unless ``part`` is the figures' part or the labels
+    as shipped are asked for: so that no threshold, calibration or choice set is chosen against a known wrong label."""
+    return photos if as_labelled or part == FIGURES_PART else audited(photos)
+
+
+def cardcounter(part: str, *, as_labelled: bool = False) -> tuple[list[Photo], list[Photo]]:
+    """The split part's single-card photos and its photos of several cards (photos of backs only left out); outside
+    the test part with the label audit's corrections (``as_labelled``: as shipped)."""
     boxes = cardcounter_boxes()
     alike = jokers_alike("cardcounter")
     singles: list[Photo] = []
@@ -90,19 +103,20 @@ def cardcounter(part: str) -> tuple[list[Photo], list[Photo]]:
                       jokers_alike=name in alike)
         photo = replace(photo, wanted=Counter({photo.key(c): 1 for c in known}))  # what the labels can say
         (singles if photo.single else multi).append(photo)
-    return singles, multi
+    return _as_chosen_on(singles, part, as_labelled), _as_chosen_on(multi, part, as_labelled)
 
 
-def edje(part: str = "test") -> list[Photo]:
+def edje(part: str = "test", *, as_labelled: bool = False) -> list[Photo]:
     """edje's photos of ``part`` (its own folders: ``test`` for figures; ``train``, never trained on, is where the card
-    calibration is fitted, ``calibrate_cards.py``)."""
+    calibration is fitted, ``calibrate_cards.py``, with the label audit's corrections unless ``as_labelled``)."""
     folder = CARDS / "edje" / "images" / part
     wanted: dict[str, Counter[str]] = {}
     for line in (CARDS / "edje" / "images" / f"{part}_labels.csv").read_text().splitlines()[1:]:
         parts = line.split(",")
         wanted.setdefault(parts[0], Counter())[EDJE_RANKS[parts[3]]] += 1
-    return [Photo(folder / name, w, sum(w.values()) == 1, by_rank=True) for name, w in wanted.items()
-            if (folder / name).exists()]
+    photos = [Photo(folder / name, w, sum(w.values()) == 1, by_rank=True) for name, w in wanted.items()
+              if (folder / name).exists()]
+    return _as_chosen_on(photos, part, as_labelled)
 
 
 AUDIT_PATH = Path(__file__).resolve().parents[1] / "data" / "label_audit.json"
