@@ -113,13 +113,17 @@ class SpecTable:
             self.publish("results", msg)
 
     def wait_acked(self, ids: list[str], timeout: float = 10.0) -> None:
+        """Wait until every id is acknowledged and no copy of one sent since is still waiting for its ack
+        (a copy of an acknowledged result is acknowledged again once the desk has counted it)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
-                if set(ids) <= set(self.acked):
+                if set(ids) <= set(self.acked) and not set(ids) & set(self.unacked):
                     return
             time.sleep(0.02)
-        raise AssertionError(f"{self.table}: no ack for {set(ids) - set(self.acked)}")
+        with self.lock:
+            waiting = (set(ids) - set(self.acked)) | (set(ids) & set(self.unacked))
+        raise AssertionError(f"{self.table}: no ack for {waiting}")
 
     def close(self) -> None:
         self.client.disconnect()
