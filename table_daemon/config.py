@@ -297,7 +297,7 @@ def _validate(cfg: TableConfig, err: Any) -> None:
     if cfg.panels.pin_factory not in ("", "mock", "lgpio", "rpigpio", "pigpio", "native"):
         err(("panels", "pin_factory"), f"unknown pin factory {cfg.panels.pin_factory!r}")
     used: dict[int, str] = {}
-    pins = [("panels", "status_light"), ("panels", "buzzer")]
+    pins: list[tuple[str, ...]] = [("panels", "status_light"), ("panels", "buzzer")]
     values = [cfg.panels.status_light, cfg.panels.buzzer]
     for seat, sp in cfg.panels.seats.items():
         for f in fields(SeatPins):

@@ -60,8 +60,9 @@ def _figures_of(device: Any) -> dict[str, Any]:
 def with_picture(alert: dict[str, Any], camera: Any) -> dict[str, Any]:
     """An alert about what the camera saw carries that frame as a small JPEG (``evidence.image``, a data URL)
     for the referee, when the camera still has it."""
-    evidence = alert.get("evidence")
-    frame = evidence.get("frame") if isinstance(evidence, dict) else None
+    raw = alert.get("evidence")
+    evidence: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    frame = evidence.get("frame")
     grab = getattr(camera, "evidence_jpeg", None)
     if alert.get("code") not in PICTURE_ALERTS or not isinstance(frame, int) or grab is None:
         return alert

@@ -93,7 +93,7 @@ class SimSeats:
             return
         d = self.app.controller.deal
         st = d.state if d is not None else None
-        if st is None or d.pending_declare is not None or d.tribute_choice is not None:
+        if d is None or st is None or d.pending_declare is not None or d.tribute_choice is not None:
             return
         gives = [x for x in st.pending_gives() if x not in d.tribute_held]  # a held tribute card was read
         waiting = [st.to_move] if st.to_move else gives or [x for x, _ in st.pending_returns()]

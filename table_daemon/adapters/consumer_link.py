@@ -79,4 +79,4 @@ class MqttLink:
                                 retain=retain)
 
     def _on_message(self, msg: mqtt.MQTTMessage) -> None:
-        self.handler(msg.topic, msg.payload)
+        self.handler(msg.topic, bytes(msg.payload))  # paho types it bytes | bytearray; inbound it is bytes

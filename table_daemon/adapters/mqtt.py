@@ -96,7 +96,7 @@ class MqttLink:
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            payload: Any = safe_json.loads(msg.payload, max_bytes=MAX_PAYLOAD) if msg.payload else None
+            payload: Any = safe_json.loads(bytes(msg.payload), max_bytes=MAX_PAYLOAD) if msg.payload else None
             error = None
         except safe_json.JsonLimitError as exc:
             payload, error = None, f"payload refused: {exc}"

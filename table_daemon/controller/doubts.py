@@ -5,7 +5,7 @@ asks for the cards again once before it calls ``illegal_play`` or ``not_held``."
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -44,6 +44,7 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     alerts topic being public); the same set shown again in the turn is the foul, another set shown between
     notwithstanding."""
     d = c.deal
+    assert d is not None and d.state is not None, "a reading is doubted only in a deal in progress (on_cards_seen)"
     st = d.state
     seen = (seat, tuple(sorted(x.code for x in new)), st.turn_since)
     if seen in d.doubted_in_turn:
@@ -74,7 +75,7 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
         c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
                 {**evidence, "not_held": swap, "held_in_its_place": True})
         return True
-    rest = engine.hand_without(st.hand(seat), new) or []
+    rest: Sequence[Card] = engine.hand_without(st.hand(seat), new) or []
     completions: list[list[str]] = []
     for hidden in range(1, HIDDEN_AT_MOST + 1):
         tried: set[tuple[str, ...]] = set()
@@ -94,7 +95,7 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     return True
 
 
-def not_held_positions(hand: list[Card], new: list[Card]) -> list[int]:
+def not_held_positions(hand: Sequence[Card], new: list[Card]) -> list[int]:
     """The positions in ``new`` of the cards ``hand`` does not hold (each held copy accounts for one)."""
     left = Counter(x.id for x in hand)
     missing = []
@@ -106,19 +107,19 @@ def not_held_positions(hand: list[Card], new: list[Card]) -> list[int]:
     return missing
 
 
-def not_held_codes(hand: list[Card], new: list[Card]) -> set[str]:
+def not_held_codes(hand: Sequence[Card], new: list[Card]) -> set[str]:
     """The code of the one card of ``new`` that ``hand`` does not hold, if exactly one is not held; else none."""
     missing = not_held_positions(hand, new)
     return {new[missing[0]].code} if len(missing) == 1 else set()
 
 
-def held_swap(hand: list[Card], new: list[Card], takes: Callable[[list[Card]], bool]) -> str | None:
+def held_swap(hand: tuple[Card, ...], new: list[Card], takes: Callable[[list[Card]], bool]) -> str | None:
     """When one card of ``new`` is not in ``hand`` and the rest are, and some held card in its place makes a play
     the seat could lay: that card's code; else None."""
     missing = not_held_positions(hand, new)
     if len(missing) != 1:
         return None
     i = missing[0]
-    rest = engine.hand_without(hand, new[:i] + new[i + 1:]) or []
+    rest: Sequence[Card] = engine.hand_without(hand, new[:i] + new[i + 1:]) or []
     one_of_each = {x.code: x for x in rest}.values()
     return new[i].code if any(takes(new[:i] + [other] + new[i + 1:]) for other in one_of_each) else None

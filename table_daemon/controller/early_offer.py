@@ -19,8 +19,10 @@ def may_settle_now(c: TableState, e: CardsSeen) -> bool:
     settles it (:func:`choose_seen`, quietly); anything else waits for the camera's final report, so a
     provisional reading never raises an alert."""
     d = c.deal
-    if not playing(c) or d.pending_declare is not None or e.seat != d.state.to_move or e.unreadable \
-            or not e.cards:
+    if not playing(c):
+        return False
+    assert d is not None and d.state is not None  # playing(c): a deal in its play
+    if d.pending_declare is not None or e.seat != d.state.to_move or e.unreadable or not e.cards:
         return False
     cards = c.parse_seen(list(e.cards))
     return cards is not None and not more_than_the_pack(cards)

@@ -93,7 +93,9 @@ def choose_reading(cards: list[Card], level: int, wild_reading: str,
 def playable(c: TableState, seat: str, worked_out: dict[tuple[str, ...], Decided]) -> Callable[[list[Card]], bool]:
     """Whether ``seat`` holds these cards and they are a legal play now (what :func:`choose_reading` made of
     them is kept in ``worked_out``, so the play chosen is classified once)."""
-    st = c.deal.state
+    d = c.deal
+    assert d is not None and d.state is not None, "a play is judged only in a deal in progress (on_cards_seen)"
+    st = d.state
 
     def takes(fresh: list[Card]) -> bool:
         if engine.hand_without(st.hand(seat), fresh) is None:
@@ -107,7 +109,9 @@ def playable(c: TableState, seat: str, worked_out: dict[tuple[str, ...], Decided
 
 def owed(c: TableState, seat: str) -> Callable[[list[Card]], bool]:
     """Whether these cards are the tribute or return card ``seat`` may lay now (the engine's own check)."""
-    st = c.deal.state
+    d = c.deal
+    assert d is not None and d.state is not None, "a tribute is judged only in a deal in progress (on_cards_seen)"
+    st = d.state
     kind = act.GIVE if st.phase == engine.TRIBUTE else act.RETURN
 
     def takes(fresh: list[Card]) -> bool:
@@ -143,6 +147,7 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
     (``seen_choice``: an unsure first reading may be it). ``([], [])`` after raising ``misread`` when neither
     will do (quietly for a provisional reading: the camera's final report is judged again); a first reading
     that is not taken comes back only when the reader is sure of it, for the caller to call the foul it is."""
+    assert c.deal is not None, "laid cards are chosen only in a deal in progress (on_cards_seen)"
     zone = c.deal.zone[e.seat]
     options = options_of(e)
 

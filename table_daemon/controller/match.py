@@ -6,7 +6,7 @@ time) and the end of the match with its result (levels, winner, 场分, 级差�
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from guandan import (
     PASSED,
@@ -153,7 +153,7 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
     return None
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -51,15 +51,16 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
         return
     st = d.state if d is not None else None
-    in_play = playing(c)
-    if in_play and e.seat != st.to_move and d.zone_read_as.get(e.seat) == tuple(e.cards):
-        return  # the play lying there, read as when the table took it for the held cards it chose
-    on_turn_play = in_play and d.pending_declare is None and e.seat == st.to_move
-    if (e.unreadable or e.confidence < c.timing.min_confidence) and in_play and e.seat != st.to_move \
-            and d.zone[e.seat]:
-        # unsure cards beside the earlier play of a seat not on turn: no play, and too unsure for an exposed
-        # card; its own cards, lying there, read another way in a few frames (a pip as a card) raise nothing
-        return
+    on_turn_play = False
+    if playing(c):
+        assert d is not None and st is not None  # playing(c): a deal in its play
+        if e.seat != st.to_move and d.zone_read_as.get(e.seat) == tuple(e.cards):
+            return  # the play lying there, read as when the table took it for the held cards it chose
+        on_turn_play = d.pending_declare is None and e.seat == st.to_move
+        if (e.unreadable or e.confidence < c.timing.min_confidence) and e.seat != st.to_move and d.zone[e.seat]:
+            # unsure cards beside the earlier play of a seat not on turn: no play, and too unsure for an exposed
+            # card; its own cards, lying there, read another way in a few frames (a pip as a card) raise nothing
+            return
     if e.unreadable:
         c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
                 {**evidence, "unreadable": e.unreadable})

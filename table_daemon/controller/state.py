@@ -263,11 +263,12 @@ class TableState:
     # -- turn lights and timers ---------------------------------------------------------------------------
     def set_turn(self, seat: str | list[str] | None, asked: str = "play") -> None:
         """Light the turn lamp of the seat(s) asked to act and tell simulated seats; restart the timer."""
-        seats = [] if seat is None else [seat] if isinstance(seat, str) else list(seat)
+        seats: list[str | None] = [] if seat is None else [seat] if isinstance(seat, str) else list(seat)
         for s in SEATS:
             self.effect(Light(s, "turn", s in seats))
-        for s in seats or [None]:
-            self.effect(TurnChanged(s, asked if s else "wait", self.deal.state if self.deal else None))
+        for asked_seat in seats or [None]:
+            self.effect(TurnChanged(asked_seat, asked if asked_seat else "wait",
+                                    self.deal.state if self.deal else None))
 
     # -- helpers used by flow and commands ----------------------------------------------------------------
     def parse_seen(self, codes: list[str]) -> list[Card] | None:

@@ -116,9 +116,9 @@ def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
         c.set_turn(st.to_move)
         publish_hands(c)
         publish_state(c)
-        seat = st.to_move
-        if seat in d.skip_trick and not st.leading:
-            act_on(c, act.pass_turn(seat), {"referee": "skip_trick"})
+        mover = st.to_move
+        if mover in d.skip_trick and not st.leading:
+            act_on(c, act.pass_turn(mover), {"referee": "skip_trick"})
 
 
 def ask_current(c: TableState) -> None:

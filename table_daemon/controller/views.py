@@ -73,7 +73,7 @@ def public_state(c: TableState) -> dict[str, Any]:
         "match_result": c.match_result,
         "match_end": c.match_end,
     }
-    if st is not None:
+    if d is not None and st is not None:
         out["turn"] = st.to_move
         due = deadline(st)
         out["timer"] = {"since": round(st.turn_since, 3), "deadline": round(due, 3) if due else None}

@@ -60,7 +60,8 @@ def picture(alert: Mapping[str, Any]) -> bytes | None:
 def describe(alert: Mapping[str, Any], tz: str | None) -> dict[str, Any]:
     """One row of the desk's alert list (the evidence picture itself is served apart, by number)."""
     code = alert.get("code") or alert.get("type")
-    evidence = alert.get("evidence") if isinstance(alert.get("evidence"), dict) else {}
+    raw = alert.get("evidence")
+    evidence: dict[str, Any] = raw if isinstance(raw, dict) else {}
     seen = evidence.get("seen") or evidence.get("cards")
     return {
         "n": alert.get("n"), "table": alert.get("table"), "code": code, "type": type_words(code),

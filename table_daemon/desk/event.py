@@ -68,9 +68,9 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
         raise EventError(f"{path}: 空文件，缺表头 empty file, expected a header (队名,队员1,队员2,单位 / "
                          "team,player1,player2,unit)")
     cols: dict[str, int] = {}
-    for i, cell in enumerate(header):
-        for key, names in _HEADERS.items():
-            if cell.strip().lower() in names:
+    for i, heading in enumerate(header):
+        for key, aliases in _HEADERS.items():
+            if heading.strip().lower() in aliases:
                 if key in cols:
                     raise EventError(f"{_where(path, 1, i + 1, key)}: 列重复 the column appears twice")
                 cols[key] = i

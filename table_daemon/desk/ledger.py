@@ -136,8 +136,8 @@ def tally(
                                        board_result_ns(result.get("winner"), int(result.get("up") or 0))))
         for action in rec.get("actions") or []:
             if isinstance(action, dict) and action.get("referee") == "penalty" and action.get("kind") == "violation":
-                side = action.get("team") or _seat_side(action.get("seat"))
-                team = pair["ns"] if side == "NS" else pair["ew"] if side == "EW" else None
+                team_side = action.get("team") or _seat_side(action.get("seat"))
+                team = pair["ns"] if team_side == "NS" else pair["ew"] if team_side == "EW" else None
                 if team is not None:
                     penalties.append(st.Penalty(team, 1))
     for key, pair in sorted(by_match.items()):

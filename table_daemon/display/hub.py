@@ -55,7 +55,8 @@ def scrub(value: Any) -> Any:
 
 def result_summary(msg: dict[str, Any]) -> dict[str, Any]:
     """The public summary of a result message (deal or match) for screens."""
-    result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+    raw = msg.get("result")
+    result: dict[str, Any] = raw if isinstance(raw, dict) else {}
     keys = ("id", "match", "deal", "board", "levels", "winner", "type", "ts")
     out = {k: msg[k] for k in keys if k in msg}
     for k in ("finish", "winner", "up", "levels_after", "match_winner"):
