@@ -4,7 +4,7 @@ glyph reader; ``vision/net/reader.py``, the learned one), which differ only in h
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 import cv2
@@ -116,7 +116,7 @@ def dark_regions(image: np.ndarray) -> list[Region]:
     return sorted(out, key=lambda r: -r.area)
 
 
-def _close_dark_card(rect: tuple[tuple[float, float], tuple[float, float], float], contour: np.ndarray, width: int,
+def _close_dark_card(rect: tuple[Sequence[float], Sequence[float], float], contour: np.ndarray, width: int,
                      height: int) -> bool:
     """A large dark blob (its turned box ``rect``) is one dark card photographed close: compact and clear of the
     photo's edges (see ``CLOSE_DARK_CARD``)."""

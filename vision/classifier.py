@@ -85,7 +85,8 @@ class GlyphModel:
         arrays: dict[str, np.ndarray] = {"members": np.array(len(self.rank.members))}
         for i, (rank, suit) in enumerate(zip(self.rank.members, self.suit.members, strict=True)):
             arrays |= rank.arrays(_prefix("rank", i)) | suit.arrays(_prefix("suit", i))
-        np.savez_compressed(path, **arrays)
+        # mypy matches **arrays against the keyword allow_pickle: bool too; no key of arrays is named so
+        np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
     def joined(self, other: GlyphModel) -> GlyphModel:
         """This model with ``other``'s networks added to the ensembles."""

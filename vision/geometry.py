@@ -60,7 +60,7 @@ def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarr
     gray = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     blur = cv2.GaussianBlur(gray, (0, 0), 1.6)
     low, high = (7, 18) if sensitive else (18, 45)
-    edges = cv2.Canny(blur, low, high)
+    edges: np.ndarray = cv2.Canny(blur, low, high)
     if small.ndim == 3:  # colour edges too: a white card on a coloured cloth of the same brightness
         lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
         for channel in (1, 2):

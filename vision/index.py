@@ -197,17 +197,17 @@ def glyph_features(mask: np.ndarray, glyph: Glyph) -> np.ndarray:
         extra = int(round(w / target - h))
         crop = np.pad(crop, ((extra // 2, extra - extra // 2), (0, 0)))
     norm = cv2.resize(crop, (GLYPH_W, GLYPH_H), interpolation=cv2.INTER_AREA)
-    grid = cv2.resize(norm, (10, 14), interpolation=cv2.INTER_AREA).ravel()
+    grid: np.ndarray = cv2.resize(norm, (10, 14), interpolation=cv2.INTER_AREA).ravel()
     smooth = cv2.GaussianBlur(norm, (3, 3), 0)
     gx = cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3)
     magnitude = np.sqrt(gx * gx + gy * gy)
     bins = ((np.arctan2(gy, gx) + np.pi) / (2 * np.pi) * 8).astype(np.int32) % 8
-    hog = np.zeros((7, 5, 8), np.float32)
+    hog_cells = np.zeros((7, 5, 8), np.float32)
     cy = np.minimum(np.arange(GLYPH_H) // 4, 6)[:, None].repeat(GLYPH_W, 1)
     cx = np.minimum(np.arange(GLYPH_W) // 4, 4)[None, :].repeat(GLYPH_H, 0)
-    np.add.at(hog, (cy, cx, bins), magnitude)
-    hog = hog.ravel()
+    np.add.at(hog_cells, (cy, cx, bins), magnitude)
+    hog = hog_cells.ravel()
     hog /= np.linalg.norm(hog) + 1e-6
     grid /= np.linalg.norm(grid) + 1e-6
     aspect = np.array([np.log(glyph.w / max(glyph.h, 1)), glyph.h / CARD_H * 5], np.float32)

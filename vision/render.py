@@ -125,7 +125,7 @@ def paste_card(scene: np.ndarray, face: np.ndarray, centre: tuple[float, float],
     warped = cv2.warpAffine(face, matrix, size, flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
     alpha = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), matrix, size, flags=cv2.INTER_LINEAR)
     if shadow > 0:
-        shift = np.float32([[1, 0, card_h * 0.015], [0, 1, card_h * 0.02]])
+        shift = np.array([[1, 0, card_h * 0.015], [0, 1, card_h * 0.02]], dtype=np.float32)
         soft = cv2.GaussianBlur(cv2.warpAffine(alpha, shift, size), (0, 0), max(1.0, card_h * 0.01))
         scene[:] = (scene * (1 - shadow * soft[..., None] / 255.0)).astype(np.uint8)
     a3 = alpha[..., None].astype(np.float32) / 255.0

@@ -138,7 +138,7 @@ def augment(window: np.ndarray, rng: np.random.Generator, strong: bool = False) 
     k = 2.0 if strong else 1.0
     angle = float(rng.uniform(-8, 8)) * k
     scale = float(np.exp(rng.uniform(-0.1, 0.11) * k))
-    matrix = cv2.getRotationMatrix2D((CROP / 2, CROP / 2), angle, scale)
+    matrix: np.ndarray = cv2.getRotationMatrix2D((CROP / 2, CROP / 2), angle, scale)
     matrix[:, 2] += rng.uniform(-1.5, 1.5, 2) * k
     out = cv2.warpAffine(window, matrix, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     x = out.astype(np.float32) / 255.0
@@ -150,7 +150,10 @@ def augment(window: np.ndarray, rng: np.random.Generator, strong: bool = False) 
     out = np.clip(x * 255.0 + 0.5, 0, 255).astype(np.uint8)
     if strong:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(50, 90))])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+        if decoded is None:
+            raise RuntimeError("a view did not decode from its own JPEG")
+        out = decoded
     return out
 
 

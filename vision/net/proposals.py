@@ -10,6 +10,8 @@ lying sideways). The window is scaled by the component's height, so small and ju
 
 from __future__ import annotations
 
+from typing import overload
+
 import cv2
 import numpy as np
 
@@ -76,7 +78,8 @@ def _joined_fragments(mask: np.ndarray, found: list[Glyph], height: int, max_top
     ink = np.bincount(labels[mask > 0], minlength=n)
     # the grown boxes less the growth: the boxes of the pieces themselves, give or take a pixel
     boxes = stats[1:, :4] + np.array([grow - 1, grow - 1, -2 * (grow - 1), -2 * (grow - 1)])
-    sized = _all_glyph_sized(*boxes.T, ink[1:], height, max_top)
+    bx, by, bw, bh = boxes.T
+    sized = _all_glyph_sized(bx, by, bw, bh, ink[1:], height, max_top)
     out: list[Glyph] = []
     for i in np.flatnonzero(sized):
         glyph = Glyph(*(int(v) for v in boxes[i]))
@@ -115,9 +118,11 @@ def _split_from_lines(component: np.ndarray, x0: int, y0: int, height: int) -> l
     thick = _thick_strokes(ink)
     thin = ink & (1 - thick)
     run = max(8, int(LINE_LENGTH * height))
-    lines = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((1, run), np.uint8)) \
-        | cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
-    rest = ink & (1 - cv2.dilate(lines, np.ones((3, 3), np.uint8)))
+    across: np.ndarray = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((1, run), np.uint8))
+    down: np.ndarray = cv2.morphologyEx(thin, cv2.MORPH_OPEN, np.ones((run, 1), np.uint8))
+    lines = across | down
+    near_lines: np.ndarray = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    rest = ink & (1 - near_lines)
     out: list[Glyph] = []
     n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
     for i in range(1, n):
@@ -174,6 +179,11 @@ def _glyph_sized(glyph: Glyph, area: int, height: int, max_top: float = MAX_TOP)
     return bool(_all_glyph_sized(glyph.x, glyph.y, glyph.w, glyph.h, area, height, max_top))
 
 
+@overload
+def _all_glyph_sized(x: np.ndarray, y: np.ndarray, w: np.ndarray, h: np.ndarray, area: np.ndarray, height: int,
+                     max_top: float = MAX_TOP) -> np.ndarray: ...
+@overload
+def _all_glyph_sized(x: int, y: int, w: int, h: int, area: int, height: int, max_top: float = MAX_TOP) -> bool: ...
 def _all_glyph_sized(x: np.ndarray | int, y: np.ndarray | int, w: np.ndarray | int, h: np.ndarray | int,
                      area: np.ndarray | int, height: int, max_top: float = MAX_TOP) -> np.ndarray | bool:
     """:func:`_glyph_sized` of many components at once (arrays of their boxes and areas), or of one."""

@@ -184,9 +184,9 @@ def _corner(img: np.ndarray, design: Design, code: str, width: int, fill: tuple[
     left = width * float(rng.uniform(0.035, 0.07))
     top = width * float(rng.uniform(0.04, 0.08))
     if code in JOKERS:
-        if design.joker_style == "chinese" and _cjk_font() is not None:
+        if design.joker_style == "chinese" and (cjk_font := _cjk_font()) is not None:
             for i, ch in enumerate("大王" if code == RED_JOKER else "小王"):
-                _text(draw, _cjk_font(), ch, left, top + i * h * 1.15, h * 0.95, fill)
+                _text(draw, cjk_font, ch, left, top + i * h * 1.15, h * 0.95, fill)
         elif design.joker_style == "picture":
             cx, cy, r = left + 0.5 * h, top + 0.6 * h, 0.55 * h
             star = [(cx + r * np.sin(a) * (1 if k % 2 == 0 else 0.45), cy - r * np.cos(a) * (1 if k % 2 == 0 else 0.45))
@@ -227,7 +227,7 @@ def _corner(img: np.ndarray, design: Design, code: str, width: int, fill: tuple[
 def _joker_colours(design: Design) -> list[tuple[int, int, int]]:
     """The picture colours both jokers of a ``jokers_alike`` design share."""
     rng = np.random.default_rng([design.seed, 4])
-    return [tuple(int(c) for c in rng.integers(0, 255, 3)) for _ in range(3)]
+    return [(int(r), int(g), int(b)) for r, g, b in (rng.integers(0, 255, 3) for _ in range(3))]
 
 
 def _ornaments(draw: ImageDraw.ImageDraw, design: Design, left: float, top: float, h: float) -> None:

@@ -196,7 +196,8 @@ def _lay(scene: np.ndarray, face: np.ndarray, centre: np.ndarray, angle: float, 
     alpha = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), local, size, flags=cv2.INTER_LINEAR)
     shadow = float(rng.uniform(0, 0.45))
     if shadow > 0.05:
-        shift = np.float32([[1, 0, card_h * rng.uniform(-0.02, 0.03)], [0, 1, card_h * rng.uniform(0, 0.03)]])
+        shift = np.array([[1, 0, card_h * rng.uniform(-0.02, 0.03)], [0, 1, card_h * rng.uniform(0, 0.03)]],
+                         dtype=np.float32)
         soft = cv2.GaussianBlur(cv2.warpAffine(alpha, shift, size), (0, 0), max(1.0, card_h * 0.012))
         roi *= 1 - shadow * soft[..., None].astype(np.float32) / 255.0
     a3 = alpha[..., None].astype(np.float32) / 255.0
@@ -278,7 +279,7 @@ def scene_of(deck: Deck, rng: np.random.Generator, kind: str, text_share: float 
     scene = light_scene(scene, rng, float(rng.uniform(0.5, 1.2)))
     if rng.random() < 0.3:  # perspective: a camera not straight above
         d = 0.08 * min(h, w)
-        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
         dst = (src + rng.uniform(-d, d, (4, 2))).astype(np.float32)
         homography = cv2.getPerspectiveTransform(src, dst)
         scene = cv2.warpPerspective(scene, homography, (w, h), borderMode=cv2.BORDER_REFLECT)
@@ -291,7 +292,10 @@ def scene_of(deck: Deck, rng: np.random.Generator, kind: str, text_share: float 
         scene = cv2.cvtColor(cv2.cvtColor(scene, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     if rng.random() < 0.7:
         _, buf = cv2.imencode(".jpg", scene, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
-        scene = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        if decoded is None:
+            raise RuntimeError("a scene did not decode from its own JPEG")
+        scene = decoded
     return scene, placed
 
 
@@ -364,7 +368,7 @@ def samples(scene: np.ndarray, placed: list[Placed], rng: np.random.Generator,
                 else:
                     pos.append((window_image, label))
     keep = min(len(neg), max(2, int(negatives_per_positive * max(len(pos), 1))))
-    chosen = rng.choice(len(neg), keep, replace=False) if neg else []
+    chosen: np.ndarray | list[int] = rng.choice(len(neg), keep, replace=False) if neg else []
     x = [c for c, _ in pos] + [neg[i] for i in chosen]
     y = [lab for _, lab in pos] + [CLASSES.index(NONE)] * len(chosen)
     return x, y

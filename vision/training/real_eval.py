@@ -303,7 +303,7 @@ def reliability(readings: Iterable[tuple[float, bool]], edges: tuple[float, ...]
             if low <= confidence < high or (confidence == high == edges[-1]):
                 bins[i].append((confidence, right))
                 break
-    out = []
+    out: list[dict[str, object]] = []
     for (low, high), kept in zip(zip(edges[:-1], edges[1:], strict=True), bins, strict=True):
         wrong = sum(not right for _, right in kept)
         out.append({"from": low, "to": high, "readings": len(kept), "wrong": wrong,

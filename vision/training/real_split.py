@@ -24,6 +24,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from vision.types import BLACK_JOKER, RED_JOKER, normalise_label
 
@@ -91,7 +92,16 @@ def part_of(group: str) -> str:
     return "train" if bucket < 6 else "calibration" if bucket == 6 else "test"
 
 
-def make_split(folder: Path = CARDS / "cardcounter") -> dict[str, object]:
+class Split(TypedDict):
+    """The split as written to ``real_split.json``."""
+
+    about: str
+    cardcounter: dict[str, list[str]]
+    bidly: str
+    edje: str
+
+
+def make_split(folder: Path = CARDS / "cardcounter") -> Split:
     parts: dict[str, list[str]] = {p: [] for p in PARTS}
     for name, boxes in cardcounter_boxes(folder).items():
         parts[part_of(group_of(name, boxes))].append(name)
@@ -111,7 +121,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0]) if argv else SPLIT_PATH
     split = make_split()
     out.write_text(json.dumps(split, indent=1) + "\n", "utf-8")
-    counts = {p: len(v) for p, v in split["cardcounter"].items()}  # type: ignore[union-attr]
+    counts = {p: len(v) for p, v in split["cardcounter"].items()}
     print(f"wrote {out}: cardcounter {counts}", file=sys.stderr)
     return 0
 

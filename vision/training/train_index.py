@@ -67,7 +67,10 @@ def augmented_scene(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     scene = light_scene(scene, rng)
     if rng.random() < 0.7:
         ok, buf = cv2.imencode(".jpg", scene, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
-        scene = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        if decoded is None:
+            raise RuntimeError("a scene did not decode from its own JPEG")
+        scene = decoded
     return scene
 
 
@@ -231,8 +234,8 @@ def main(argv: list[str]) -> int:
     print(f"suit samples {np.bincount(ys, minlength=len(SUIT_CLASSES))}", file=sys.stderr)
     rank = train_mlp(xr, yr, len(RANK_CLASSES), epochs=args.epochs, seed=args.seed)
     suit = train_mlp(xs, ys, len(SUIT_CLASSES), epochs=args.epochs, seed=args.seed + 1)
-    for name, model, x, y in (("rank", rank, xr, yr), ("suit", suit, xs, ys)):
-        acc = float((model.predict(x).argmax(axis=1) == y).mean())
+    for name, mlp, x, y in (("rank", rank, xr, yr), ("suit", suit, xs, ys)):
+        acc = float((mlp.predict(x).argmax(axis=1) == y).mean())
         print(f"{name} training accuracy {acc:.4f}", file=sys.stderr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model = GlyphModel(Ensemble((rank,)), Ensemble((suit,)))

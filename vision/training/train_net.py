@@ -157,6 +157,8 @@ def load_init(net: nn.Sequential, path: Path) -> None:
             conv.weight.copy_(weights[node.input[1]])
             norm.weight.fill_(1.0)
             norm.bias.copy_(weights[node.input[2]])
+            if norm.running_mean is None or norm.running_var is None:
+                raise ValueError(f"{path}: the network's batch norms keep no running statistics")
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
         for node, linear in zip(layers[len(convs):], dense, strict=True):
