@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from typing import ClassVar, Protocol, Self
 
 from .framing import FrameError
 
@@ -82,7 +82,7 @@ class Identity:
     @classmethod
     def unpack(cls, payload: bytes) -> Self:
         fields = _unpack(cls.LAYOUT, payload, "IDENTITY", tail=True)
-        return cls(*fields, name=_text(payload[cls.LAYOUT.size :]))
+        return cls(*fields, name=_text(payload[cls.LAYOUT.size :]))  # type: ignore[misc]  # the layout holds every field before it
 
     @property
     def firmware(self) -> str:
@@ -178,7 +178,7 @@ class LoadPlan:
     @classmethod
     def unpack(cls, payload: bytes) -> Self:
         f = _unpack(cls.LAYOUT, payload, "LOAD_PLAN", tail=True)
-        return cls(*f, data=bytes(payload[cls.LAYOUT.size :]))
+        return cls(*f, data=bytes(payload[cls.LAYOUT.size :]))  # type: ignore[misc]  # the layout holds every field before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +325,7 @@ class FaultMsg:
     @classmethod
     def unpack(cls, payload: bytes) -> Self:
         f = _unpack(cls.LAYOUT, payload, "FAULT", tail=True)
-        return cls(*f, text=_text(payload[cls.LAYOUT.size :]))
+        return cls(*f, text=_text(payload[cls.LAYOUT.size :]))  # type: ignore[misc]  # the layout holds every field before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -348,11 +348,18 @@ Payload = (
     | SelfTestReport | Boot | CardMsg | DealDone | FaultMsg | DeviceHeartbeat
 )
 
-_HOST_LAYOUTS: dict[int, type] = {
+
+class _Decodes(Protocol):
+    """A message class: it parses its own payload."""
+
+    def unpack(self, payload: bytes) -> Payload: ...
+
+
+_HOST_LAYOUTS: dict[int, _Decodes] = {
     0x01: Empty, 0x02: Ping, 0x03: Empty, 0x04: Configure, 0x05: LoadPlan, 0x06: CommitPlan, 0x07: Start,
     0x08: Empty, 0x09: Resume, 0x0A: Empty, 0x0B: Empty, 0x0C: Empty, 0x0D: Empty, 0xC1: Empty, 0xC2: Ack,
 }
-_DEVICE_LAYOUTS: dict[int, type] = {
+_DEVICE_LAYOUTS: dict[int, _Decodes] = {
     0x41: Identity, 0x42: Pong, 0x43: Status, 0x44: ResultMsg, 0x4C: SelfTestReport, 0x81: Boot, 0x82: Status,
     0x83: CardMsg, 0x84: DealDone, 0x85: FaultMsg, 0xC1: DeviceHeartbeat,
 }

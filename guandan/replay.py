@@ -196,9 +196,9 @@ def _check_result(record: Mapping[str, Any], finish: list[str], levels_after: di
         if given is None or (given != finish and given != finish[:3] and given[:2] != finish):
             raise ReplayError(n, "wrong_result", f"finish is {finish}, not {result['finish']}", "result.finish")
     if levels_after is not None and isinstance(result.get("levels_after"), Mapping):
-        given = {t: str(v).upper().replace("10", "T") for t, v in result["levels_after"].items()}
-        if given != levels_after:
-            raise ReplayError(n, "wrong_result", f"levels after are {levels_after}, not {given}",
+        given_levels = {t: str(v).upper().replace("10", "T") for t, v in result["levels_after"].items()}
+        if given_levels != levels_after:
+            raise ReplayError(n, "wrong_result", f"levels after are {levels_after}, not {given_levels}",
                               "result.levels_after")
     if levels_after is not None and "match_winner" in result and result["match_winner"] != match_winner:
         raise ReplayError(n, "wrong_result", f"match winner is {match_winner}, not {result['match_winner']}",

@@ -92,7 +92,7 @@ def plan_tribute(
         a, b = losers
         if rank[a] != rank[b]:
             high, low = (a, b) if rank[a] > rank[b] else (b, a)
-            payments = (Payment(high, first, cands[high]), Payment(low, order[1], cands[low]))
+            payments: tuple[Payment, ...] = (Payment(high, first, cands[high]), Payment(low, order[1], cands[low]))
             return TributePlan(False, payments, high, True, winners=(first, order[1]))
         if profile_tie == "counter_clockwise":
             # each loser gives to its 下家; 上游's 上家 leads (it is the one paying 上游)

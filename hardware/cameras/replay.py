@@ -48,9 +48,9 @@ class ReplayCamera:
                 self._index = 0
             path = self._files[self._index]
             self._index += 1
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if image is not None:
-                return image
+            still = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if still is not None:
+                return still
         raise CameraError(f"no more readable frames in {self.path}")
 
     def close(self) -> None:

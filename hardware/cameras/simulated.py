@@ -204,7 +204,7 @@ class SimulatedTableCamera:
                 cx, cy = self.marker_centres[marker_id]
                 cv2.rectangle(self._still, (int(cx - 45), int(cy - 45)), (int(cx + 45), int(cy + 45)), (40, 60, 150), -1)
             if self._offset != (0.0, 0.0):
-                shift = np.float32([[1, 0, self._offset[0]], [0, 1, self._offset[1]]])
+                shift = np.array([[1, 0, self._offset[0]], [0, 1, self._offset[1]]], dtype=np.float32)
                 self._still = cv2.warpAffine(self._still, shift, (self.width, self.height),
                                              borderMode=cv2.BORDER_REPLICATE)
             self._lit = None
@@ -301,7 +301,7 @@ def load_deck(name: str) -> dict[str, np.ndarray]:
     missing = [code for code, face in faces.items() if face is None]
     if missing:
         raise ValueError(f"deck design {name!r} lacks faces {missing} in {folder}")
-    return faces
+    return {code: face for code, face in faces.items() if face is not None}
 
 
 def _paste(scene: np.ndarray, face: np.ndarray, corners: np.ndarray) -> None:

@@ -53,6 +53,8 @@ PLAN_SIZE = 108
 
 
 class SimFirmware:
+    link: DeviceLink  # made at each boot (absent before the first)
+
     def __init__(self, config: SimConfig, rng: random.Random, now: float) -> None:
         self.config = config
         self.rng = rng
