@@ -32,7 +32,7 @@ from rank_ocr import Recogniser, rank_in, rank_of, upright  # noqa: E402
 
 from vision.files import load_image  # noqa: E402
 from vision.net.network import CLASSES, IndexNet  # noqa: E402
-from vision.training.real_data import HARD, N_NONE, _in_box, flat_windows, spotted_windows  # noqa: E402
+from vision.training.real_data import HARD, N_NONE, flat_windows, in_box, in_pixels, spotted_windows  # noqa: E402
 from vision.training.real_split import CARDS, cardcounter_boxes, load_split  # noqa: E402
 
 TEACHER = ROOT / "vision" / "data" / "index_net_rendered.onnx"
@@ -54,11 +54,9 @@ def main() -> int:
     tiles: list[np.ndarray] = []
     for name in load_split()[args.part]:
         image = load_image(CARDS / "cardcounter" / "images" / name)
-        h, w = image.shape[:2]
         counts["photos"] += 1
-        boxed = [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
-                 for b in boxes[name]]
-        outside = [x for x in flat_windows(image) + spotted_windows(image) if not any(_in_box(x, b) for b in boxed)]
+        boxed = in_pixels(boxes[name], image.shape[:2])
+        outside = [x for x in flat_windows(image) + spotted_windows(image) if not any(in_box(x, b) for b in boxed)]
         counts["negatives"] += len(outside)
         if not outside:
             continue

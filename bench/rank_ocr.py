@@ -43,12 +43,16 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from choice_sets import REAL_SETS  # noqa: E402
+from choice_sets import photos_of as choice_sets_photos  # noqa: E402
 
 from vision.files import load_image  # noqa: E402
 from vision.net.grouping import Sighting  # noqa: E402
 from vision.net.network import MODEL_PATH, IndexNet  # noqa: E402
 from vision.net.reader import CardReader  # noqa: E402
-from vision.training.real_eval import Photo, cardcounter, edje, judged  # noqa: E402
+from vision.training.real_eval import Photo, cardcounter, judged  # noqa: E402
 from vision.types import BLACK_JOKER, RED_JOKER  # noqa: E402
 
 #: the recogniser's input height (PP-OCR's rec_image_shape 3 x 48 x W) and widest input
@@ -120,8 +124,9 @@ def rank_of(card: str) -> str:
 
 
 def photos_of(name: str) -> list[Photo]:
-    if name == "edje_train":
-        return edje("train")
+    """A choice set's photos as ``bench/choice_sets.py`` reads them, or cardcounter's ``train`` part."""
+    if name in REAL_SETS:
+        return choice_sets_photos(name)
     singles, several = cardcounter(name)
     return singles + several
 

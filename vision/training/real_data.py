@@ -106,7 +106,16 @@ def _spotted(view: np.ndarray, spotting: SpottingPass) -> list[Window]:
     return [Window(w, np.array(c) / scale, np.array(u), h / scale) for w, (c, h, u) in zip(windows, frames, strict=True)]
 
 
-def _in_box(w: Window, box: np.ndarray, pad: float = 0.1) -> bool:
+def in_pixels(boxes: list[Box], size: tuple[int, int]) -> list[np.ndarray]:
+    """cardcounter's boxes (centre and size, shares of the photo) as (x0, y0, x1, y1) pixels of a photo of ``size``
+    (height, width)."""
+    h, w = size
+    return [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
+            for b in boxes]
+
+
+def in_box(w: Window, box: np.ndarray, pad: float = 0.1) -> bool:
+    """Whether the window's first glyph stands in ``box`` (pixels), give or take ``pad`` of its size."""
     x0, y0, x1, y1 = box
     px, py = pad * (x1 - x0), pad * (y1 - y0)
     return x0 - px <= w.centre[0] <= x1 + px and y0 - py <= w.centre[1] <= y1 + py
@@ -148,13 +157,11 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
                   hard_above: float = HARD, unnamed: frozenset[int] = frozenset()) -> tuple[list[np.ndarray], list[int]]:
     """Labels for the windows of one photo (see the module's docstring); negatives sampled. ``unnamed``: the boxes
     (by index) whose card the labels cannot name: their windows are left out."""
-    h, w = size
-    pixel_boxes = [np.array([(b.cx - b.w / 2) * w, (b.cy - b.h / 2) * h, (b.cx + b.w / 2) * w, (b.cy + b.h / 2) * h])
-                   for b in boxes]
+    pixel_boxes = in_pixels(boxes, size)
     negatives: list[int] = []
     by_box: dict[int, list[int]] = {}
     for i, win in enumerate(windows):
-        inside = [k for k, pb in enumerate(pixel_boxes) if _in_box(win, pb)]
+        inside = [k for k, pb in enumerate(pixel_boxes) if in_box(win, pb)]
         if any(k in unnamed for k in inside):
             continue
         if not inside:
