@@ -11,7 +11,8 @@ from .card_regions import is_card_shaped
 from .deck import DeckProfile, card_signature, ink_redness
 from .files import ImageError, labelled_images, load_image
 from .geometry import CARD_H, Region, rectify, whole_image_region
-from .reader import SINGLE_CARD_WIDTH, CardReader, RegionRead
+from .reader import SINGLE_CARD_WIDTH, CardReader
+from .types import RegionRead
 
 
 def enrol_folder(folder: Path, reader: CardReader, progress: Callable[[str], None] = lambda _: None,

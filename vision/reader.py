@@ -9,7 +9,6 @@ With a ``DeckProfile`` (``vision enroll``) single cards are also matched against
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -20,24 +19,12 @@ from .deck import DeckProfile, card_signature, ink_redness
 from .geometry import CARD_H, Region, map_box, rectify, whole_image_region
 from .index import BAND, IndexCandidate, find_candidates, glyph_features, ink_mask, redness_of
 from .spotting import spot
-from .types import BLACK_JOKER, LOW_CONFIDENCE, RED_JOKER, RED_SUITS, CardReading
+from .types import BLACK_JOKER, LOW_CONFIDENCE, RED_JOKER, RED_SUITS, CardReading, RegionRead
 
 #: Temperature of enrolled-template correlations when weighed against the index reading.
 TEMPLATE_T = 0.02
 #: A region no wider than this (in card heights) holds one card, not a fan.
 SINGLE_CARD_WIDTH = 0.85
-
-
-@dataclass(frozen=True)
-class RegionRead:
-    """The readings of one region in one turn, with the upright image they were read from."""
-
-    turn: int
-    readings: list[CardReading]
-    flat: np.ndarray
-    score: float
-    #: the index box of each reading in ``flat`` (for aligning enrolled templates), when read from it
-    flat_boxes: tuple[tuple[int, int, int, int], ...] = ()
 
 
 def _red_probability(redness: float) -> float:
@@ -80,7 +67,7 @@ class CardReader:
             out.append((SUIT_CLASSES[s] + RANK_CLASSES[r], float(rp[r] * suits[s]), cand))
         return out
 
-    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3), *,
                     faint: bool = False) -> RegionRead:
         """Read one region in each of ``turns`` and keep the turn that reads best (``faint``: fainter ink counts
         too, the table's second look)."""

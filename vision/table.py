@@ -35,8 +35,8 @@ from .counting import CARD_WIDTH, CROWDED_DOUBT, crowded, impossible_indices, mi
 from .deck import DeckProfile
 from .geometry import Region, find_regions, map_box, raised_at_the_top, widened_at_the_start
 from .polarity import MAX_GAIN, exposure_gain
-from .reader import CardReader, RegionRead
-from .types import UNREADABLE, CardReading
+from .reader import CardReader
+from .types import UNREADABLE, CardReading, RegionRead
 
 OUTSIDE = "outside"
 #: reads running that must agree before a still zone may be skipped, and the most frames it is skipped for
@@ -53,13 +53,15 @@ class RegionReader(Protocol):
     """What the table reader needs of a card reader: the glyph reader (``vision.reader``) or the learned one
     (``vision.net.reader``)."""
 
-    #: the confidence at which a reading is taken without a check
-    sure: float
+    @property
+    def sure(self) -> float:
+        """The confidence at which a reading is taken without a check."""
+        ...
     #: a region no wider than this (in card heights) is one card to this reader, not a fan: it reads only its
     #: top-left index, so the table's fan rules leave it alone
     single_card_width: float
 
-    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ...,
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = ..., *,
                     faint: bool = ...) -> RegionRead:
         """The readings of a region in the best of ``turns`` (``faint``: fainter ink counts as ink too)."""
         ...

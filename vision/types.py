@@ -7,6 +7,10 @@ imports nothing of the rules engine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SUITS: tuple[str, ...] = ("S", "H", "C", "D")
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
@@ -63,3 +67,16 @@ def normalise_label(stem: str) -> str | None:
         if rank in RANKS:
             return upper[-1] + rank
     return None
+
+
+@dataclass(frozen=True)
+class RegionRead:
+    """The readings of one region in one turn, with the upright image they were read from (what either card reader,
+    the glyph one or the learned one, gives the table reader for a region)."""
+
+    turn: int
+    readings: list[CardReading]
+    flat: np.ndarray
+    score: float
+    #: the index box of each reading in ``flat`` (for aligning enrolled templates), when read from it
+    flat_boxes: tuple[tuple[int, int, int, int], ...] = ()

@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 MOSQUITTO_CANDIDATES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto", "/opt/homebrew/sbin/mosquitto")
 
@@ -90,7 +91,7 @@ class LocalBroker:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def start(self) -> LocalBroker:
+    def start(self) -> Self:
         if self.workdir is None:
             self.workdir = Path(tempfile.mkdtemp(prefix="guandan-broker-"))
             self._owns_workdir = True

@@ -36,6 +36,7 @@ from ..index import BAND, Glyph, ink_mask
 from ..polarity import as_printed, printed_views
 from ..spotting import MAX_GLYPH_SHARE
 from ..types import JOKERS, CardReading
+from ..types import RegionRead as IndexRegionRead
 from .card_calibration import logit
 from .grouping import (
     Sighting,
@@ -95,15 +96,10 @@ WHOLE_PHOTO_PASS = SpottingPass(SPOT_SIDE, MAX_GLYPH_SHARE, 0.0)
 
 
 @dataclass(frozen=True)
-class RegionRead:
-    """The readings of one region in one turn, with the upright image they were read from."""
+class RegionRead(IndexRegionRead):
+    """The readings of one region in one turn, with the upright image they were read from, and where each was
+    sighted."""
 
-    turn: int
-    readings: list[CardReading]
-    flat: np.ndarray
-    score: float
-    #: the index box of each reading in ``flat`` (for aligning enrolled templates), when read from it
-    flat_boxes: tuple[tuple[int, int, int, int], ...] = ()
     #: each reading with where it stands and which way it faces in the image (for grouping into cards)
     sightings: tuple[Sighting, ...] = field(default=())
     #: the region is a card printed light on dark, read turned over (``vision.polarity``)
@@ -189,7 +185,7 @@ class CardReader:
         """The confidence at which a reading is taken without a check: the model's accept threshold."""
         return self.net.accept
 
-    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3),
+    def read_region(self, image: np.ndarray, region: Region, turns: Iterable[int] = (0, 1, 2, 3), *,
                     accept: float | None = None, faint: bool = False) -> RegionRead:
         """Read one region in each of ``turns`` and keep the turn that reads best (readings at least ``accept``
         sure; by default the model's threshold, or ``TABLE_FLOOR`` for the table's reader). ``faint``: fainter
