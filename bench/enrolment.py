@@ -95,13 +95,20 @@ def figures(result: Score, threshold: float) -> dict[str, object]:
     return {k: f[k] for k in keep if k in f}
 
 
+def guard_decided(deck: EnrolledDeck) -> object:
+    """What the enrolment's guard decided for ``deck`` (its report's ``guard.decided``)."""
+    guard = deck.report.get("guard", {})
+    assert isinstance(guard, dict)
+    return guard.get("decided")
+
+
 def compare(net: IndexNet, deck: EnrolledDeck, sets: dict[str, list[Photo]], what: dict[str, object]) -> None:
     guarded = deck.blend
     runs = {"plain": None, "enrolled": deck}
     if guarded != DEFAULT_BLEND:
         runs["enrolled_default_blend"] = deck.with_blend(DEFAULT_BLEND)
     for set_name, photos in sets.items():
-        out: dict[str, object] = {"figure": set_name, **what, "guard": deck.report.get("guard", {}).get("decided"),
+        out: dict[str, object] = {"figure": set_name, **what, "guard": guard_decided(deck),
                                   "blend": guarded.__dict__}
         for run_name, run_deck in runs.items():
             read, threshold = reader_of(net, run_deck)

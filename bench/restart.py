@@ -41,7 +41,7 @@ def restart_after(deals: int, durable: bool) -> None:
     h.send(Command("start_deal", {}))
     h.pending.clear()
     h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))
-    h.send(CardsSeen("S", [x for x in h.c.deal.state.hands_json()["S"] if x[1] == "A"]))
+    h.send(CardsSeen("S", [x for x in h.state.hands_json()["S"] if x[1] == "A"]))
     inputs = h.app.journal.input_count()
     size = journal_bytes(path)
     started = time.perf_counter()

@@ -76,6 +76,10 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
     misreads: dict[str, int] = {}
     foul_notes: list[str] = []
 
+    def laid_by(seat: str | None) -> str:
+        """The cards ``seat`` laid last, as the simulated players hold them (none for no seat)."""
+        return " ".join(sim.seats.last_laid.get(seat, [])) if seat is not None else ""
+
     def on_alert(a: dict) -> None:
         alerts[a["code"]] = alerts.get(a["code"], 0) + 1
         if a["code"] == "misread":
@@ -83,11 +87,11 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
             misreads[why] = misreads.get(why, 0) + 1
             if show_misreads:
                 seat = a.get("seat")
-                print(f"  misread ({why}): {seat} laid {' '.join(sim.seats.last_laid.get(seat, []))}; evidence "
+                print(f"  misread ({why}): {seat} laid {laid_by(seat)}; evidence "
                       f"{json.dumps(a.get('evidence'), ensure_ascii=False)[:400]}", flush=True)
         elif a["code"] in FOULS:  # each is the reader's: say what was laid and what the alert says was seen
             seat = a.get("seat")
-            foul_notes.append(f"  {a['code']}: {seat} laid {' '.join(sim.seats.last_laid.get(seat, []))}; "
+            foul_notes.append(f"  {a['code']}: {seat} laid {laid_by(seat)}; "
                               f"{a.get('message')}; evidence {json.dumps(a.get('evidence'), ensure_ascii=False)}")
 
     sim.app.alert_listeners.append(on_alert)

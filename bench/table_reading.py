@@ -123,8 +123,10 @@ def enrolled_reader(camera: SimulatedTableCamera, seed: int, exposure: float, mo
         print(f"spread of {camera.deck} (camera {seed}) refused: {exc}", file=sys.stderr)
         REFUSED.append(seed)
         return make_card_reader("net", table=True, model=model)
+    guard = deck.report.get("guard", {})
+    assert isinstance(guard, dict)
     print(f"enrolled {camera.deck} (camera {seed}): {len(deck.codes)} exemplars, guard "
-          f"{deck.report.get('guard', {}).get('decided')}" + (f", problems: {problems}" if problems else ""),
+          f"{guard.get('decided')}" + (f", problems: {problems}" if problems else ""),
           file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="guandan-deck-") as folder:
         path = Path(folder) / "deck.npz"

@@ -28,6 +28,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -55,7 +56,7 @@ from vision.training.real_eval import (  # noqa: E402
     reliability,
     score,
 )
-from vision.types import CARD_CODES, LOW_CONFIDENCE  # noqa: E402
+from vision.types import CARD_CODES, LOW_CONFIDENCE, CardReading  # noqa: E402
 
 SHARED = ROOT / ".." / "shared" / "data" / "cards" / "bidly"
 #: the bins of the reported confidences (the card calibration's: from nothing up to the surest, about 0.99)
@@ -114,6 +115,7 @@ def bench_single() -> dict[str, object]:
                        float(rng.uniform(-45, 45)), float(rng.uniform(250, 400)), shadow=float(rng.uniform(0, 0.3)))
             ok, buf = cv2.imencode(".jpg", light_scene(scene, rng, 0.8), [cv2.IMWRITE_JPEG_QUALITY, 80])
             image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+            assert image is not None
             desk_total += 1
             desk_plain += _best(reader, image) == code
             desk_enrolled += _best(deck_reader, image) == code
@@ -171,6 +173,7 @@ def bench_real(name: str, limit: int, model: Path = MODEL_PATH) -> list[dict[str
     reader reports only readings at its thresholds: ``accept``, and the stricter ``spot_accept`` for cards seen
     only by spotting and for jokers)."""
     cv2.setNumThreads(1)
+    read: Callable[[np.ndarray], list[CardReading]]
     if name == "net":
         net = IndexNet(model, threads=1)
         read, threshold = NetCardReader(net).read_image, net.accept

@@ -32,7 +32,7 @@ class Recorder:
     """A paho client logged in as ``user`` that keeps (topic, payload) of everything it gets."""
 
     def __init__(self, port: int, user: str, topics: list[str]) -> None:
-        self.got: list[tuple[str, bytes]] = []
+        self.got: list[tuple[str, bytes | bytearray]] = []
         self.lock = threading.Lock()
         ready = threading.Event()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"rec-{uuid.uuid4().hex[:6]}")

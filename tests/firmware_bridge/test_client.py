@@ -180,7 +180,12 @@ def test_a_command_outstanding_across_a_reconnect_keeps_its_sequence_number() ->
         if frame.type == Msg.START:
             if not executed:  # execute, then the cable is pulled before the reply gets out
                 executed.append(frame.seq)
-                threading.Timer(0.0, lambda: (device.unplug(), time.sleep(0.2), device.replug())).start()
+                def pull_the_cable() -> None:
+                    device.unplug()
+                    time.sleep(0.2)
+                    device.replug()
+
+                threading.Timer(0.0, pull_the_cable).start()
                 return
             device.reply(frame, Msg.RESULT, ResultMsg(Result.OK, "cached").pack())  # same seq: from the cache
             return
@@ -221,7 +226,7 @@ def test_a_setup_refusal_after_a_reboot_is_reported_as_a_reset() -> None:
     try:
         outcome = client.deal(new_deal(1), timeout=10)
         assert not outcome.ok
-        assert outcome.fouled.startswith("reset: dealer rebooted mid-deal (boot id b0b0b0b0 -> 0badb007)")
+        assert outcome.fouled is not None and outcome.fouled.startswith("reset: dealer rebooted mid-deal (boot id b0b0b0b0 -> 0badb007)")
     finally:
         client.close()
         device.close()

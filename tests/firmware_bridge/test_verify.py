@@ -62,7 +62,8 @@ def test_a_rejected_card_fouls_on_counts_with_the_fault_named() -> None:
     v.fault(FaultMsg(DEAL, Fault.UNREADABLE, 40, "no confident read"))
     ok, reason = v.finish(done_for(cards))
     seat = "SENW"[victim.bin]
-    assert not ok and reason.startswith(f"count: {seat} got 26 cards") and "unreadable at card 40" in reason
+    assert not ok and reason is not None and reason.startswith(f"count: {seat} got 26 cards") \
+        and "unreadable at card 40" in reason
 
 
 def test_an_extra_third_copy_in_the_reject_bin_is_fine() -> None:
@@ -108,7 +109,7 @@ def test_each_kind_of_damage_fouls(damage: str, prefix: str) -> None:
     for c in cards:
         v.card(c)
     ok, reason = v.finish(None if damage == "missing_done" else (done or done_for(cards)))
-    assert not ok and reason.startswith(prefix), reason
+    assert not ok and reason is not None and reason.startswith(prefix), reason
 
 
 def test_counts_and_faces_checked_in_that_order() -> None:

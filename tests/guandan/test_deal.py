@@ -8,6 +8,7 @@ from guandan.actions import give, pass_turn, play, report, return_card
 from guandan.cards import parse_card, parse_cards
 from guandan.combinations import Reading
 from guandan.deal import OVER, PLAYING, RETURNING, apply, check_action, start_deal
+from guandan.effects import Given, Reported, TributePlanned
 from guandan.errors import AmbiguousPlayError, GuandanError, IllegalPlayError, InvalidPlayError
 from guandan.profiles import PROFILES, profile_with
 
@@ -132,7 +133,8 @@ def test_ten_card_report_once_per_deal_auto_and_player() -> None:
     js = PROFILES["jiangsu"]  # 随问随报: answers again
     st, _ = run(position(js, S=twelve, E="SA SK", N="H3", W="H4"), ("S", "S3 D3"))
     st, _ = apply(st, report("S"), 2.0)
-    assert apply(st, report("S"), 3.0)[1][0].count == 10
+    again = apply(st, report("S"), 3.0)[1][0]
+    assert isinstance(again, Reported) and again.count == 10
 
 
 def test_tribute_return_and_leader_through_the_machine() -> None:
@@ -175,12 +177,12 @@ def test_winner_chooses_lets_upstream_take_either_equal_card() -> None:
     hands = {"S": parse_cards("S3 S4"), "E": parse_cards("SA C5"), "N": parse_cards("D6"),
              "W": parse_cards("DA C7")}
     st, eff = start_deal(choose, 2, hands, previous_finish=["S", "N"], full_pack=False)
-    assert eff[0].leader == "E"  # by default 上游 takes its 下家's card
+    assert isinstance(eff[0], TributePlanned) and eff[0].leader == "E"  # by default 上游 takes its 下家's card
     st, eff = apply(st, give("W", parse_card("DA"), to="S"), 1.0)  # 上游 S takes W's card instead
     assert eff[0].to_json() == {"kind": "give", "seat": "W", "to": "S", "card": "DA"}
     assert check_action(st, give("E", parse_card("SA"), to="S"), 1.5) == "wrong_tribute"
     st, eff = apply(st, give("E", parse_card("SA")), 2.0)
-    assert eff[0].to == "N"
+    assert isinstance(eff[0], Given) and eff[0].to == "N"
     st, _ = apply(st, return_card("S", parse_card("S3")), 3.0)
     st, _ = apply(st, return_card("N", parse_card("D6")), 4.0)
     assert st.to_move == "W"  # the giver of the card 上游 took leads

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from guandan.cards import parse_card, parse_cards
+from guandan.effects import MatchOver
 from guandan.match import clock, deal_finished, first_leader, new_match, next_setup, round_winner
 from guandan.profiles import PROFILES, profile_with
 
@@ -22,7 +23,9 @@ def test_pass_a_match_levels_and_tribute_setup() -> None:
     assert (setup.level, setup.played, setup.previous_finish) == (14, "EW", ("E", "W"))
     m, eff = deal_finished(m, ["W", "N", "E", "S"], 20.0)
     assert m.over and m.winner == "EW" and m.end_reason == "pass_a"
-    assert eff[-1].kind == "match_over" and eff[-1].result["scores"]["EW"] == {"match_points": 2.0, "level_points": 26}
+    over = eff[-1]
+    assert over.kind == "match_over" and isinstance(over, MatchOver) \
+        and over.result["scores"]["EW"] == {"match_points": 2.0, "level_points": 26}
     with pytest.raises(ValueError):
         next_setup(m)
 
@@ -32,7 +35,9 @@ def test_deals_limit_draw_and_knockout_play_on() -> None:
     m = new_match(p)
     m, _ = deal_finished(m, ["S", "E", "W", "N"], 1.0)  # NS 3
     m, eff = deal_finished(m, ["E", "S", "N", "W"], 2.0)  # EW 3 (played at NS's level)
-    assert m.over and m.draw and m.winner is None and eff[-1].result["scores"]["NS"]["match_points"] == 1.0
+    over = eff[-1]
+    assert m.over and m.draw and m.winner is None and isinstance(over, MatchOver) \
+        and over.result["scores"]["NS"]["match_points"] == 1.0
     k = profile_with(p, {"knockout": True})
     m = new_match(k)
     m, _ = deal_finished(m, ["S", "E", "W", "N"], 1.0)

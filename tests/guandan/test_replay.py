@@ -55,7 +55,8 @@ def test_double_tribute_and_first_deal_records_replay(finish) -> None:
     assert replay(rec)["ok"]
 
 
-def first_error(rec: dict) -> tuple[int, str]:
+def first_error(rec: object) -> tuple[int, str]:
+    """Where and why ``rec`` (any JSON value, as a file may hold) fails to replay."""
     answer = replay(rec)
     assert not answer["ok"]
     return answer["first_error"]["index"], answer["first_error"]["reason"]

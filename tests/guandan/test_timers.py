@@ -5,6 +5,7 @@ from __future__ import annotations
 from guandan.actions import give, play
 from guandan.cards import parse_card, parse_cards
 from guandan.deal import apply, start_deal
+from guandan.effects import TimedOut
 from guandan.profiles import PROFILES
 from guandan.timers import deadline, tick
 
@@ -32,7 +33,7 @@ def test_competitive_default_leads_the_smallest_single_then_passes() -> None:
     assert eff[0].to_json() == {"kind": "timeout", "seat": "S", "action": {"seat": "S", "play": ["S3"]}}
     assert st.to_move == "E" and st.trick_cards == tuple(parse_cards("S3"))
     st, eff = tick(st, 140.0 + 25.0)
-    assert eff[0].action == {"seat": "E", "pass": True} and st.to_move == "N"
+    assert isinstance(eff[0], TimedOut) and eff[0].action == {"seat": "E", "pass": True} and st.to_move == "N"
 
 
 def test_alert_only_once_per_turn_where_the_time_out_is_a_warning() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from guandan import full_pack
+from guandan import DealState, full_pack
 from table_daemon.app import TableApp
 from table_daemon.config import simulated_config
 from table_daemon.controller import (
@@ -77,21 +77,31 @@ def quick_hands() -> dict[str, list[str]]:
     return {"S": s, "N": n, "E": rest[:27], "W": rest[27:]}
 
 
+def _state_if_dealing(h: Harness) -> DealState | None:
+    """The engine's state of the table's deal; None when no deal is on."""
+    if h.c.deal is None:
+        return None
+    assert h.c.deal.state is not None
+    return h.c.deal.state
+
+
 def quick_deal(h: Harness) -> None:
     """Play the dealt :func:`quick_hands` board (leader S, level 2) through card readings and buttons: S
     leads its bombs and the three J, N (借风) its four jokers and bombs; E and W pass; 双下 for NS."""
-    hands = h.c.deal.state.hands_json()
+    hands = h.state.hands_json()
     groups = {"S": ["A", "K", "Q", "J"], "N": ["B", "T", "9", "8"]}
     for seat in ("S", "N"):
         for rank in groups[seat]:
             cards = [x for x in hands[seat] if x[1] == rank or (rank == "B" and x in ("SB", "HR"))]
-            if seat in h.c.deal.state.report_due:
+            if seat in h.state.report_due:
                 h.send(Press(seat, "confirm"))
             h.send(CardsSeen(seat, cards))  # the zone empties itself when the trick ends
-            while h.c.deal is not None and not h.c.deal.state.over and h.c.deal.state.to_move != seat \
-                    and not h.c.deal.state.leading:
-                h.send(Press(h.c.deal.state.to_move, "pass"))
-            if h.c.deal is None or h.c.deal.state.over:
+            while (st := _state_if_dealing(h)) is not None and not st.over and st.to_move != seat \
+                    and not st.leading:
+                assert st.to_move is not None
+                h.send(Press(st.to_move, "pass"))
+            st = _state_if_dealing(h)
+            if st is None or st.over:
                 return
     raise AssertionError("the quick deal did not end")
 

@@ -44,6 +44,7 @@ def test_an_exposed_card_alert_carries_the_camera_frame(tmp_path: Path) -> None:
     jpeg = picture(alert)
     assert jpeg is not None and jpeg[:2] == b"\xff\xd8"
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
     assert image.shape[1] == EVIDENCE_WIDTH and image.std() > 5  # a real picture, not a blank
     row = describe({**alert, "table": "T01", "n": 1}, "Asia/Shanghai")
     assert row["picture"] and row["type"] == "暴露张 exposed card" and row["seat"] == "南 S"
@@ -60,4 +61,5 @@ def test_in_a_dim_hall_the_picture_is_the_frame_as_brightened_for_reading() -> N
     jpeg = zones.evidence_jpeg(seen.frame)
     assert jpeg is not None
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
     assert np.percentile(image.max(axis=2), 99) >= 180  # the markers' white and the cards' paper look white again

@@ -34,7 +34,7 @@ def test_correction_after_a_restart_replaces_a_step_published_before_it(tmp_path
     (correction,) = [m for m in h.sent if m.get("type") == "correction"]
     assert correction["epoch"] == h.app.epoch
     assert correction["replaces"] == last["seq"] and correction["replaces_epoch"] == epoch
-    assert h.c.deal.state.plays_made == last["n"] - 1
+    assert h.state.plays_made == last["n"] - 1
 
 
 def test_correction_in_the_same_run_names_only_the_seq(tmp_path: Path) -> None:
@@ -57,22 +57,22 @@ def test_restart_after_200_journaled_deals_replays_only_the_deal_in_play(tmp_pat
     h.send(Command("start_deal", {}))
     h.pending.clear()
     h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))
-    h.send(CardsSeen("S", [x for x in h.c.deal.state.hands_json()["S"] if x[1] == "A"]))
+    h.send(CardsSeen("S", [x for x in h.state.hands_json()["S"] if x[1] == "A"]))
     h.send(Press("E", "pass"))
     deals = sum(1 for p in h.published if p.topic == "results" and p.payload["type"] == "deal_result")
     assert deals == 200
     before = public_state(h.c)
-    hands, ref, matches = h.c.deal.state.hands_json(), h.c.ref, dict(h.c.matches_started)
+    hands, ref, matches = h.state.hands_json(), h.c.ref, dict(h.c.matches_started)
     assert h.app.journal.input_count() < 20  # the snapshot of the last deal's end stands for the rest
     started = time.perf_counter()
     h.restart()
     took = time.perf_counter() - started
     assert h.app.recovered == 5 and took < 2.0, took
-    assert public_state(h.c) == before and h.c.deal.state.hands_json() == hands
+    assert public_state(h.c) == before and h.state.hands_json() == hands
     assert h.c.ref == ref and h.c.matches_started == matches
     h.send(Press("N", "pass"))
     h.send(Press("W", "pass"))
-    assert h.c.deal.state.to_move == "S" and h.c.deal.state.leading  # the deal goes on where it was
+    assert h.state.to_move == "S" and h.state.leading  # the deal goes on where it was
 
 
 def test_a_snapshot_this_version_cannot_read_stops_the_table_loudly(tmp_path: Path) -> None:

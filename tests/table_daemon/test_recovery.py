@@ -35,7 +35,8 @@ class Desk:
                                   protocol=mqtt.MQTTv311)
         self.client.on_connect = lambda c, *a: c.subscribe(root + "#", qos=1)
         self.client.on_message = self._on_message
-        self.client.reconnect_delay_set(0.1, 0.5)
+        # paho annotates the delays as int, but takes any seconds: it adds them to time.monotonic() and waits
+        self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
         self.client.connect(host, int(port), keepalive=5)
         self.client.loop_start()
 
@@ -116,7 +117,7 @@ def test_kill_9_mid_deal_recovers_the_same_deal(mosquitto: Any, topic_root: Any,
         epochs = [m.payload["epoch"] for m in msgs if m.topic.endswith("/events")]
         epoch2 = epochs[-1]
         assert epoch2 != epoch1
-        plays = {}
+        plays: dict[tuple[Any, Any], set[Any]] = {}
         for m in msgs:
             if m.topic.endswith("/events") and m.payload["type"] == "play":
                 key = (m.payload["deal"], m.payload["n"])

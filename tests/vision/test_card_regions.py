@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tests.images import imread
 from vision.card_regions import (
     CLOSE_DARK_CARD,
     DARK_AREA,
@@ -40,7 +41,7 @@ def test_dark_cards_on_a_light_desk_are_found_one_by_one_and_a_keyboard_is_not_a
 def test_a_real_photo_of_dark_cards_beside_a_keyboard(cardcounter: Path) -> None:
     """IMG_7800 (the split's test part): four dark cards face up and two face down on a white desk beside a
     keyboard lit in colours; the edge search finds the desk and the cards as two regions."""
-    image = cv2.imread(str(cardcounter / "images" / "IMG_7800.jpg"))
+    image = imread(cardcounter / "images" / "IMG_7800.jpg")
     card_like = [r for r in dark_regions(image) if is_card_shaped(r)]
     assert len(card_like) >= 5
     assert not any(r.area > 0.25 * image.shape[0] * image.shape[1] for r in dark_regions(image))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from table_daemon.cli import main
+from tests.images import imread
 from vision.render import light_scene, paste_card, render_face, table_cloth
 
 
@@ -22,8 +23,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict]
 def test_classify_real_photo_and_rendered_fan(tmp_path: Path, bidly: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rng = np.random.default_rng(4)
     scene = table_cloth(480, 720, rng, light=True)
-    for i, code in enumerate(["S9", "HK", "D4"]):  # three separate cards: left to right
-        paste_card(scene, render_face(code, 200, 1), (150 + 210 * i, 240), float(rng.uniform(-20, 20)), 230)
+    for i, face in enumerate(["S9", "HK", "D4"]):  # three separate cards: left to right
+        paste_card(scene, render_face(face, 200, 1), (150 + 210 * i, 240), float(rng.uniform(-20, 20)), 230)
     fan = tmp_path / "three.png"
     cv2.imwrite(str(fan), light_scene(scene, rng, 0.5))
     # (the queens of spades and diamonds, Qs.jpg and Qd.jpg, are the two of bidly's 52 photos the learned reader
@@ -77,7 +78,7 @@ def test_enroll_then_eval_on_other_photos_of_the_deck(tmp_path: Path, bidly: Pat
     photos = sorted((bidly / "cards").glob("*.jpg"))[::3]
     for path in photos:
         scene = table_cloth(480, 640, rng, light=True)
-        paste_card(scene, cv2.imread(str(path)), (320, 240), float(rng.uniform(-45, 45)), float(rng.uniform(280, 400)))
+        paste_card(scene, imread(path), (320, 240), float(rng.uniform(-45, 45)), float(rng.uniform(280, 400)))
         cv2.imwrite(str(desk / path.name), light_scene(scene, rng, 0.6), [cv2.IMWRITE_JPEG_QUALITY, 85])
     code, lines, _ = run(capsys, "eval", str(desk), "--deck", str(profile))
     assert code == 0 and lines[0]["images"] == len(photos)
@@ -105,7 +106,7 @@ def test_printed_markers_are_found_where_they_are_laid(tmp_path: Path, capsys: p
     table = np.full((900, 1400, 3), 60, np.uint8)  # the printed sheets laid on a dark cloth, photographed
     places = {0: (200, 150), 1: (1200, 150), 2: (1200, 750), 3: (200, 750)}
     for line in lines:
-        sheet = cv2.imread(line["file"])
+        sheet = imread(line["file"])
         small = cv2.resize(sheet, (120, 120), interpolation=cv2.INTER_AREA)
         x, y = places[line["marker"]]
         table[y - 60:y + 60, x - 60:x + 60] = small

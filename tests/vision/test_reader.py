@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
+from tests.images import imread
 from vision.files import labelled_images
 from vision.reader import CardReader
 from vision.render import light_scene, paste_card, render_face, table_cloth
@@ -30,7 +30,7 @@ def test_real_cropped_photos_without_enrolment(bidly: Path, reader: CardReader) 
     """52 real photos of one deck the model never saw: most read right, and wrong reads are rare."""
     files = list(labelled_images(bidly / "cards"))
     assert len(files) == 52
-    results = [best(reader, cv2.imread(str(p))) for p, _ in files]
+    results = [best(reader, imread(p)) for p, _ in files]
     right = sum(r == code for r, (_, code) in zip(results, files, strict=True))
     assert right / len(files) >= 0.85
 
@@ -42,7 +42,7 @@ def test_real_photos_turned_on_a_light_desk(bidly: Path, reader: CardReader) -> 
     right = 0
     for path, code in files:
         scene = table_cloth(480, 640, rng, light=True)
-        paste_card(scene, cv2.imread(str(path)), (320, 240), float(rng.uniform(-45, 45)), 330.0)
+        paste_card(scene, imread(path), (320, 240), float(rng.uniform(-45, 45)), 330.0)
         right += best(reader, light_scene(scene, rng, 0.6)) == code
     assert right / len(files) >= 0.8
 
@@ -73,6 +73,6 @@ def test_real_fanned_deal_reads_most_indices_and_invents_few(bidly: Path, reader
     image = bidly / "deals" / "deal4-md-sq.jpg"
     labels = json.loads((bidly / "deals" / "deal4-md-sq-labels.json").read_text())
     wanted = {normalise_label(item["name"]) for item in labels}
-    seen = {r.card for r in reader.read_image(cv2.imread(str(image)))}
+    seen = {r.card for r in reader.read_image(imread(image))}
     assert len(seen & wanted) >= 0.6 * len(wanted)
     assert len(seen - wanted) <= 2

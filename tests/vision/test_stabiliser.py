@@ -20,7 +20,7 @@ def test_play_reported_once_after_n_identical_frames() -> None:
 
 def test_passing_hand_and_flicker_produce_nothing() -> None:
     st = Stabiliser(frames=3)
-    frames = [{"S": cards("H3")}, {"S": cards("C9", "DK")}, {"S": []}, {"S": cards("H3")}, {"S": []}]
+    frames: list[dict[str, list[CardReading]]] = [{"S": cards("H3")}, {"S": cards("C9", "DK")}, {"S": []}, {"S": cards("H3")}, {"S": []}]
     assert all(st.update(f, on_turn="S") == [] for f in frames)
 
 

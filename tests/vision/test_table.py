@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from hardware.cameras.simulated import SimulatedTableCamera
+from tests.images import imread
 from vision.calibration import CalibrationError, TableCalibration
 from vision.card_regions import top_level
 from vision.geometry import Region, find_regions
 from vision.net.reader import CardReader as NetCardReader
 from vision.reader import CardReader as GlyphCardReader
-from vision.reader import RegionRead
 from vision.readers import make_card_reader
 from vision.stabiliser import EXPOSED, PLAY, Stabiliser
 from vision.table import TableReader, _with_fan_rules
-from vision.types import CardReading
+from vision.types import CardReading, RegionRead
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +190,7 @@ def saved_zone_view(name: str) -> tuple[TableReader, np.ndarray, Region]:
     """A table reading with the learned reader, a seat's zone view saved from bench/table_reading.py
     (``tests/vision/net/frames``) and the one region found in it (which seat's zone it was does not matter to
     reading a region)."""
-    view = cv2.imread(str(NET_FRAMES / name))
+    view = imread(NET_FRAMES / name)
     [region] = top_level(find_regions(view, min_area_frac=0.02))
     table = TableReader(SimulatedTableCamera(seed=1).calibration, card_reader=make_card_reader("net", table=True))
     return table, view, region

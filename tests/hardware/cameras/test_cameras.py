@@ -13,6 +13,7 @@ from hardware.cameras import CameraError, open_camera
 from hardware.cameras.picamera import PiCamera
 from hardware.cameras.replay import ReplayCamera
 from hardware.cameras.simulated import SimulatedTableCamera
+from tests.images import imread
 from vision.calibration import TableCalibration
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "cards" / "bidly"
@@ -27,7 +28,7 @@ def test_replay_folder_of_real_photos(tmp_path: Path) -> None:
     (tmp_path / "99.jpg").write_bytes(b"not an image")  # a corrupt frame is skipped, not a crash
     cam = open_camera(f"replay://{tmp_path}")
     frames = [cam.frame() for _ in range(3)]
-    assert [f.shape for f in frames] == [cv2.imread(str(p)).shape for p in src]
+    assert [f.shape for f in frames] == [imread(p).shape for p in src]
     with pytest.raises(CameraError):
         cam.frame()
     looping = ReplayCamera(tmp_path, loop=True)
@@ -36,7 +37,7 @@ def test_replay_folder_of_real_photos(tmp_path: Path) -> None:
 
 def test_replay_video_file(tmp_path: Path) -> None:
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 5, (64, 48))
     for i in range(4):
         writer.write(np.full((48, 64, 3), 40 * i, np.uint8))
     writer.release()

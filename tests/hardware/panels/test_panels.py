@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from hardware.panels import PanelPins, TablePanels, make_pin_factory
 
 
 @pytest.fixture
-def rig() -> tuple[TablePanels, object, list[float], list[object]]:
+def rig() -> Iterator[tuple[TablePanels, object, list[float], list[object]]]:
     factory = make_pin_factory("mock")
     now = [0.0]
     panels = TablePanels({"S": PanelPins(5, 6, 13, 19, 26), "E": PanelPins(12, 16, 20, 21, 25)},

@@ -56,7 +56,7 @@ def test_feed_faults() -> None:
     assert jam.feed() == Stopped("jam") and len(jam.hopper) == 108
     double = Mechanics(SimConfig(double=1.0), random.Random(1))
     double.load_deck()
-    first_two = tuple(double.hopper[:2])
+    first_two = (double.hopper[0], double.hopper[1])
     assert double.feed() == DoubleFed(first_two)
     misread = Mechanics(SimConfig(misread=1.0), random.Random(1))
     misread.load_deck()

@@ -59,6 +59,16 @@ class Host:
         assert reply.ack == seq
         return reply, decode_payload(reply.type, reply.payload, from_device=True)
 
+    def command_result(self, mtype: int, payload: bytes = b"", seq: int | None = None) -> tuple[Frame, ResultMsg]:
+        """:meth:`command`, for a command the device answers with a RESULT."""
+        reply, body = self.command(mtype, payload, seq)
+        assert isinstance(body, ResultMsg), body
+        return reply, body
+
+    def result(self, mtype: int, payload: bytes = b"", seq: int | None = None) -> ResultMsg:
+        """The RESULT a command is answered with."""
+        return self.command_result(mtype, payload, seq)[1]
+
     def ack(self) -> None:
         self.send(Frame(Msg.ACK, 0, self.acked or 0, FLAG_ACK_VALID, Ack(0).pack()))
 
@@ -92,13 +102,14 @@ def identified(config: SimConfig | None = None) -> Host:
 
 def load(host: Host, plan, deal_id: int = 9) -> None:
     assert host.command(Msg.LOAD_PLAN, LoadPlan(deal_id, 0, 1, plan.plan_bytes()).pack())[1] == ResultMsg(0, "27 bytes")
-    code = host.command(Msg.COMMIT_PLAN, CommitPlan(deal_id, 108, plan.digest()).pack())[1].code
+    code = host.result(Msg.COMMIT_PLAN, CommitPlan(deal_id, 108, plan.digest()).pack()).code
     assert code == Result.OK
 
 
 def test_identity_and_boot_event() -> None:
     host = Host()
     _, ident = host.command(Msg.IDENTIFY)
+    assert isinstance(ident, Identity)
     assert ident.protocol == 1 and ident.boot_id == host.fw.boot_id and ident.capabilities == 0x0F
     assert ident.event_base == host.fw.boot_id & 0xFFFF  # the BOOT event is still unacknowledged
     host.acked = (ident.event_base - 1) & 0xFFFF
@@ -110,7 +121,7 @@ def test_deals_every_card_to_the_plan() -> None:
     host = identified()
     plan = new_deal(1)
     load(host, plan)
-    assert host.command(Msg.START, Start(9, 1).pack())[1].code == Result.OK
+    assert host.result(Msg.START, Start(9, 1).pack()).code == Result.OK
     host.run_until_done()
     cards = host.bodies(CardMsg)
     assert [c.index for c in cards] == list(range(108))
@@ -123,11 +134,11 @@ def test_deals_every_card_to_the_plan() -> None:
 def test_a_retransmitted_command_is_answered_from_the_cache_not_run_again() -> None:
     host = identified()
     load(host, new_deal(1))
-    first, body = host.command(Msg.START, Start(9, 1).pack(), seq=500)
+    first, body = host.command_result(Msg.START, Start(9, 1).pack(), seq=500)
     assert body.code == Result.OK
-    again, body2 = host.command(Msg.START, Start(9, 1).pack(), seq=500)
+    again, body2 = host.command_result(Msg.START, Start(9, 1).pack(), seq=500)
     assert again == first and body2.code == Result.OK  # a second START would say BAD_STATE
-    _, body3 = host.command(Msg.START, Start(9, 1).pack(), seq=501)
+    _, body3 = host.command_result(Msg.START, Start(9, 1).pack(), seq=501)
     assert body3.code == Result.BAD_STATE
     assert host.fw.link.stats.duplicate_commands == 1
 
@@ -135,17 +146,17 @@ def test_a_retransmitted_command_is_answered_from_the_cache_not_run_again() -> N
 def test_plan_checks() -> None:
     host = identified()
     plan = new_deal(1)
-    assert host.command(Msg.START, Start(9, 1).pack())[1].code == Result.NO_PLAN
+    assert host.result(Msg.START, Start(9, 1).pack()).code == Result.NO_PLAN
     host.command(Msg.LOAD_PLAN, LoadPlan(9, 0, 1, plan.plan_bytes()).pack())
-    bad = host.command(Msg.COMMIT_PLAN, CommitPlan(9, 108, bytes(8)).pack())[1]
+    bad = host.result(Msg.COMMIT_PLAN, CommitPlan(9, 108, bytes(8)).pack())
     assert bad.code == Result.BAD_DIGEST
-    assert host.command(Msg.COMMIT_PLAN, CommitPlan(8, 108, plan.digest()).pack())[1].code == Result.NO_PLAN
+    assert host.result(Msg.COMMIT_PLAN, CommitPlan(8, 108, plan.digest()).pack()).code == Result.NO_PLAN
     lopsided = bytes(27)  # every card to S
     host.command(Msg.LOAD_PLAN, LoadPlan(9, 0, 1, lopsided).pack())
-    body = host.command(Msg.COMMIT_PLAN, CommitPlan(9, 108, hashlib.sha256(lopsided).digest()[:8]).pack())[1]
+    body = host.result(Msg.COMMIT_PLAN, CommitPlan(9, 108, hashlib.sha256(lopsided).digest()[:8]).pack())
     assert body.code == Result.BAD_DIGEST and "27" in body.text
-    assert host.command(0x3E)[1].code == Result.UNKNOWN_COMMAND
-    assert host.command(Msg.PING, b"\x01")[1].code == Result.BAD_PAYLOAD
+    assert host.result(0x3E).code == Result.UNKNOWN_COMMAND
+    assert host.result(Msg.PING, b"\x01").code == Result.BAD_PAYLOAD
 
 
 def test_host_silence_stops_the_motors_and_resume_needs_the_same_boot() -> None:
@@ -155,14 +166,15 @@ def test_host_silence_stops_the_motors_and_resume_needs_the_same_boot() -> None:
     host.pump(1.0)
     host.ack()
     assert host.fw.state == State.DEALING
+    assert host.fw.run is not None
     dealt = host.fw.run.index
     host.pump(1.6)  # no frame from the host for more than 1.5 s
     assert host.fw.state == State.PAUSED
     assert any(f.code == Fault.HOST_LOST for f in host.bodies(FaultMsg))
     host.pump(1.0)
     assert host.fw.run.index == dealt  # motors stopped
-    assert host.command(Msg.RESUME, Resume(host.fw.boot_id ^ 1).pack())[1].code == Result.BOOT_MISMATCH
-    assert host.command(Msg.RESUME, Resume(host.fw.boot_id).pack())[1].code == Result.OK
+    assert host.result(Msg.RESUME, Resume(host.fw.boot_id ^ 1).pack()).code == Result.BOOT_MISMATCH
+    assert host.result(Msg.RESUME, Resume(host.fw.boot_id).pack()).code == Result.OK
     assert host.fw.state == State.DEALING
 
 
@@ -173,17 +185,17 @@ def test_jam_waits_for_resume() -> None:
     host.ack()
     assert host.fw.state == State.FAULTED
     assert host.bodies(FaultMsg)[-1].code == Fault.JAM
-    assert host.command(Msg.SELF_TEST)[1].code == Result.BAD_STATE
+    assert host.result(Msg.SELF_TEST).code == Result.BAD_STATE
 
 
 def test_estop_latches_until_abort() -> None:
     host = identified()
-    assert host.command(Msg.ESTOP)[1].code == Result.OK
+    assert host.result(Msg.ESTOP).code == Result.OK
     assert host.fw.state == State.ESTOP
-    assert host.command(Msg.START, Start(9, 1).pack())[1].code == Result.ESTOPPED
+    assert host.result(Msg.START, Start(9, 1).pack()).code == Result.ESTOPPED
     _, status = host.command(Msg.GET_STATUS)
     assert isinstance(status, Status) and status.flags & Status.ESTOP
-    assert host.command(Msg.ABORT)[1].code == Result.OK
+    assert host.result(Msg.ABORT).code == Result.OK
     assert host.fw.state == State.IDLE
 
 
@@ -198,13 +210,13 @@ def test_reboot_forgets_everything_but_the_cards() -> None:
             break
     assert host.fw.boot_id != old and host.fw.state == State.IDLE
     assert sum(len(v) for v in host.fw.mechanics.truth().values()) > 0
-    assert host.command(Msg.RESUME, Resume(old).pack())[1].code == Result.BOOT_MISMATCH
+    assert host.result(Msg.RESUME, Resume(old).pack()).code == Result.BOOT_MISMATCH
 
 
 def test_no_reader_deals_27_a_seat_without_plan() -> None:
     host = identified(SimConfig(speed=0, faces=False))
-    assert host.command(Msg.LOAD_PLAN, LoadPlan(1, 0, 1, bytes(27)).pack())[1].code == Result.UNSUPPORTED
-    assert host.command(Msg.START, Start(4, 0).pack())[1].code == Result.OK
+    assert host.result(Msg.LOAD_PLAN, LoadPlan(1, 0, 1, bytes(27)).pack()).code == Result.UNSUPPORTED
+    assert host.result(Msg.START, Start(4, 0).pack()).code == Result.OK
     host.run_until_done()
     done = host.bodies(DealDone)[-1]
     assert done.seats == (27, 27, 27, 27) and all(c.face == 0xFF for c in host.bodies(CardMsg))
@@ -219,5 +231,6 @@ def test_a_delayed_older_command_is_never_executed_and_identify_tells_where_we_a
     assert not [f for f in frames if 0x40 <= f.type < 0x80]
     assert host.fw.state == State.PAUSED and host.fw.link.stats.stale_commands == 1
     _, ident = host.command(Msg.IDENTIFY, seq=7)  # a new host session starting far behind
+    assert isinstance(ident, Identity)
     assert ident.last_command == 501
-    assert host.command(Msg.RESUME, Resume(host.fw.boot_id).pack(), seq=502)[1].code == Result.OK
+    assert host.result(Msg.RESUME, Resume(host.fw.boot_id).pack(), seq=502).code == Result.OK

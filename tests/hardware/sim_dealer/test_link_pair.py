@@ -70,6 +70,7 @@ def test_exactly_once_in_order(seed: int, loss: float, dup: float, reorder: floa
             pending = (seq, payload)
             commands_sent += 1
             for e in effects:
+                assert isinstance(e, Send)
                 to_dev.put(e.data, now)
         for data in to_dev.take(now):
             for frame in dev_dec.feed(data):

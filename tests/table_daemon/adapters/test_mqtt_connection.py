@@ -4,6 +4,7 @@ acknowledgement beats publish's return, and across a broker outage), and a clean
 
 from __future__ import annotations
 
+import functools
 import signal
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def test_resubscribes_after_the_broker_restarts(broker_factory: Any, mqtt_messag
                                                 connections: list[MqttConnection], protocol: int) -> None:
     broker = broker_factory()
     topic = topic_root.root + "cmd/x"
-    got: list[bytes] = []
+    got: list[bytes | bytearray] = []
     connects: list[int] = []
     conn = MqttConnection(parse_broker_url(broker.url), protocol=protocol, subscriptions=[(topic, 1)],
                           on_connect=lambda: connects.append(1), on_message=lambda msg: got.append(msg.payload))
@@ -152,7 +153,7 @@ def test_acknowledgement_that_arrives_before_publish_returns(mosquitto: Any, top
     assert conn.connected.wait(10)
     acks: list[int] = []
     for n in range(3):
-        conn.publish(topic_root.root + "events", b"{}", on_ack=lambda n=n: acks.append(n))
+        conn.publish(topic_root.root + "events", b"{}", on_ack=functools.partial(acks.append, n))
     assert acks == [0, 1, 2] and not conn._pending and not conn._early
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from guandan import SEATS, Bot, full_pack, get_profile, parse_cards
+from guandan import SEATS, Bot, DealState, full_pack, get_profile, parse_cards
 from guandan import actions as act
 from guandan import deal as engine
 from table_daemon.controller import (
@@ -18,11 +18,19 @@ from table_daemon.controller import (
     Input,
     Press,
     Publish,
+    Reply,
     TableController,
     Timing,
     TurnChanged,
     ZoneCleared,
 )
+from table_daemon.controller.state import TableDeal
+
+
+def error_of(reply: Reply) -> str:
+    """The error of a reply that refused."""
+    assert reply.error is not None, reply
+    return reply.error
 
 
 def hands_with(seed: int, fixed: dict[str, str] | None = None) -> dict[str, list[str]]:
@@ -54,6 +62,27 @@ class Harness:
         self.bots = {s: Bot(seed * 4 + i) for i, s in enumerate(SEATS)}
         self.pending: list[Input] = []
         self.turns: list[TurnChanged] = []
+
+    @property
+    def deal(self) -> TableDeal:
+        """The table's deal in progress (for a test that has started one)."""
+        deal = self.c.deal
+        assert deal is not None, "no deal in progress"
+        return deal
+
+    @property
+    def state(self) -> DealState:
+        """The rules engine's state of the deal in progress (for a test whose deal has been dealt)."""
+        state = self.deal.state
+        assert state is not None, "the deal has no engine state"
+        return state
+
+    @property
+    def to_move(self) -> str:
+        """The seat whose turn it is in play (for a test that is in play)."""
+        seat = self.state.to_move
+        assert seat is not None, "nobody is to move"
+        return seat
 
     def send(self, event: Input, dt: float = 0.5) -> list[Effect]:
         self.now += dt
@@ -90,6 +119,7 @@ class Harness:
                   [s for s, _ in st.pending_returns()] if st.phase == engine.RETURNING else
                   sorted(st.report_due) + [st.to_move])
         seat = movers[0]
+        assert seat is not None
         action = self.bots[seat].choose(st, seat)
         self.do(action)
         return True

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from guandan import SEATS, next_seat, replay
 from guandan import actions as act
 from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command, DealerDone, Press, Reply, Tick, Timing, ZoneCleared
 
-from .harness import Harness, hands_with
+from .harness import Harness, error_of, hands_with
 
 PUBLIC = ("events", "state", "alerts")
 
@@ -43,8 +45,8 @@ def test_whole_match_by_card_readings_gives_replayable_records_and_no_hidden_han
     assert h.of("private/hands")  # the referees' topic has them
 
 
-def _leader_game(profile: str = "national", fixed: dict[str, str] | None = None, **kw: object) -> Harness:
-    h = Harness(profile, hands=[hands_with(7, fixed)], **kw)  # type: ignore[arg-type]
+def _leader_game(profile: str = "national", fixed: dict[str, str] | None = None, **kw: Any) -> Harness:
+    h = Harness(profile, hands=[hands_with(7, fixed)], **kw)
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
@@ -54,8 +56,8 @@ def _leader_game(profile: str = "national", fixed: dict[str, str] | None = None,
 
 def test_fouls_become_alerts_with_evidence_and_change_nothing() -> None:
     h = _leader_game()
-    st = h.c.deal.state
-    leader = st.to_move
+    st = h.state
+    leader = h.to_move
     other = next_seat(leader)
     h.send(CardsSeen(other, [st.hand(other)[0].code], 0.99, frame=41))
     (alert,) = h.alerts("out_of_turn")
@@ -70,17 +72,17 @@ def test_fouls_become_alerts_with_evidence_and_change_nothing() -> None:
     assert h.alerts("misread")[1]["evidence"]["confidence"] == 0.3
     h.send(CardsSeen(leader, ["XX"], 0.99, frame=45))
     assert len(h.alerts("misread")) == 3
-    assert h.c.deal.state is st  # nothing changed
+    assert h.state is st  # nothing changed
     assert all(a["message"] for a in h.alerts())
 
 
 def test_illegal_plays_and_exposed_cards() -> None:
     h = _leader_game(fixed={"S": "H3 D9", "W": "S4"}, )
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)  # S leads
+    h.deal.state = engine.begin_play(h.state, "S", h.now)  # S leads
     h.send(CardsSeen("S", ["H3", "D9"]))  # not a combination
     assert h.alerts("illegal_play")
     h.send(CardsSeen("S", ["D9"]))
-    assert h.c.deal.state.to_move == "E"
+    assert h.state.to_move == "E"
     h.send(CardsSeen("S", ["D9", "H3"]))  # the play still lies there and one more card shows
     assert h.alerts("exposed_card")
     h.send(ZoneCleared("S"))
@@ -94,11 +96,11 @@ def test_illegal_plays_and_exposed_cards() -> None:
 
 def test_ambiguous_wild_play_waits_for_a_declaration() -> None:
     h = _leader_game("competitive-2017", fixed={"S": "H3 SK DK H6 C6 H2"})
-    assert h.c.deal.state.to_move == "S"  # first_dealt:H3
+    assert h.state.to_move == "S"  # first_dealt:H3
     h.send(CardsSeen("S", ["SK", "DK", "H6", "C6", "H2"], frame=7))
     (ask,) = h.of("events", "declare_needed")
     assert [c["rank"] for c in ask["candidates"]] == ["K", "6"]
-    assert h.c.deal.state.to_move == "S" and h.of("state")[-1]["pending_declaration"]["seat"] == "S"
+    assert h.state.to_move == "S" and h.of("state")[-1]["pending_declaration"]["seat"] == "S"
     h.send(Command("declare", {"seat": "E", "reading": ask["candidates"][1]}, token="a"))
     assert _replies(h)[-1].ok is False
     h.send(Command("declare", {"seat": "S", "reading": ask["candidates"][1]}, token="b"))
@@ -109,7 +111,7 @@ def test_ambiguous_wild_play_waits_for_a_declaration() -> None:
 
 def test_order_decides_under_strongest_unless_declared_and_confirm_button_takes_first() -> None:
     h = _leader_game("national", fixed={"S": "SK DK H6 C6 H2"})
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     h.send(CardsSeen("S", ["SK", "DK", "H6", "C6", "H2"]))
     assert h.of("events", "play")[0]["reading"]["rank"] == "K"
     h2 = _leader_game("competitive-2017", fixed={"S": "H3 SK DK H6 C6 H2"})
@@ -128,6 +130,7 @@ def test_missing_report_is_a_foul() -> None:
         if st is None or st.over:
             break
         seat = st.to_move
+        assert seat is not None
         action = h.bots[seat].choose(st, seat)
         if action.kind == act.REPORT:  # this player forgets to report
             st2, _ = engine.apply(st, action, h.now)
@@ -140,7 +143,7 @@ def test_missing_report_is_a_foul() -> None:
 
 def test_timer_warning_and_slow_play() -> None:
     h = _leader_game(timing=Timing(play_seconds=20, first_lead_seconds=10, warn_before=3))
-    seat = h.c.deal.state.to_move
+    seat = h.state.to_move
     h.send(Tick(), dt=5)
     assert not h.of("events", "timer_warning")
     h.send(Tick(), dt=3)
@@ -154,9 +157,9 @@ def test_timer_warning_and_slow_play() -> None:
 def test_commands_reply_and_refuse_without_changing_anything() -> None:
     h = Harness()
     h.send(Command("start_deal", {}, token="1"))
-    assert _replies(h)[-1].ok is False and "start_match" in _replies(h)[-1].error
+    assert _replies(h)[-1].ok is False and "start_match" in error_of(_replies(h)[-1])
     h.send(Command("nonsense", {}, token="2"))
-    assert "unknown command" in _replies(h)[-1].error
+    assert "unknown command" in error_of(_replies(h)[-1])
     h.send(Command("start_match", {"match_end": {"method": "sometimes"}}, token="3"))
     assert _replies(h)[-1].ok is False and h.c.phase == "idle" and not h.c.match_active
     h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1}}, error="payload is not JSON"))
@@ -165,23 +168,23 @@ def test_commands_reply_and_refuse_without_changing_anything() -> None:
 
 def test_referee_undo_pause_and_penalties() -> None:
     h = _leader_game()
-    st = h.c.deal.state
-    leader = st.to_move
+    st = h.state
+    leader = h.to_move
     card = st.hand(leader)[0]
     h.send(CardsSeen(leader, [card.code]))
-    assert h.c.deal.state.to_move != leader
+    assert h.state.to_move != leader
     h.send(Command("correct", {"action": "undo_last"}, token="x"))
-    assert _replies(h)[-1].ok is False and "referee" in _replies(h)[-1].error
+    assert _replies(h)[-1].ok is False and "referee" in error_of(_replies(h)[-1])
     h.send(Command("correct", {"action": "undo_last", "role": "referee", "reason": "wrong card"}, token="y"))
     assert _replies(h)[-1].ok
-    assert h.c.deal.state.to_move == leader and card in h.c.deal.state.hand(leader)
+    assert h.state.to_move == leader and card in h.state.hand(leader)
     play_ref = next(p.ref for p in h.published if p.payload["type"] == "play")
     correction = next(p for p in h.published if p.payload["type"] == "correction")
     assert correction.replaces_ref == play_ref
     h.send(Command("pause", {}))
     assert h.c.phase == "paused"
     h.send(CardsSeen(leader, [card.code]))
-    assert h.alerts("out_of_turn") and h.c.deal.state.to_move == leader
+    assert h.alerts("out_of_turn") and h.state.to_move == leader
     h.send(Command("resume", {}))
     assert h.c.phase == "playing"
     for _ in range(2):
@@ -210,14 +213,15 @@ def test_wrong_tribute_card_is_refused() -> None:
         if h.c.deal and h.c.deal.number == 2 and st is not None:
             break
         h.bot_step()
-    st = h.c.deal.state
+    st = h.state
     assert st.phase == engine.TRIBUTE  # seed 2 gives a tribute (not 抗贡)
     giver = st.pending_gives()[0]
+    assert st.plan is not None
     allowed = {c.code for c in st.plan.payments[0].candidates}
     wrong = next(c.code for c in st.hand(giver) if c.code not in allowed)
     h.send(CardsSeen(giver, [wrong]))
     assert h.alerts("wrong_tribute")[0]["seat"] == giver
-    assert h.c.deal.state.pending_gives() == st.pending_gives()
+    assert h.state.pending_gives() == st.pending_gives()
 
 
 def test_an_unsure_tribute_card_is_chosen_by_what_is_owed() -> None:
@@ -230,9 +234,10 @@ def test_an_unsure_tribute_card_is_chosen_by_what_is_owed() -> None:
         if h.c.deal and h.c.deal.number == 2 and h.c.deal.state is not None:
             break
         h.bot_step()
-    st = h.c.deal.state
+    st = h.state
     assert st.phase == engine.TRIBUTE
     giver = st.pending_gives()[0]
+    assert st.plan is not None
     allowed = {c.code for c in st.plan.payments[0].candidates}
     wrong = next(c.code for c in st.hand(giver) if c.code not in allowed)
     other = next(c.code for c in st.hand(giver) if c.code not in allowed and c.code != wrong)
@@ -241,4 +246,4 @@ def test_an_unsure_tribute_card_is_chosen_by_what_is_owed() -> None:
     owed_card = sorted(allowed)[0]
     h.send(CardsSeen(giver, [wrong], 0.5, candidates=[[(wrong, 0.5), (owed_card, 0.49)]]))
     assert not h.alerts("wrong_tribute") and len(h.alerts("misread")) == 1
-    assert giver not in h.c.deal.state.pending_gives() or h.c.deal.tribute_held.get(giver)
+    assert giver not in h.state.pending_gives() or h.deal.tribute_held.get(giver)

@@ -14,7 +14,7 @@ def test_confirm_pressed_again_after_a_report_raises_no_wrong_report() -> None:
     h.send(Command("start_deal", {}))
     h.flush()
     for _ in range(3000):
-        st = h.c.deal.state
+        st = h.state
         if st.reported:
             break
         assert h.bot_step()

@@ -33,7 +33,7 @@ def test_a_bomb_with_one_card_read_surely_as_one_not_held_is_laid_again_once() -
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     ten = absent(h, "S", ["HT", "ST", "CT", "DT"])
     h.send(CardsSeen("S", ["DQ", "CQ", ten, "SQ"], 1.0, frame=40))
     (asked,) = h.alerts("misread")
@@ -62,7 +62,7 @@ def test_a_pair_read_surely_with_a_card_not_held_between_is_laid_again_once() ->
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     seven = absent(h, "S", ["H7", "S7", "C7", "D7"])
     h.send(CardsSeen("S", ["SQ", seven, "HQ"], 1.0, frame=50))
     (asked,) = h.alerts("misread")
@@ -79,7 +79,7 @@ def test_a_pair_of_kings_read_surely_with_a_held_joker_beside_is_laid_again_once
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     h.send(CardsSeen("S", ["DK", "CK", "SB"], 1.0, frame=60))
     (asked,) = h.alerts("misread")
     assert asked["evidence"]["without"] == ["SB"] and not h.alerts("illegal_play")
@@ -102,13 +102,13 @@ def test_a_sure_reading_one_card_short_of_a_play_is_laid_again_once_before_it_is
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     two_pairs = ["H5", "D5", "H9", "C9"]
     h.send(CardsSeen("S", two_pairs, 1.0, frame=20))
     (asked,) = h.alerts("misread")
     assert asked["evidence"]["short_of"] == 1 and "completions" not in asked["evidence"]
     assert asked["evidence"]["seen"] == two_pairs and "S5" not in json.dumps(asked)
-    assert not h.alerts("illegal_play") and h.c.deal.state.to_move == "S"
+    assert not h.alerts("illegal_play") and h.state.to_move == "S"
     h.send(CardsSeen("S", two_pairs, 1.0, frame=21))  # laid again, and still two pairs: the foul
     assert len(h.alerts("illegal_play")) == 1 and len(h.alerts("misread")) == 1
     h.send(CardsSeen("S", ["H5", "D5", "S5", "H9", "C9"], 1.0, frame=22))
@@ -122,7 +122,7 @@ def test_a_full_house_read_surely_as_two_of_its_cards_is_laid_again_once() -> No
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     h.send(CardsSeen("S", ["S3", "D5"], 1.0, frame=24))
     (asked,) = h.alerts("misread")
     assert asked["evidence"]["short_of"] == 3 and not h.alerts("illegal_play")
@@ -143,12 +143,12 @@ def test_a_bomb_read_as_a_pair_that_does_not_beat_is_laid_again_once() -> None:
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "W", h.now)
+    h.deal.state = engine.begin_play(h.state, "W", h.now)
     h.send(CardsSeen("W", ["S6", "C6", "D6", "H6"], 1.0, frame=30))
     assert h.of("events", "play")[0]["cards"] == ["S6", "C6", "D6", "H6"]
     h.send(Press("N", "pass"))
     h.send(Press("E", "pass"))
-    assert h.c.deal.state.to_move == "S"
+    assert h.state.to_move == "S"
     h.send(CardsSeen("S", ["C7", "H7"], 1.0, frame=31))
     (asked,) = h.alerts("misread")
     assert asked["evidence"]["short_of"] == 2 and "D7" not in json.dumps(asked) and "S7" not in json.dumps(asked)
@@ -164,12 +164,12 @@ def test_a_sure_reading_with_a_card_read_twice_is_laid_again_once_before_it_is_a
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
-    assert [c.code for c in h.c.deal.state.hand("S")].count("D3") == 1
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
+    assert [c.code for c in h.state.hand("S")].count("D3") == 1
     h.send(CardsSeen("S", ["D3", "D3", "S3"], 1.0, frame=40))  # S holds one D3: seen as a triple, laid a pair
     (asked,) = h.alerts("misread")
     assert asked["evidence"]["one_over"] and asked["evidence"]["without"] == ["D3"]
-    assert not h.alerts("not_held") and not h.alerts("illegal_play") and h.c.deal.state.to_move == "S"
+    assert not h.alerts("not_held") and not h.alerts("illegal_play") and h.state.to_move == "S"
     h.send(CardsSeen("S", ["D3", "D3", "S3"], 1.0, frame=41))
     assert len(h.alerts("not_held")) == 1 and len(h.alerts("misread")) == 1
     h.send(CardsSeen("S", ["D3", "S3"], 1.0, frame=42))
@@ -182,6 +182,6 @@ def test_a_sure_illegal_reading_with_no_card_twice_is_a_foul_at_once() -> None:
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     h.send(CardsSeen("S", ["H5", "H5", "D9"], 1.0, frame=43))  # without D9 a pair, but D9 was read once
     assert len(h.alerts("illegal_play")) == 1 and not h.alerts("misread")

@@ -3,11 +3,20 @@ settles it, and the camera's later reports of the same hold are the last word on
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command, Press
 
 from .harness import Harness, hands_with
 from .test_seen_choice import _game, absent
+
+
+class _Unsure(TypedDict):
+    """The unsure part of a reading: its confidence and the candidates of each card."""
+
+    confidence: float
+    candidates: list[list[tuple[str, float]]]
 
 
 def test_a_provisional_reading_the_hand_settles_is_taken_at_once() -> None:
@@ -17,7 +26,7 @@ def test_a_provisional_reading_the_hand_settles_is_taken_at_once() -> None:
     h.send(CardsSeen("S", ["D9", wrong], 0.7, frame=8, provisional=True, wait=3,
                      candidates=[[("D9", 0.99), ("H9", 0.005)], [(wrong, 0.7), ("C9", 0.29)]]))
     assert h.alerts() == []
-    assert h.of("events", "play")[0]["cards"] == ["D9", "C9"] and h.c.deal.state.to_move == "E"
+    assert h.of("events", "play")[0]["cards"] == ["D9", "C9"] and h.state.to_move == "E"
     # the camera's final report of the same set (its hold's), now for a seat no longer on turn: nothing more
     h.send(CardsSeen("S", ["D9", wrong], 0.7, frame=16, wait=3,
                      candidates=[[("D9", 0.99), ("H9", 0.005)], [(wrong, 0.7), ("C9", 0.29)]]))
@@ -28,10 +37,10 @@ def test_a_provisional_reading_the_hand_cannot_settle_waits_for_the_final_report
     h = _game()
     wrong = absent(h, "S", ["HK", "HQ", "HJ", "SK", "SQ"])
     other = absent(h, "S", [c for c in ["SK", "SQ", "CK", "CQ"] if c != wrong])
-    unsure = {"confidence": 0.8, "candidates": [[(wrong, 0.8), (other, 0.15)]]}
+    unsure: _Unsure = {"confidence": 0.8, "candidates": [[(wrong, 0.8), (other, 0.15)]]}
     h.send(CardsSeen("S", [wrong], frame=6, provisional=True, **unsure))
     h.send(CardsSeen("S", ["D9", "??"], 0.5, frame=6, provisional=True, unreadable=1))
-    assert h.alerts() == [] and h.c.deal.state.to_move == "S"  # no alert yet, no play
+    assert h.alerts() == [] and h.state.to_move == "S"  # no alert yet, no play
     h.send(CardsSeen("S", [wrong], frame=14, **unsure))  # the camera stopped waiting: judged now
     assert [a["code"] for a in h.alerts()] == ["misread"]
 
@@ -53,12 +62,12 @@ def test_the_final_report_of_a_play_taken_early_is_never_a_second_play_even_afte
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     unsure = [[("D9", 0.55), ("S9", 0.44)]]
     h.send(CardsSeen("S", ["D9"], 0.55, frame=8, provisional=True, wait=4, candidates=unsure))
     for seat in ("E", "N", "W"):
         h.send(Press(seat, "pass"), dt=0.1)
-    assert h.c.deal.state.to_move == "S" and h.c.deal.zone["S"] == []
+    assert h.state.to_move == "S" and h.deal.zone["S"] == []
     h.send(CardsSeen("S", ["D9"], 0.55, frame=16, wait=4, candidates=unsure))
     assert [p["cards"] for p in h.of("events", "play")] == [["D9"]] and h.alerts() == []
     # a set of a later hold is a play again
@@ -105,8 +114,8 @@ def test_a_deal_snapshotted_before_a_field_was_added_loads_with_its_default() ->
     import pickle
 
     h = _game()
-    d = h.c.deal
+    d = h.deal
     del d.__dict__["taken_in_wait"]  # as a deal pickled by the build before it
     loaded = pickle.loads(pickle.dumps(d))
     assert loaded.taken_in_wait == {} and loaded.zone == d.zone and loaded.number == d.number
-    assert loaded.state is not None and loaded.state.to_move == d.state.to_move
+    assert loaded.state is not None and d.state is not None and loaded.state.to_move == d.state.to_move

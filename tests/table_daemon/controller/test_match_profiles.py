@@ -6,7 +6,7 @@ never a guess. Pure controller tests: the time comes with every input."""
 from __future__ import annotations
 
 from guandan import SEATS, partner, team_of
-from table_daemon.controller import Command, DealerCard, DealerDone, Tick
+from table_daemon.controller import Command, DealerCard, DealerDone, Reply, Tick
 
 from .harness import Harness, hands_with
 
@@ -20,7 +20,7 @@ def _timed(time_up_deal: str) -> Harness:
     assert h.c.phase == "playing"
     for _ in range(6):
         h.bot_step()
-    assert h.c.phase == "playing" and h.c.deal.state.plays_made > 0
+    assert h.c.phase == "playing" and h.state.plays_made > 0
     return h
 
 
@@ -35,7 +35,8 @@ def test_time_up_stops_the_deal_in_play_under_stop() -> None:
     (result,) = h.of("results", "match_result")
     assert result["reason"] == "time" and result["deals"] == 0 and result["winner"] is None
     assert h.c.phase == "match_over" and h.c.deal is None
-    assert h.send(Command("start_deal", {}))[-1].ok is False  # no deal after the match ended
+    reply = h.send(Command("start_deal", {}))[-1]
+    assert isinstance(reply, Reply) and reply.ok is False  # no deal after the match ended
 
 
 def test_time_up_plays_the_deal_out_under_play_out() -> None:
@@ -100,7 +101,7 @@ def test_first_dealt_card_decides_the_leader() -> None:
     h.send(DealerCard(1, "H3", "E"))
     h.send(DealerCard(2, "H3", "W"))
     h.send(DealerDone(True, None, hands, "c0ffee"))
-    assert h.c.phase == "playing" and h.c.deal.state.leader == "E"
+    assert h.c.phase == "playing" and h.state.leader == "E"
 
 
 def test_no_seat_holding_the_first_lead_card_is_a_fault_not_a_guess() -> None:

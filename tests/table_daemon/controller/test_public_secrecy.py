@@ -70,7 +70,7 @@ class Watcher(Harness):
             return
         self.checked += 1
         self.kinds.add(f"{ef.topic}:{kind}")
-        own = REVEALING.get(kind) if ef.topic == "events" else None
+        own = REVEALING.get(kind) if ef.topic == "events" and kind is not None else None
         if own:
             value = payload[own]
             self.revealed.update(value if isinstance(value, list) else [value])
@@ -100,12 +100,13 @@ def _faults(w: Watcher, rng: random.Random) -> None:
             w.send(CardsSeen(other, [rng.choice(hand).code]))  # out of turn
             w.send_clear(other)
     elif st.phase == engine.PLAYING and rng.random() < 0.03:
-        seat = st.to_move
-        held = {c.code for c in st.hand(seat)}
-        foreign = [c for s in SEATS if s != seat for c in st.hand(s) if c.code not in held]
+        mover = st.to_move
+        assert mover is not None
+        held = {c.code for c in st.hand(mover)}
+        foreign = [c for s in SEATS if s != mover for c in st.hand(s) if c.code not in held]
         if foreign:
-            w.send(CardsSeen(seat, [rng.choice(foreign).code]))  # a card this seat does not hold
-            w.send_clear(seat)
+            w.send(CardsSeen(mover, [rng.choice(foreign).code]))  # a card this seat does not hold
+            w.send_clear(mover)
 
 
 def play_match(seed: int, deals: int) -> Watcher:

@@ -14,7 +14,7 @@ from guandan import replay
 from table_daemon.controller import CardsSeen, Command, Reply
 from table_daemon.rules_ops_deal import replay_file
 
-from .harness import Harness, hands_with
+from .harness import Harness, error_of, hands_with
 
 
 def _ref(h: Harness, action: str, **extra: Any) -> Reply:
@@ -34,27 +34,28 @@ def _corrected_deal() -> tuple[Harness, dict[str, Any]]:
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    st = h.c.deal.state
+    st = h.state
     leader = st.to_move
+    assert leader is not None
     _step(h)  # the leader plays...
-    taken = h.c.deal.actions[-1]
+    taken = h.deal.actions[-1]
     assert "play" in taken
     _ref(h, "take_back", reason="收回重出 wrong card")  # ...and takes it back
-    assert h.c.deal.state.to_move == leader and len(h.c.deal.state.hand(leader)) == 27
+    assert h.state.to_move == leader and len(h.state.hand(leader)) == 27
     _step(h)
-    follower = h.c.deal.state.to_move
+    follower = h.state.to_move
     _step(h)  # the next seat acts; the referee undoes it
     _ref(h, "undo_last")
-    assert h.c.deal.state.to_move == follower
+    assert h.state.to_move == follower
     _ref(h, "skip_turn", reason="too slow")  # a skip while following: that seat passes
-    assert h.c.deal.state.to_move != follower
-    while not h.c.deal.state.leading:  # play on to the next lead, then skip the leader
+    assert h.state.to_move != follower
+    while not h.state.leading:  # play on to the next lead, then skip the leader
         _step(h)
-    lead = h.c.deal.state.to_move
+    lead = h.state.to_move
     _ref(h, "skip_turn")
-    assert h.c.deal.state.to_move not in (lead, None) and h.c.deal.state.leading
+    assert h.state.to_move not in (lead, None) and h.state.leading
     _step(h)  # someone leads; one seat sits out the rest of this trick
-    sitter = h.c.deal.state.to_move
+    sitter = h.state.to_move
     _ref(h, "skip_trick", seat=sitter)
     for _ in range(2):
         h.send(Command("penalty", {"seat": sitter, "kind": "warning", "role": "referee"}))
@@ -152,22 +153,23 @@ def test_tribute_corrections_before_play_are_recorded_and_replay() -> None:
     h.start_match(match_end={"method": "deals", "deals": 2})
     while h.c.deal is None or h.c.deal.number < 2 or h.c.deal.state is None:
         _step(h)
-    st = h.c.deal.state
+    st = h.state
     assert st.phase == engine.TRIBUTE
     giver = st.pending_gives()[0]
+    assert st.plan is not None
     card = next(p for p in st.plan.payments if p.giver == giver).candidates[0]
     h.send(CardsSeen(giver, [card.code]))
-    assert h.c.deal.state.given
+    assert h.state.given
     _ref(h, "undo_last", reason="laid too early")
-    assert not h.c.deal.state.given
+    assert not h.state.given
     _ref(h, "redo_tribute")
-    while h.c.deal.state.phase != engine.PLAYING:
+    while h.state.phase != engine.PLAYING:
         _step(h)
     _step(h)
     _ref(h, "undo_last")  # the first play may be undone...
     h.send(Command("correct", {"action": "undo_last", "role": "referee"}, token="v"))
     (refused,) = [e for e in h.effects if isinstance(e, Reply) and e.token == "v"]
-    assert not refused.ok and "play has begun" in refused.error  # ...but not the return before it
+    assert not refused.ok and "play has begun" in error_of(refused)  # ...but not the return before it
     h.play_out()
     record = h.of("results", "deal_result")[-1]
     kinds = [a["referee"] for a in record["actions"] if "referee" in a]

@@ -55,13 +55,13 @@ def _game() -> Harness:
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)  # S leads
+    h.deal.state = engine.begin_play(h.state, "S", h.now)  # S leads
     return h
 
 
 def absent(h: Harness, seat: str, codes: list[str]) -> str:
     """The first of ``codes`` that ``seat`` does not hold."""
-    held = {c.code for c in h.c.deal.state.hand(seat)}
+    held = {c.code for c in h.state.hand(seat)}
     return next(code for code in codes if code not in held)
 
 
@@ -82,7 +82,7 @@ def test_unsure_not_held_is_a_misread_not_a_foul() -> None:
     h.send(CardsSeen("S", [wrong], 0.8, frame=6, candidates=[[(wrong, 0.8), (other, 0.15)]]))
     assert not h.alerts("not_held") and len(h.alerts("misread")) == 1
     assert h.alerts("misread")[0]["evidence"]["candidates"][0][0] == [wrong, 0.8]
-    assert h.c.deal.state.to_move == "S"  # nothing happened: S lays again
+    assert h.state.to_move == "S"  # nothing happened: S lays again
 
 
 def test_nearly_sure_is_not_sure_enough_to_accuse() -> None:
@@ -107,7 +107,7 @@ def test_unsure_cards_beside_the_play_of_a_seat_not_on_turn_raise_nothing() -> N
     a few frames is no exposed card and asks nothing of a seat not on turn."""
     h = _game()
     h.send(CardsSeen("S", ["D9"], 1.0, frame=9))
-    assert h.of("events", "play")[0]["cards"] == ["D9"] and h.c.deal.state.to_move == "E"
+    assert h.of("events", "play")[0]["cards"] == ["D9"] and h.state.to_move == "E"
     h.send(CardsSeen("S", ["C9"], 0.5, frame=10, candidates=[[("C9", 0.5), ("S9", 0.3)]]))
     h.send(CardsSeen("S", [], 0.0, frame=11, unreadable=1))
     assert h.alerts() == []
@@ -122,7 +122,7 @@ def test_more_copies_of_a_card_than_the_pack_holds_is_never_a_foul() -> None:
     h.start_match()
     h.send(Command("start_deal", {}))
     h.flush()
-    h.c.deal.state = engine.begin_play(h.c.deal.state, "S", h.now)
+    h.deal.state = engine.begin_play(h.state, "S", h.now)
     for frame in (44, 45):
         h.send(CardsSeen("S", ["HR", "HR", "HR"], 1.0, frame=frame))
     assert [a["evidence"]["more_than_the_pack_holds"] for a in h.alerts("misread")] == [["HR"], ["HR"]]

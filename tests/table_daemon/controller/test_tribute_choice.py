@@ -14,7 +14,7 @@ from guandan import SEATS, full_pack, replay
 from guandan import deal as engine
 from table_daemon.controller import CardsSeen, Command, Light, Press, Reply, Tick, Timing
 
-from .harness import Harness
+from .harness import Harness, error_of
 
 CHOOSE = {"name": "open-choice", "tie_tribute": "winner_chooses"}
 
@@ -42,17 +42,17 @@ def _tribute_deal(timing: Timing | None = None) -> Harness:
     h.c.match = replace(h.c.match, deals=1, last_finish=("S", "N", "E", "W"))  # as after a 双下 by S and N
     h.send(Command("start_deal", {}))
     h.flush()
-    st = h.c.deal.state
-    assert st.phase == engine.TRIBUTE and st.plan.winner_chooses and sorted(st.pending_gives()) == ["E", "W"]
+    st = h.state
+    assert st.phase == engine.TRIBUTE and st.plan is not None and st.plan.winner_chooses and sorted(st.pending_gives()) == ["E", "W"]
     return h
 
 
 def _lay_both(h: Harness) -> dict[str, Any]:
     h.send(CardsSeen("E", ["SA"]))
-    assert h.c.deal.tribute_choice is None and h.of("state")[-1]["tribute"]["laid"] == {"E": "SA"}
+    assert h.deal.tribute_choice is None and h.of("state")[-1]["tribute"]["laid"] == {"E": "SA"}
     assert h.of("state")[-1]["tribute"]["pending"] == ["W"]
     effects = h.send(CardsSeen("W", ["HA"]))
-    assert not h.c.deal.state.given  # nothing goes to the engine before 上游 has chosen
+    assert not h.state.given  # nothing goes to the engine before 上游 has chosen
     (ask,) = h.of("events", "tribute_choice_needed")
     assert ask["seat"] == "S" and ask["cards"] == {"E": "SA", "W": "HA"} and ask["default"] == "E"
     assert ask["buttons"] == {"pass": "E", "confirm": "W"} and "上游" in ask["text"] and "chooses" in ask["text"]
@@ -76,10 +76,10 @@ def test_confirm_button_takes_the_other_card_and_the_record_replays() -> None:
     h = _tribute_deal()
     _lay_both(h)
     h.send(Press("N", "confirm"))  # only 上游 chooses
-    assert h.c.deal.tribute_choice is not None
+    assert h.deal.tribute_choice is not None
     h.send(Press("S", "confirm"))
-    st = h.c.deal.state
-    assert h.c.deal.tribute_choice is None and st.phase == engine.RETURNING
+    st = h.state
+    assert h.deal.tribute_choice is None and st.phase == engine.RETURNING
     assert [(g, r, x.code) for g, r, x in st.given] == [("W", "S", "HA"), ("E", "N", "SA")]
     assert st.leader == "W"  # the payer of 上游 leads
     assert h.of("events", "tribute_chosen")[0] == {"type": "tribute_chosen", "deal": 2, "seat": "S",
@@ -97,7 +97,7 @@ def test_pass_button_takes_the_default_card() -> None:
     h = _tribute_deal()
     _lay_both(h)
     h.send(Press("S", "pass"))
-    assert [(g, r) for g, r, _ in h.c.deal.state.given] == [("E", "S"), ("W", "N")]
+    assert [(g, r) for g, r, _ in h.state.given] == [("E", "S"), ("W", "N")]
     record = _finish(h)
     assert record["tribute"][0] == {"from": "E", "to": "S", "card": "SA"} and record["leader"] == "E"
 
@@ -110,9 +110,9 @@ def test_declare_command_chooses_and_refuses_bad_answers() -> None:
     h.send(Command("declare", {"seat": "S", "tribute_from": "N"}, token="x"))
     h.send(Command("declare", {"seat": "S", "tribute_from": "W"}, token="ok"))
     replies = {e.token: e for e in h.effects if isinstance(e, Reply)}
-    assert not replies["early"].ok and "no tribute choice" in replies["early"].error
-    assert not replies["n"].ok and "S chooses" in replies["n"].error
-    assert not replies["x"].ok and "tribute_from must be E or W" in replies["x"].error
+    assert not replies["early"].ok and "no tribute choice" in error_of(replies["early"])
+    assert not replies["n"].ok and "S chooses" in error_of(replies["n"])
+    assert not replies["x"].ok and "tribute_from must be E or W" in error_of(replies["x"])
     assert replies["ok"].ok
     assert h.of("events", "tribute_chosen")[0]["how"] == "command"
     record = _finish(h)
@@ -124,23 +124,23 @@ def test_time_out_takes_the_default() -> None:
     _lay_both(h)
     assert h.of("state")[-1]["tribute_choice"]["deadline"] is not None
     h.send(Tick(), dt=10)
-    assert not h.of("events", "timer_warning") and h.c.deal.tribute_choice is not None
+    assert not h.of("events", "timer_warning") and h.deal.tribute_choice is not None
     h.send(Tick(), dt=6)
     assert h.of("events", "timer_warning")[0]["seat"] == "S"
     h.send(Tick(), dt=5)
     assert h.of("events", "timeout")[0] == {"type": "timeout", "deal": 2, "seat": "S",
                                             "action": {"tribute_from": "E"}}
-    assert [(g, r) for g, r, _ in h.c.deal.state.given] == [("E", "S"), ("W", "N")]
+    assert [(g, r) for g, r, _ in h.state.given] == [("E", "S"), ("W", "N")]
     assert h.of("events", "tribute_chosen")[0]["how"] == "timeout"
     _finish(h)
 
 
 def test_a_wrong_tribute_card_is_refused_before_the_choice() -> None:
     h = _tribute_deal()
-    low = next(x for x in h.c.deal.state.hand("E") if x.code != "SA")
+    low = next(x for x in h.state.hand("E") if x.code != "SA")
     h.send(CardsSeen("E", [low.code]))
-    assert h.alerts("wrong_tribute")[0]["seat"] == "E" and not h.c.deal.tribute_held
-    assert all(s in SEATS for s in h.c.deal.state.pending_gives())
+    assert h.alerts("wrong_tribute")[0]["seat"] == "E" and not h.deal.tribute_held
+    assert all(s in SEATS for s in h.state.pending_gives())
 
 
 def test_start_match_profile_names_and_settings() -> None:
@@ -148,8 +148,8 @@ def test_start_match_profile_names_and_settings() -> None:
     h.send(Command("start_match", {"profile": {"tie_tribute": "sometimes"}}, token="a"))
     h.send(Command("start_match", {"profile": "nope"}, token="b"))
     replies = {e.token: e for e in h.effects if isinstance(e, Reply)}
-    assert not replies["a"].ok and "tie_tribute" in replies["a"].error
-    assert not replies["b"].ok and "unknown profile" in replies["b"].error
+    assert not replies["a"].ok and "tie_tribute" in error_of(replies["a"])
+    assert not replies["b"].ok and "unknown profile" in error_of(replies["b"])
     assert h.c.profile.name == "national" and not h.c.match_active
     h.start_match(profile={"base": "jiangsu", **CHOOSE}, match_end={"method": "deals", "deals": 1})
     assert h.c.profile.name == "open-choice" and h.c.profile.tie_tribute == "winner_chooses"

@@ -137,9 +137,9 @@ def test_whole_event_started_from_the_desk_page(broker_factory, tmp_path: Path, 
         assert four.stop() == 0, "\n".join(four.lines[-20:])
     finally:
         context.close()
-        for p in (three, four):
-            if p.proc.poll() is None:
-                p.stop(signal.SIGKILL)
+        for table_proc in (three, four):
+            if table_proc.proc.poll() is None:
+                table_proc.stop(signal.SIGKILL)
         assert desk.stop() == 0
     assert any("refused" in line or "accepted" in line for line in desk.lines)
 

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from table_daemon.desk import rounds
+
+
+def _why_not_counted(event: str, table: str, rid: str, match: int | None, start: Any,
+                     pairing: Mapping[str, Any] | None) -> str:
+    """The reason a result does not count (for a result that does not)."""
+    why = rounds.why_not_counted(event, table, rid, match, start, pairing)
+    assert why is not None
+    return why
+
 
 PAIRING = {"round": 2, "tbl": "T01", "ns": 3, "ew": 5, "accepted_at": None, "sent_at": "x", "last_error": None}
 
@@ -12,14 +24,14 @@ def test_a_result_counts_only_for_the_desks_start_at_its_own_table() -> None:
     assert start == "ev/T01/m2/start" and rounds.parse_start_id(start) == ("T01", 2)
     assert rounds.why_not_counted("ev", "T01", "ev/T01/m2", 2, start, PAIRING) is None
     # a T02 publishing an id of T01
-    assert "does not name the table T02" in rounds.why_not_counted("ev", "T02", "ev/T01/m2", 2, start, PAIRING)
+    assert "does not name the table T02" in _why_not_counted("ev", "T02", "ev/T01/m2", 2, start, PAIRING)
     # the table's own match (no start) and another start
-    assert "did not play it as the desk's match (start none" in rounds.why_not_counted(
+    assert "did not play it as the desk's match (start none" in _why_not_counted(
         "ev", "T01", "ev/T01/m2", 2, None, PAIRING)
-    assert "ev/T01/m1/start" in rounds.why_not_counted("ev", "T01", "ev/T01/m2", 2, "ev/T01/m1/start", PAIRING)
-    assert "has no match at table T01" in rounds.why_not_counted("ev", "T01", "ev/T01/m3", 3, None, None)
+    assert "ev/T01/m1/start" in _why_not_counted("ev", "T01", "ev/T01/m2", 2, "ev/T01/m1/start", PAIRING)
+    assert "has no match at table T01" in _why_not_counted("ev", "T01", "ev/T01/m3", 3, None, None)
     # a table that does not say its start counts once it accepted the start
-    assert "has not accepted" in rounds.why_not_counted("ev", "T01", "ev/T01/m2", 2, rounds.UNSAID, PAIRING)
+    assert "has not accepted" in _why_not_counted("ev", "T01", "ev/T01/m2", 2, rounds.UNSAID, PAIRING)
     accepted = {**PAIRING, "accepted_at": "2026-12-01T10:00:00Z"}
     assert rounds.why_not_counted("ev", "T01", "ev/T01/m2", 2, rounds.UNSAID, accepted) is None
 

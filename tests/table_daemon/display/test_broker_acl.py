@@ -11,6 +11,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -27,7 +28,12 @@ def display_client(port: int, received: list[tuple[str, dict]]) -> mqtt.Client:
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, transport="websockets")
     client.username_pw_set("display")
     ready = threading.Event()
-    client.on_connect = lambda c, *a: (c.subscribe("guandan/v1/#", 1), ready.set())
+
+    def on_connect(c: mqtt.Client, *_: Any) -> None:
+        c.subscribe("guandan/v1/#", 1)
+        ready.set()
+
+    client.on_connect = on_connect
     client.on_message = lambda c, u, m: received.append((m.topic, json.loads(m.payload)))
     client.connect("127.0.0.1", port)
     client.loop_start()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
 from hardware.cameras.simulated import held_out_decks, load_deck
+from tests.images import imread
 from vision.geometry import Region, find_regions
 from vision.net.grouping import Sighting
 from vision.net.reader import CardReader, _several_cards
@@ -61,7 +61,7 @@ def test_real_fanned_deal_photo(net_reader: CardReader, bidly: Path) -> None:
     ordinary threshold; over all seven deals the model of now finds more, 70.1 % -> 71.6 %)."""
     image = bidly / "deals" / "deal4-md-sq.jpg"
     wanted = {normalise_label(i["name"]) for i in json.loads((bidly / "deals" / "deal4-md-sq-labels.json").read_text())}
-    got = [r.card for r in net_reader.read_image(cv2.imread(str(image)))]
+    got = [r.card for r in net_reader.read_image(imread(image))]
     assert len(set(got) & wanted) >= 0.55 * len(wanted)
     assert sum(1 for c in got if c not in wanted) <= 0.1 * len(got)
 
@@ -205,7 +205,7 @@ def test_a_card_the_two_networks_read_as_two_different_cards_is_reported_unsure(
     read by one of the model's two networks as one card and by the other as another, so each comes out just under
     one half. Left out, the triple read surely as a pair was a legal play and was taken silently; the table's
     reader reports it, unsure, with both cards among its candidates, for the seat's hand to settle."""
-    view = cv2.imread(str(FRAMES / f"{frame}.png"))
+    view = imread(FRAMES / f"{frame}.png")
     [region] = find_regions(view, min_area_frac=0.02)
     net = CardReader(unsure=True)
     read = net.read_region(view, region, turns=(0,))
@@ -218,7 +218,7 @@ def test_the_zero_of_a_loosely_set_ten_is_no_queen() -> None:
     """arimo-four-colour (held out) sets "10" loose: its "0" starts a glyph's height right of the "1" and was read
     as a queen of the same suit, so DT HT was seen as DT DQ HT HQ (the queens one sure, one not). A zone view from
     bench/table_reading.py."""
-    view = cv2.imread(str(FRAMES / "arimo-four-colour-dt-ht.png"))
+    view = imread(FRAMES / "arimo-four-colour-dt-ht.png")
     [region] = find_regions(view, min_area_frac=0.02)
     net = CardReader(unsure=True)
     read = net.read_region(view, region, turns=(0,))

@@ -14,7 +14,9 @@ def test_lowest_threshold_with_few_wrong_readings() -> None:
     readings = [(0.99, True)] * 200 + [(0.97, False)] + [(0.8, True)] * 50 + [(0.75, False)] * 10
     t, facts = choose(readings)
     assert 0.75 < t <= 0.8
-    assert facts["wrong_above"] <= MAX_WRONG_SHARE * (facts["right_above"] + facts["wrong_above"])
+    right, wrong = facts["right_above"], facts["wrong_above"]
+    assert isinstance(right, int) and isinstance(wrong, int)
+    assert wrong <= MAX_WRONG_SHARE * (right + wrong)
 
 
 def test_when_no_threshold_is_safe_wrong_readings_cost_ten_right_ones() -> None:

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.images import imread
 from vision.training.real_eval import (
     A_JOKER,
     CARDS,
@@ -137,7 +138,10 @@ def test_either_joker_is_the_joker_of_a_photo_whose_labels_cannot_say_which() ->
         return [CardReading(code, 1.0, (0, 0, 1, 1)) for code in codes]
 
     for joker in ("SB", "HR"):
-        assert score(lambda _, j=joker: reads(j, "S6"), [alike]).figures(0.9)["wrong_above_threshold"] == 0
+        def reads_joker(_: Path, j: str = joker) -> list[CardReading]:
+            return reads(j, "S6")
+
+        assert score(reads_joker, [alike]).figures(0.9)["wrong_above_threshold"] == 0
     # one joker in sight: the second joker read there is one card too many, as a card read twice is
     assert score(lambda _: reads("SB", "HR", "S6"), [alike]).figures(0.9)["wrong_above_threshold"] == 1
     # where the labels do tell the jokers apart, the other joker is still a wrong card
@@ -174,11 +178,12 @@ def test_a_photo_saved_grey_is_grey_and_a_red_index_on_white_is_not() -> None:
     grey = cv2.cvtColor(cv2.cvtColor(card, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     # saved as a JPEG, a grey photo's channels differ a little: still grey
     ok, jpeg = cv2.imencode(".jpg", grey, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    assert ok and photographed_grey(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
+    saved = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    assert ok and saved is not None and photographed_grey(saved)
 
 
 def test_the_shared_grey_photos_are_told_from_the_colour_ones(cardcounter: Path) -> None:
     # a grey photo of an eight of diamonds, and a colour photo of a three of hearts of the same series
     images = cardcounter / "images"
-    assert photographed_grey(cv2.imread(str(images / "IMG_20220921_200027.jpg")))
-    assert not photographed_grey(cv2.imread(str(images / "IMG_20220921_194705.jpg")))
+    assert photographed_grey(imread(images / "IMG_20220921_200027.jpg"))
+    assert not photographed_grey(imread(images / "IMG_20220921_194705.jpg"))

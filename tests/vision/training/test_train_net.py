@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 torch = pytest.importorskip("torch")
 
 from vision.training.train_net import augment  # noqa: E402
 
 
-def _grey(batch: torch.Tensor) -> torch.Tensor:
+def _grey(batch: Tensor) -> Tensor:
     """Which windows came out grey: their channels differ only by the added sensor noise."""
     return (batch[:, 0] - batch[:, 1]).abs().mean(dim=(1, 2)) < 0.1
 

@@ -52,7 +52,7 @@ def test_surplus_no_index_windows_are_left_out_and_every_array_cut_alike() -> No
 
 def test_a_sample_keeps_the_windows_in_order_with_their_labels() -> None:
     crops = np.arange(50, dtype=np.uint8)[:, None, None, None] * np.ones((1, CROP, CROP, 3), np.uint8)
-    full = {"crops": crops, "labels": (np.arange(50) % 3).astype(np.int16), "design": np.arange(50, dtype=np.int16),
+    full: dict[str, np.ndarray] = {"crops": crops, "labels": (np.arange(50) % 3).astype(np.int16), "design": np.arange(50, dtype=np.int16),
             "designs": np.array(["a", "b"]), "classes": CLASSES}
     sample = some_of(full, 20)
     assert len(sample["labels"]) == 20 and list(sample["designs"]) == ["a", "b"]
