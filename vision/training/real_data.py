@@ -20,6 +20,12 @@ its direction:
 Every negative that the teacher reads as a card (``HARD``) is kept, since those are the reader's false indices
 (pips, court pictures, card backs); of the other negatives a random share.
 
+The train part's labels were looked at where they contradict the photo (``vision/data/train_part_audit.json``,
+``train_part_audit``): a box labelled with a card it does not show is relabelled, and real indices that no box
+surrounds (cards cut by the photo's edge, photos that box one corner of each card) are regions whose windows are
+left out, neither positive nor negative: outside every box they were "no index", and trained so they taught the
+network to doubt real indices.
+
 Writes ``OUT.npz`` like ``index_data.py`` (``crops``, ``labels``, ``design`` = the photo's number, ``designs`` =
 the photo names, ``classes``). Deterministic.
 """
@@ -27,6 +33,7 @@ the photo names, ``classes``). Deterministic.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import dataclass
@@ -49,6 +56,7 @@ from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
 
 N_NONE = CLASSES.index(NONE)
+AUDIT_PATH = Path(__file__).resolve().parents[1] / "data" / "train_part_audit.json"
 #: a negative window the teacher reads as some card at least this sure is always kept (a hard negative)
 HARD = 0.3
 
@@ -152,12 +160,74 @@ def same_rank(code: str) -> list[int]:
     return [i for i, c in enumerate(CLASSES) if c != NONE and c not in JOKERS and c[1] == code[1]]
 
 
+class AuditError(ValueError):
+    """The train part's audit file says something that cannot be applied (the message names the entry)."""
+
+
+@dataclass(frozen=True)
+class PhotoAudit:
+    """What the audit of the train part says of one photo: boxes whose card is wrong, and real indices that no box
+    surrounds."""
+
+    relabel: tuple[tuple[str, str], ...] = ()  # (the card a box is labelled with, the card it shows)
+    unboxed: tuple[Box, ...] = ()  # regions holding a real index no box surrounds (code None)
+
+
+def train_part_audit(path: Path = AUDIT_PATH) -> dict[str, PhotoAudit]:
+    """The audit of the train part's labels, by photo (cardcounter's file names). Unknown keys, unknown cards and
+    regions outside the photo are errors that name the entry, so that a mistyped entry is never silently ignored."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise AuditError(f"{path}: {e}") from e
+    if not isinstance(data, dict) or set(data) - {"about", "relabel", "unboxed"}:
+        got = sorted(data) if isinstance(data, dict) else data
+        raise AuditError(f"{path}: the keys are about, relabel and unboxed (got {got!r})")
+    relabel: dict[str, list[tuple[str, str]]] = {}
+    unboxed: dict[str, list[Box]] = {}
+    for n, entry in enumerate(data.get("relabel", [])):
+        _keys(path, "relabel", n, entry, {"photo", "labelled", "shows", "why"})
+        for key in ("labelled", "shows"):
+            if entry[key] not in CLASSES or entry[key] == NONE:
+                raise AuditError(f"{path}: relabel[{n}].{key}: {entry[key]!r} is not a card")
+        relabel.setdefault(entry["photo"], []).append((entry["labelled"], entry["shows"]))
+    for n, entry in enumerate(data.get("unboxed", [])):
+        _keys(path, "unboxed", n, entry, {"photo", "box", "why"})
+        box = entry["box"]
+        if (not isinstance(box, list) or len(box) != 4 or not all(isinstance(v, int | float) for v in box)
+                or not (0 <= box[0] <= 1 and 0 <= box[1] <= 1 and 0 < box[2] <= 1 and 0 < box[3] <= 1)):
+            raise AuditError(f"{path}: unboxed[{n}].box: {box!r} is not [cx, cy, w, h] in shares of the photo")
+        unboxed.setdefault(entry["photo"], []).append(Box(None, *(float(v) for v in box)))
+    return {photo: PhotoAudit(tuple(relabel.get(photo, ())), tuple(unboxed.get(photo, ())))
+            for photo in sorted(set(relabel) | set(unboxed))}
+
+
+def _keys(path: Path, section: str, n: int, entry: object, allowed: set[str]) -> None:
+    """Raise ``AuditError`` unless ``entry`` is an object with exactly the keys ``allowed``."""
+    if not isinstance(entry, dict) or set(entry) != allowed:
+        got = sorted(entry) if isinstance(entry, dict) else entry
+        raise AuditError(f"{path}: {section}[{n}] must have the keys {sorted(allowed)} (got {got!r})")
+    if not isinstance(entry["photo"], str) or not entry["photo"]:
+        raise AuditError(f"{path}: {section}[{n}].photo: {entry['photo']!r} is not a photo's file name")
+
+
+def audited(boxes: list[Box], audit: PhotoAudit | None) -> list[Box]:
+    """``boxes`` with the audit's relabelling applied (every box labelled with a relabelled card)."""
+    if audit is None:
+        return boxes
+    shows = dict(audit.relabel)
+    return [Box(shows.get(b.code, b.code) if b.code is not None else None, b.cx, b.cy, b.w, b.h) for b in boxes]
+
+
 def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int], teacher: IndexNet,
                   rng: np.random.Generator, negatives_per_positive: float = 4.0,
-                  hard_above: float = HARD, unnamed: frozenset[int] = frozenset()) -> tuple[list[np.ndarray], list[int]]:
+                  hard_above: float = HARD, unnamed: frozenset[int] = frozenset(),
+                  unboxed: tuple[Box, ...] = ()) -> tuple[list[np.ndarray], list[int]]:
     """Labels for the windows of one photo (see the module's docstring); negatives sampled. ``unnamed``: the boxes
-    (by index) whose card the labels cannot name: their windows are left out."""
+    (by index) whose card the labels cannot name: their windows are left out. ``unboxed``: regions holding a real
+    index that no box surrounds (the audit's): windows there outside every box are left out."""
     pixel_boxes = in_pixels(boxes, size)
+    gaps = in_pixels(list(unboxed), size)
     negatives: list[int] = []
     by_box: dict[int, list[int]] = {}
     for i, win in enumerate(windows):
@@ -165,7 +235,8 @@ def label_windows(windows: list[Window], boxes: list[Box], size: tuple[int, int]
         if any(k in unnamed for k in inside):
             continue
         if not inside:
-            negatives.append(i)
+            if not any(in_box(win, g, pad=0.0) for g in gaps):
+                negatives.append(i)
         elif all(boxes[k].code is None for k in inside):
             negatives.append(i)  # the back of a card
         elif len(inside) == 1:
@@ -229,6 +300,7 @@ def main(argv: list[str]) -> int:
     names = load_split()[args.part]
     all_boxes = cardcounter_boxes()
     alike = jokers_alike("cardcounter")
+    audit = train_part_audit()
     rng = np.random.default_rng(args.seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []
@@ -236,10 +308,11 @@ def main(argv: list[str]) -> int:
     for n, name in enumerate(names):
         image = load_image(CARDS / "cardcounter" / "images" / name)
         windows = flat_windows(image) + spotted_windows(image)
-        boxes = all_boxes[name]
+        photo_audit = audit.get(name)
+        boxes = audited(all_boxes[name], photo_audit)
         unnamed = frozenset(k for k, b in enumerate(boxes) if name in alike and b.code in JOKERS)
         x, y = label_windows(windows, boxes, image.shape[:2], teacher, rng, hard_above=args.hard_above,
-                             unnamed=unnamed)
+                             unnamed=unnamed, unboxed=photo_audit.unboxed if photo_audit else ())
         xs += x
         ys += y
         ds += [n] * len(y)

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vision.files import load_image
 from vision.net.network import CLASSES, IndexNet
 from vision.net.reader import CLOSE_UP_FROM
-from vision.training.real_data import N_NONE, Window, flat_windows, label_windows, same_rank, spotted_windows
+from vision.training.real_data import (
+    N_NONE,
+    AuditError,
+    Window,
+    audited,
+    flat_windows,
+    in_box,
+    in_pixels,
+    label_windows,
+    same_rank,
+    spotted_windows,
+    train_part_audit,
+)
 from vision.training.real_eval import jokers_alike
 from vision.training.real_split import Box, cardcounter_boxes, load_split
 
@@ -104,3 +118,57 @@ def test_windows_in_a_box_whose_joker_the_labels_cannot_name_are_left_out(cardco
     assert set(left_out) == {N_NONE}
     # the box's own windows (read sideways or upside down, negatives as labelled) are gone too
     assert as_labelled.count(N_NONE) > len(left_out)
+
+
+def test_the_audit_names_train_photos_real_boxes_and_regions_outside_every_box(cardcounter: Path) -> None:
+    """The committed audit of the train part: every photo it names is trained on, every card it relabels is a
+    box's label there, and every region of an unboxed index lies outside every box (it holds what no box does)."""
+    audit = train_part_audit()
+    train = set(load_split()["train"])
+    boxes = cardcounter_boxes(cardcounter)
+    assert audit and set(audit) <= train
+    assert sum(len(a.unboxed) for a in audit.values()) >= 50
+    for photo, what in audit.items():
+        labels = {b.code for b in boxes[photo]}
+        assert all(labelled in labels and shows != labelled for labelled, shows in what.relabel)
+        for region in what.unboxed:
+            centre = Window(np.zeros((1, 1)), np.array([region.cx * 100, region.cy * 100]), np.array([0.0, -1.0]), 1)
+            assert not any(in_box(centre, b, pad=0.0) for b in in_pixels(boxes[photo], (100, 100))), photo
+
+
+def test_an_ace_of_clubs_labelled_as_the_queen_is_trained_as_the_ace(cardcounter: Path) -> None:
+    name = "IMG_7768.jpg"
+    boxes = cardcounter_boxes(cardcounter)[name]
+    assert sorted(b.code for b in boxes) == ["CQ", "CQ", "D5"]
+    assert sorted(b.code for b in audited(boxes, train_part_audit()[name])) == ["CA", "CA", "D5"]
+
+
+def test_windows_of_an_unboxed_index_are_left_out_but_not_those_in_a_box() -> None:
+    """A window in a region the audit says holds an index no box surrounds is neither a card nor "no index"; one
+    in that region and in a labelled box is labelled by the box as before."""
+    def window(x: float) -> Window:
+        return Window(np.zeros((32, 32, 3), np.uint8), np.array([x, 50.0]), np.array([0.0, -1.0]), 10.0)
+
+    teacher = IndexNet(STAGE1)
+    windows = [window(20.0)] * 3 + [window(80.0)] * 3
+    back = [Box(None, 0.8, 0.5, 0.2, 0.2)]  # a face-down card's box: its windows are negatives
+    _, as_labelled = label_windows(windows, back, (100, 100), teacher, np.random.default_rng(0))
+    _, audited_y = label_windows(windows, back, (100, 100), teacher, np.random.default_rng(0),
+                                 unboxed=(Box(None, 0.2, 0.5, 0.2, 0.2), Box(None, 0.8, 0.5, 0.2, 0.2)))
+    assert as_labelled.count(N_NONE) == 6  # all six taken (fewer than the six negatives kept at least)
+    assert audited_y == [N_NONE] * 3  # the box's three stay; the unboxed index's three are left out
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ('{"relabel": [], "unbox": []}', "keys are about, relabel and unboxed"),
+    ('{"relabel": [{"photo": "a.jpg", "labelled": "CQ", "shows": "C1", "why": ""}]}', "relabel[0].shows"),
+    ('{"relabel": [{"photo": "a.jpg", "labelled": "CQ", "shows": "CA"}]}', "relabel[0] must have the keys"),
+    ('{"unboxed": [{"photo": "a.jpg", "box": [0.5, 0.5, 0, 0.1], "why": ""}]}', "unboxed[0].box"),
+    ('{"unboxed": [{"photo": "", "box": [0.5, 0.5, 0.1, 0.1], "why": ""}]}', "unboxed[0].photo"),
+    ("{", "Expecting"),
+])
+def test_a_malformed_audit_is_an_error_naming_the_entry(tmp_path: Path, text: str, names: str) -> None:
+    path = tmp_path / "audit.json"
+    path.write_text(text)
+    with pytest.raises(AuditError, match=names.replace("[", r"\[").replace("]", r"\]")):
+        train_part_audit(path)
