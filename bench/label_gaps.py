@@ -3,7 +3,8 @@
 ``vision/training/real_data.py`` labels every window outside cardcounter's boxes "no index" and keeps every one its
 teacher reads as a card (``HARD``) as a hard negative. The boxes leave out cards cut by the photo's edge, and some
 photos box one corner of each card only, so some of those hard negatives are real indices (``vision/README.md``,
-*Tried and not kept (twenty-second session)*). This bench cuts the train part's windows as training does, keeps
+*Tried and not kept (twenty-second session)*). Windows in the regions ``vision/data/train_part_audit.json`` already
+holds (the twenty-third session's audit of this bench's candidates) are counted as ``audited`` and not listed. This bench cuts the train part's windows as training does, keeps
 the hard negatives the teacher reads as a card at least ``--sure`` sure, and reads each with an independent reader
 (PaddleOCR's text recogniser, ``bench/rank_ocr.py``): where it reads the teacher's rank, the window is probably a
 real index the labels miss. Prints the counts and one JSON line per such window (photo, centre, glyph height, up,
@@ -32,7 +33,15 @@ from rank_ocr import Recogniser, rank_in, rank_of, upright  # noqa: E402
 
 from vision.files import load_image  # noqa: E402
 from vision.net.network import CLASSES, IndexNet  # noqa: E402
-from vision.training.real_data import HARD, N_NONE, flat_windows, in_box, in_pixels, spotted_windows  # noqa: E402
+from vision.training.real_data import (  # noqa: E402
+    HARD,
+    N_NONE,
+    flat_windows,
+    in_box,
+    in_pixels,
+    spotted_windows,
+    train_part_audit,
+)
 from vision.training.real_split import CARDS, cardcounter_boxes, load_split  # noqa: E402
 
 TEACHER = ROOT / "vision" / "data" / "index_net_rendered.onnx"
@@ -50,13 +59,19 @@ def main() -> int:
     teacher = IndexNet(args.teacher, threads=1)
     ocr = Recogniser(args.ocr)
     boxes = cardcounter_boxes()
-    counts = {"photos": 0, "negatives": 0, "hard": 0, "sure": 0, "read_alike": 0}
+    audit = train_part_audit()
+    counts = {"photos": 0, "negatives": 0, "hard": 0, "sure": 0, "read_alike": 0, "audited": 0}
     tiles: list[np.ndarray] = []
     for name in load_split()[args.part]:
         image = load_image(CARDS / "cardcounter" / "images" / name)
         counts["photos"] += 1
         boxed = in_pixels(boxes[name], image.shape[:2])
+        gaps = in_pixels(list(audit[name].unboxed), image.shape[:2]) if name in audit else []
         outside = [x for x in flat_windows(image) + spotted_windows(image) if not any(in_box(x, b) for b in boxed)]
+        # what the audit already holds is left out of training (real_data --audit): counted, not listed again
+        listed = len(outside)
+        outside = [x for x in outside if not any(in_box(x, g, pad=0.0) for g in gaps)]
+        counts["audited"] += listed - len(outside)
         counts["negatives"] += len(outside)
         if not outside:
             continue

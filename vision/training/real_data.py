@@ -21,7 +21,7 @@ Every negative that the teacher reads as a card (``HARD``) is kept, since those 
 (pips, court pictures, card backs); of the other negatives a random share.
 
 The train part's labels were looked at where they contradict the photo (``vision/data/train_part_audit.json``,
-``train_part_audit``): a box labelled with a card it does not show is relabelled, and real indices that no box
+``train_part_audit``; applied with ``--audit``): a box labelled with a card it does not show is relabelled, and real indices that no box
 surrounds (cards cut by the photo's edge, photos that box one corner of each card) are regions whose windows are
 left out, neither positive nor negative: outside every box they were "no index", and trained so they taught the
 network to doubt real indices.
@@ -294,13 +294,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--hard-above", type=float, default=HARD,
                         help="keep every negative the teacher reads as a card this sure (above 1: none)")
+    parser.add_argument("--audit", type=Path, default=None,
+                        help=f"apply this audit of the labels (relabelled boxes, unboxed indices left out; {AUDIT_PATH.name})")
     args = parser.parse_args(argv)
     start = time.monotonic()
     teacher = IndexNet(args.teacher, threads=1)
     names = load_split()[args.part]
     all_boxes = cardcounter_boxes()
     alike = jokers_alike("cardcounter")
-    audit = train_part_audit()
+    audit = train_part_audit(args.audit) if args.audit is not None else {}
     rng = np.random.default_rng(args.seed)
     xs: list[np.ndarray] = []
     ys: list[int] = []

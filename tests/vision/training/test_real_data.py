@@ -139,8 +139,8 @@ def test_the_audit_names_train_photos_real_boxes_and_regions_outside_every_box(c
 def test_an_ace_of_clubs_labelled_as_the_queen_is_trained_as_the_ace(cardcounter: Path) -> None:
     name = "IMG_7768.jpg"
     boxes = cardcounter_boxes(cardcounter)[name]
-    assert sorted(b.code for b in boxes) == ["CQ", "CQ", "D5"]
-    assert sorted(b.code for b in audited(boxes, train_part_audit()[name])) == ["CA", "CA", "D5"]
+    assert sorted(str(b.code) for b in boxes) == ["CQ", "CQ", "D5"]
+    assert sorted(str(b.code) for b in audited(boxes, train_part_audit()[name])) == ["CA", "CA", "D5"]
 
 
 def test_windows_of_an_unboxed_index_are_left_out_but_not_those_in_a_box() -> None:
@@ -170,5 +170,5 @@ def test_windows_of_an_unboxed_index_are_left_out_but_not_those_in_a_box() -> No
 def test_a_malformed_audit_is_an_error_naming_the_entry(tmp_path: Path, text: str, names: str) -> None:
     path = tmp_path / "audit.json"
     path.write_text(text)
-    with pytest.raises(AuditError, match=names.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(AuditError, match=re.escape(names)):
         train_part_audit(path)
