@@ -20,11 +20,11 @@ its direction:
 Every negative that the teacher reads as a card (``HARD``) is kept, since those are the reader's false indices
 (pips, court pictures, card backs); of the other negatives a random share.
 
-The train part's labels were looked at where they contradict the photo (``vision/data/train_part_audit.json``,
-``train_part_audit``; applied with ``--audit``): a box labelled with a card it does not show is relabelled, and real indices that no box
-surrounds (cards cut by the photo's edge, photos that box one corner of each card) are regions whose windows are
-left out, neither positive nor negative: outside every box they were "no index", and trained so they taught the
-network to doubt real indices.
+With ``--audit`` (``vision/data/train_part_audit.json``, ``train_part_audit``: the train part's labels looked at
+where they contradict the photo), a box labelled with a card it does not show is relabelled, and real indices that
+no box surrounds (cards cut by the photo's edge, photos that box one corner of each card) are regions whose windows
+are left out, neither positive nor negative: outside every box they would be "no index", teaching the network to
+doubt real indices. The recipe does not pass it (a retrain with it read no better: ``vision/README.md``).
 
 Writes ``OUT.npz`` like ``index_data.py`` (``crops``, ``labels``, ``design`` = the photo's number, ``designs`` =
 the photo names, ``classes``). Deterministic.
