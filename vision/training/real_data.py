@@ -51,12 +51,12 @@ from vision.net.proposals import crops, propose
 from vision.net.reader import SpottingPass, spotting_passes
 from vision.net.spotting import spot_windows
 from vision.polarity import lit, printed_views, turn_over
-from vision.training.real_eval import jokers_alike
+from vision.training.real_eval import LabelAuditError, jokers_alike
 from vision.training.real_split import CARDS, Box, cardcounter_boxes, load_split
 from vision.types import JOKERS
 
 N_NONE = CLASSES.index(NONE)
-AUDIT_PATH = Path(__file__).resolve().parents[1] / "data" / "train_part_audit.json"
+TRAIN_AUDIT_PATH = Path(__file__).resolve().parents[1] / "data" / "train_part_audit.json"
 #: a negative window the teacher reads as some card at least this sure is always kept (a hard negative)
 HARD = 0.3
 
@@ -160,10 +160,6 @@ def same_rank(code: str) -> list[int]:
     return [i for i, c in enumerate(CLASSES) if c != NONE and c not in JOKERS and c[1] == code[1]]
 
 
-class AuditError(ValueError):
-    """The train part's audit file says something that cannot be applied (the message names the entry)."""
-
-
 @dataclass(frozen=True)
 class PhotoAudit:
     """What the audit of the train part says of one photo: boxes whose card is wrong, and real indices that no box
@@ -173,45 +169,45 @@ class PhotoAudit:
     unboxed: tuple[Box, ...] = ()  # regions holding a real index no box surrounds (code None)
 
 
-def train_part_audit(path: Path = AUDIT_PATH) -> dict[str, PhotoAudit]:
+def train_part_audit(path: Path = TRAIN_AUDIT_PATH) -> dict[str, PhotoAudit]:
     """The audit of the train part's labels, by photo (cardcounter's file names). Unknown keys, unknown cards and
     regions outside the photo are errors that name the entry, so that a mistyped entry is never silently ignored."""
     try:
         data = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        raise AuditError(f"{path}: {e}") from e
+        raise LabelAuditError(f"{path}: {e}") from e
     if not isinstance(data, dict) or set(data) - {"about", "relabel", "unboxed"}:
         got = sorted(data) if isinstance(data, dict) else data
-        raise AuditError(f"{path}: the keys are about, relabel and unboxed (got {got!r})")
+        raise LabelAuditError(f"{path}: the keys are about, relabel and unboxed (got {got!r})")
     relabel: dict[str, list[tuple[str, str]]] = {}
     unboxed: dict[str, list[Box]] = {}
     for n, entry in enumerate(data.get("relabel", [])):
         _keys(path, "relabel", n, entry, {"photo", "labelled", "shows", "why"})
         for key in ("labelled", "shows"):
             if entry[key] not in CLASSES or entry[key] == NONE:
-                raise AuditError(f"{path}: relabel[{n}].{key}: {entry[key]!r} is not a card")
+                raise LabelAuditError(f"{path}: relabel[{n}].{key}: {entry[key]!r} is not a card")
         relabel.setdefault(entry["photo"], []).append((entry["labelled"], entry["shows"]))
     for n, entry in enumerate(data.get("unboxed", [])):
         _keys(path, "unboxed", n, entry, {"photo", "box", "why"})
         box = entry["box"]
         if (not isinstance(box, list) or len(box) != 4 or not all(isinstance(v, int | float) for v in box)
                 or not (0 <= box[0] <= 1 and 0 <= box[1] <= 1 and 0 < box[2] <= 1 and 0 < box[3] <= 1)):
-            raise AuditError(f"{path}: unboxed[{n}].box: {box!r} is not [cx, cy, w, h] in shares of the photo")
+            raise LabelAuditError(f"{path}: unboxed[{n}].box: {box!r} is not [cx, cy, w, h] in shares of the photo")
         unboxed.setdefault(entry["photo"], []).append(Box(None, *(float(v) for v in box)))
     return {photo: PhotoAudit(tuple(relabel.get(photo, ())), tuple(unboxed.get(photo, ())))
             for photo in sorted(set(relabel) | set(unboxed))}
 
 
 def _keys(path: Path, section: str, n: int, entry: object, allowed: set[str]) -> None:
-    """Raise ``AuditError`` unless ``entry`` is an object with exactly the keys ``allowed``."""
+    """Raise ``LabelAuditError`` unless ``entry`` is an object with exactly the keys ``allowed``."""
     if not isinstance(entry, dict) or set(entry) != allowed:
         got = sorted(entry) if isinstance(entry, dict) else entry
-        raise AuditError(f"{path}: {section}[{n}] must have the keys {sorted(allowed)} (got {got!r})")
+        raise LabelAuditError(f"{path}: {section}[{n}] must have the keys {sorted(allowed)} (got {got!r})")
     if not isinstance(entry["photo"], str) or not entry["photo"]:
-        raise AuditError(f"{path}: {section}[{n}].photo: {entry['photo']!r} is not a photo's file name")
+        raise LabelAuditError(f"{path}: {section}[{n}].photo: {entry['photo']!r} is not a photo's file name")
 
 
-def audited(boxes: list[Box], audit: PhotoAudit | None) -> list[Box]:
+def relabelled(boxes: list[Box], audit: PhotoAudit | None) -> list[Box]:
     """``boxes`` with the audit's relabelling applied (every box labelled with a relabelled card)."""
     if audit is None:
         return boxes
@@ -295,7 +291,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--hard-above", type=float, default=HARD,
                         help="keep every negative the teacher reads as a card this sure (above 1: none)")
     parser.add_argument("--audit", type=Path, default=None,
-                        help=f"apply this audit of the labels (relabelled boxes, unboxed indices left out; {AUDIT_PATH.name})")
+                        help=f"apply this audit of the labels (relabelled boxes, unboxed indices left out; {TRAIN_AUDIT_PATH.name})")
     args = parser.parse_args(argv)
     start = time.monotonic()
     teacher = IndexNet(args.teacher, threads=1)
@@ -311,7 +307,7 @@ def main(argv: list[str]) -> int:
         image = load_image(CARDS / "cardcounter" / "images" / name)
         windows = flat_windows(image) + spotted_windows(image)
         photo_audit = audit.get(name)
-        boxes = audited(all_boxes[name], photo_audit)
+        boxes = relabelled(all_boxes[name], photo_audit)
         unnamed = frozenset(k for k, b in enumerate(boxes) if name in alike and b.code in JOKERS)
         x, y = label_windows(windows, boxes, image.shape[:2], teacher, rng, hard_above=args.hard_above,
                              unnamed=unnamed, unboxed=photo_audit.unboxed if photo_audit else ())

@@ -13,18 +13,17 @@ from vision.net.network import CLASSES, IndexNet
 from vision.net.reader import CLOSE_UP_FROM
 from vision.training.real_data import (
     N_NONE,
-    AuditError,
     Window,
-    audited,
     flat_windows,
     in_box,
     in_pixels,
     label_windows,
+    relabelled,
     same_rank,
     spotted_windows,
     train_part_audit,
 )
-from vision.training.real_eval import jokers_alike
+from vision.training.real_eval import LabelAuditError, jokers_alike
 from vision.training.real_split import Box, cardcounter_boxes, load_split
 
 STAGE1 = Path(__file__).resolve().parents[3] / "vision" / "data" / "index_net_rendered.onnx"
@@ -140,7 +139,7 @@ def test_an_ace_of_clubs_labelled_as_the_queen_is_trained_as_the_ace(cardcounter
     name = "IMG_7768.jpg"
     boxes = cardcounter_boxes(cardcounter)[name]
     assert sorted(str(b.code) for b in boxes) == ["CQ", "CQ", "D5"]
-    assert sorted(str(b.code) for b in audited(boxes, train_part_audit()[name])) == ["CA", "CA", "D5"]
+    assert sorted(str(b.code) for b in relabelled(boxes, train_part_audit()[name])) == ["CA", "CA", "D5"]
 
 
 def test_windows_of_an_unboxed_index_are_left_out_but_not_those_in_a_box() -> None:
@@ -170,5 +169,5 @@ def test_windows_of_an_unboxed_index_are_left_out_but_not_those_in_a_box() -> No
 def test_a_malformed_audit_is_an_error_naming_the_entry(tmp_path: Path, text: str, names: str) -> None:
     path = tmp_path / "audit.json"
     path.write_text(text)
-    with pytest.raises(AuditError, match=re.escape(names)):
+    with pytest.raises(LabelAuditError, match=re.escape(names)):
         train_part_audit(path)
