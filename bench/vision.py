@@ -44,7 +44,7 @@ from vision.net.network import MODEL_PATH, IndexNet, ModelMissingError  # noqa: 
 from vision.net.reader import CardReader as NetCardReader  # noqa: E402
 from vision.net.reader import reading_of  # noqa: E402
 from vision.reader import CardReader  # noqa: E402
-from vision.readers import RUNTIMES  # noqa: E402
+from vision.readers import RUNTIMES, make_card_reader  # noqa: E402
 from vision.table import TableReader  # noqa: E402
 from vision.training.real_eval import (  # noqa: E402
     ALL_REPORTED,
@@ -65,8 +65,9 @@ CALIBRATED_EDGES = (0.0, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 
 def bench_table(frames: int, name: str, model: Path = MODEL_PATH, runtime: str = "opencv") -> dict[str, object]:
     cv2.setNumThreads(1)
-    # the table's own reader: unsure readings too (the hand decides), and a second look where a card was not read
-    net_reader = NetCardReader(IndexNet(model, threads=1, runtime=runtime), unsure=True) if name == "net" else None
+    # the table's own reader, as its composition root makes it: unsure readings too (the hand decides), without the
+    # rules for dim regions (the table brightens whole frames), and a second look where a card was not read
+    net_reader = make_card_reader("net", table=True, runtime=runtime, model=model) if name == "net" else None
     times: list[float] = []
     exact = 0
     rng = np.random.default_rng(1)
