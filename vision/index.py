@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .components import connected_components
 from .geometry import CARD_H
 
 GLYPH_W, GLYPH_H = 20, 28
@@ -85,7 +86,7 @@ def _drop_thin_lines(mask: np.ndarray) -> np.ndarray:
         if not lines.any():
             continue
         joined = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones(bridge, np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+        n, labels, stats, _ = connected_components(joined)
         long_ids = np.flatnonzero(stats[:, axis] >= long_side)
         long_ids = long_ids[long_ids > 0]
         if long_ids.size:
@@ -114,7 +115,7 @@ def ink_mask_k(image: np.ndarray, k: int, floor: int = INK_FLOOR, contrast: int 
 def find_candidates(mask: np.ndarray) -> list[IndexCandidate]:
     """Rank/suit glyph pairs in the top band of an upright region's ink mask, left to right."""
     height = CARD_H
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, _, stats, _ = connected_components(mask)
     glyphs: list[Glyph] = []
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .components import connected_components
 from .geometry import CARD_H
 from .index import Glyph, IndexCandidate, ink_mask_k
 
@@ -50,7 +51,7 @@ def glyph_pairs(image: np.ndarray, min_glyph: int = 8, max_share: float = MAX_GL
     # the ink's neighbourhood grows with the largest glyph looked for (a twelfth of the image: 1/45 of it)
     k = max(9, int(max(h, w) * max_share * 12 / 45) | 1)
     mask, redness = ink_mask_k(image, k)
-    _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _, _, stats, centroids = connected_components(mask)
     max_glyph = max(min_glyph + 1, int(max(h, w) * max_share))
     sizes = np.maximum(stats[:, 2], stats[:, 3]).astype(np.float32)
     ok = (sizes >= min_glyph) & (sizes <= max_glyph) & (stats[:, 4] >= 0.12 * stats[:, 2] * stats[:, 3])
@@ -114,7 +115,7 @@ def _upright(mask: np.ndarray, redness: np.ndarray, a: np.ndarray, b: np.ndarray
     patch_red = cv2.warpAffine(redness.astype(np.float32), matrix, (side, side), flags=cv2.INTER_LINEAR)
     pa = matrix @ np.array([a[0], a[1], 1.0])
     pb = matrix @ np.array([b[0], b[1], 1.0])
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(patch_mask, connectivity=8)
+    n, labels, stats, _ = connected_components(patch_mask)
 
     def glyph_at(p: np.ndarray) -> Glyph | None:
         x, y = int(round(p[0])), int(round(p[1]))

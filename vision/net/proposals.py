@@ -15,6 +15,7 @@ from typing import overload
 import cv2
 import numpy as np
 
+from ..components import connected_components
 from ..geometry import CARD_H
 from ..index import Glyph
 
@@ -34,7 +35,7 @@ Components = tuple[np.ndarray, np.ndarray]
 
 def components(mask: np.ndarray) -> Components:
     """The 8-connected ink components of ``mask`` (shared by :func:`propose` and :func:`anchored`)."""
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _, labels, stats, _ = connected_components(mask)
     return labels, stats
 
 
@@ -74,7 +75,7 @@ def _joined_fragments(mask: np.ndarray, found: list[Glyph], height: int, max_top
     that height, is read as another card."""
     grow = FRAGMENT_GAP // 2 + 1
     grown = cv2.dilate(mask, np.ones((2 * grow - 1, 2 * grow - 1), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    n, labels, stats, _ = connected_components(grown)
     ink = np.bincount(labels[mask > 0], minlength=n)
     # the grown boxes less the growth: the boxes of the pieces themselves, give or take a pixel
     boxes = stats[1:, :4] + np.array([grow - 1, grow - 1, -2 * (grow - 1), -2 * (grow - 1)])
@@ -124,13 +125,13 @@ def _split_from_lines(component: np.ndarray, x0: int, y0: int, height: int) -> l
     near_lines: np.ndarray = cv2.dilate(lines, np.ones((3, 3), np.uint8))
     rest = ink & (1 - near_lines)
     out: list[Glyph] = []
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    n, labels, stats, _ = connected_components(rest)
     for i in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[i])
         if h > MAX_H * height or w > MAX_W * height:
             # the thick cores of the part, each grown back by half a line's thickness (what the opening took)
             cores = thick[y: y + h, x: x + w] & (labels[y: y + h, x: x + w] == i)
-            m, _, core_stats, _ = cv2.connectedComponentsWithStats(cores.astype(np.uint8), connectivity=8)
+            m, _, core_stats, _ = connected_components(cores.astype(np.uint8))
             grow = LINE_THICKNESS // 2
             for j in range(1, m):
                 cx, cy, cw, ch, core_area = (int(v) for v in core_stats[j])
@@ -152,7 +153,7 @@ def _stacked_cores(component: np.ndarray, x0: int, y0: int, height: int) -> list
     strokes (its box is the ink's). One part alone is not proposed: cut from a single glyph (a sideways "8" in
     a real photo), it was read as a card surely and wrongly."""
     ink = component.astype(np.uint8)
-    n, _, stats, _ = cv2.connectedComponentsWithStats(_thick_strokes(ink), connectivity=8)
+    n, _, stats, _ = connected_components(_thick_strokes(ink))
     if n < 3:
         return []
     tall = [(int(s[1]), int(s[1] + s[3])) for s in stats[1:] if s[3] + LINE_THICKNESS >= MIN_H * height]

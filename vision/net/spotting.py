@@ -13,6 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from ..components import connected_components
 from ..geometry import CARD_H
 from ..index import Glyph
 from ..spotting import MAX_GLYPH_SHARE, GlyphPairs, glyph_pairs
@@ -183,7 +184,7 @@ def _window(image: np.ndarray, mask: np.ndarray, centre: np.ndarray, a_h: float,
     matrix = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
     matrix[:, 2] += np.array([side / 2 - centre[0], side / 2 - centre[1]])
     patch_mask = cv2.warpAffine(mask, matrix, (side, side), flags=cv2.INTER_NEAREST)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(patch_mask, connectivity=8)
+    n, labels, stats, _ = connected_components(patch_mask)
     cx = cy = side // 2
     label = labels[cy, cx]
     if label == 0:  # a ring-shaped glyph (0, A) can have paper at its centroid: take the nearest ink
