@@ -62,9 +62,10 @@ def find_regions(image: np.ndarray, min_area_frac: float = 0.003, mask: np.ndarr
     low, high = (7, 18) if sensitive else (18, 45)
     edges: np.ndarray = cv2.Canny(blur, low, high)
     if small.ndim == 3:  # colour edges too: a white card on a coloured cloth of the same brightness
-        lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+        # blurred as one three-channel image (the same per channel, and cheaper than two blurs of strided ones)
+        lab = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), (0, 0), 2.0)
         for channel in (1, 2):
-            chroma = cv2.GaussianBlur(lab[:, :, channel], (0, 0), 2.0)
+            chroma = np.ascontiguousarray(lab[:, :, channel])
             edges |= cv2.Canny(chroma, low * 0.5, high * 0.5) if sensitive else cv2.Canny(chroma, 12, 30)
     if mask is not None:
         m = cv2.resize(mask, (edges.shape[1], edges.shape[0]), interpolation=cv2.INTER_NEAREST)

@@ -87,10 +87,10 @@ def _drop_thin_lines(mask: np.ndarray) -> np.ndarray:
             continue
         joined = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones(bridge, np.uint8))
         n, labels, stats, _ = connected_components(joined)
-        long_ids = np.flatnonzero(stats[:, axis] >= long_side)
-        long_ids = long_ids[long_ids > 0]
-        if long_ids.size:
-            remove |= (np.isin(labels, long_ids) & (lines > 0)).astype(np.uint8)
+        is_long = stats[:, axis] >= long_side
+        is_long[0] = False  # the background
+        if is_long.any():
+            remove |= (is_long[labels] & (lines > 0)).astype(np.uint8)
     if not remove.any():
         return mask
     return mask & (1 - cv2.dilate(remove, np.ones((3, 3), np.uint8)))
