@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware_bridge import DealerClient, DealPlan, new_deal  # noqa: E402
+from firmware_bridge import DealerClient, DealOutcome, DealPlan, new_deal  # noqa: E402
 from hardware.dealers import open_dealer  # noqa: E402
 
 
@@ -32,10 +32,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def wrong(plan: DealPlan, outcome, truth: dict[str, list[str]]) -> bool:
+def wrong(plan: DealPlan, outcome: DealOutcome, truth: dict[str, list[str]]) -> bool:
     for seat in "SENW":
         planned = sorted(c.code for c in plan.hands[seat])
-        if sorted(outcome.hands[seat]) != planned or sorted(truth[seat]) != planned:
+        seen = [c for c in outcome.hands[seat] if c is not None]  # None: a card the dealer could not name
+        if len(seen) != len(outcome.hands[seat]) or sorted(seen) != planned or sorted(truth[seat]) != planned:
             return True
     return False
 

@@ -59,6 +59,7 @@ from vision.training.real_eval import (  # noqa: E402
     score,
 )
 from vision.training.real_split import CARDS  # noqa: E402
+from vision.types import CardReading  # noqa: E402
 
 
 class CachedNet(IndexNet):
@@ -81,7 +82,7 @@ class CachedNet(IndexNet):
         return (np.stack([self._memo[k][0] for k in keys]), np.stack([self._memo[k][1] for k in keys]))
 
 
-def reader_of(net: IndexNet, deck: EnrolledDeck | None) -> tuple[Callable[[Path], list], float]:
+def reader_of(net: IndexNet, deck: EnrolledDeck | None) -> tuple[Callable[[Path], list[CardReading]], float]:
     """The reader at the model's own thresholds, with ``deck`` or without, and the confidence from which its
     readings count (all it reports)."""
     reader = CardReader(net if deck is None else EnrolledNet(net, deck))

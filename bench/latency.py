@@ -65,7 +65,7 @@ def main() -> int:
                 laid[(seat, tuple(cards))] = time.perf_counter()
             original(seat, cards)
 
-        sim.zones.lay = lay  # type: ignore[method-assign]
+        sim.zones.lay = lay
 
         def on_message(c: object, u: object, msg: mqtt.MQTTMessage) -> None:
             m = json.loads(msg.payload)

@@ -20,6 +20,7 @@ import time
 import tracemalloc
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,7 +63,7 @@ def main() -> None:
         sim.matches = 0  # a new match whenever one ends
         done = [0]
 
-        def on_published(topic: str, msg: dict) -> None:  # the desk: acknowledge every result
+        def on_published(topic: str, msg: dict[str, Any]) -> None:  # the desk: acknowledge every result
             if topic.endswith("/results") and sim.app.link is not None:
                 sim.app.link.publish(sim.app.cfg.root + "results/ack", json.dumps({"id": msg["id"]}))
             if topic.endswith("/events") and msg.get("type") == "deal_over":

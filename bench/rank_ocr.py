@@ -37,6 +37,7 @@ import sys
 import unicodedata
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -131,7 +132,7 @@ def photos_of(name: str) -> list[Photo]:
     return singles + several
 
 
-def sightings_of(name: str, reader: CardReader, cache: Path | None) -> list[dict]:
+def sightings_of(name: str, reader: CardReader, cache: Path | None) -> list[dict[str, Any]]:
     """Every sighting of the reader on the set's photos from its floor up, judged, with what the crop needs."""
     stored = cache / f"sightings_{name}.json" if cache is not None else None
     if stored is not None and stored.is_file():

@@ -15,6 +15,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -30,7 +31,7 @@ def deal_hand(rng: random.Random, level: int, wilds: int) -> list[Card]:
     return hand
 
 
-def timed(fn, repeat: int) -> float:  # noqa: ANN001
+def timed(fn: Callable[[], object], repeat: int) -> float:
     """Median seconds per call over ``repeat`` calls, each timed alone."""
     times = []
     for _ in range(repeat):

@@ -31,6 +31,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -44,7 +45,7 @@ from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 FOULS = frozenset({"illegal_play", "not_held", "out_of_turn", "exposed_card", "wrong_tribute", "wrong_return"})
 
 
-def misread_kind(alert: dict) -> str:
+def misread_kind(alert: dict[str, Any]) -> str:
     """Why the table asked for a set to be laid again, from the alert's evidence."""
     evidence = alert.get("evidence", {})
     if evidence.get("unreadable"):
@@ -80,7 +81,7 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
         """The cards ``seat`` laid last, as the simulated players hold them (none for no seat)."""
         return " ".join(sim.seats.last_laid.get(seat, [])) if seat is not None else ""
 
-    def on_alert(a: dict) -> None:
+    def on_alert(a: dict[str, Any]) -> None:
         alerts[a["code"]] = alerts.get(a["code"], 0) + 1
         if a["code"] == "misread":
             why = misread_kind(a)
@@ -98,7 +99,7 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
     plays = [0]
     wrong: list[tuple[str, list[str], list[str]]] = []
 
-    def count(topic: str, msg: dict) -> None:
+    def count(topic: str, msg: dict[str, Any]) -> None:
         if not (topic.endswith("/events") and msg.get("type") == "play"):
             return
         plays[0] += 1

@@ -5,9 +5,10 @@ is the pure host state machine; :mod:`.runner` the serial I/O thread; :mod:`.cli
 :mod:`.deal` and :mod:`.verify` the pure deal plan, commitment and judgement.
 """
 
-from .client import CommandRefused, DealerClient, DealerError, DeviceInfo
+from .client import DealerClient
 from .connect import DealerUrlError, open_serial_dealer, serial_opener
 from .deal import DealFileError, DealPlan, load_deal_file, new_deal, plan_from_line
+from .dealer_types import CommandRefused, DealerError, DeviceInfo
 from .runner import LinkError, Notice
 from .verify import CardRecord, DealOutcome
 

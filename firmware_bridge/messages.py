@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol, Self
 
 from .framing import FrameError
 
@@ -17,7 +17,7 @@ class PayloadError(FrameError):
     """A payload does not match the layout of its message type."""
 
 
-def _unpack(layout: struct.Struct, payload: bytes, name: str, *, tail: bool = False) -> tuple:
+def _unpack(layout: struct.Struct, payload: bytes, name: str, *, tail: bool = False) -> tuple[Any, ...]:
     if len(payload) < layout.size or (not tail and len(payload) != layout.size):
         raise PayloadError(f"{name} payload has {len(payload)} bytes, expected {layout.size}")
     return layout.unpack_from(payload)

@@ -19,6 +19,7 @@ from .cards import (
     SEATS,
     SMALL_JOKER,
     SUITS,
+    TEAMS,
     Card,
     card_of,
     full_pack,
@@ -76,7 +77,6 @@ from .legal import legal_plays
 from .levels import (
     ACE,
     PASSED,
-    TEAMS,
     LevelError,
     Settlement,
     check_finish,

@@ -255,7 +255,7 @@ def _give(state: DealState, action: Action, t: float) -> tuple[DealState, list[E
     leader = state.leader
     if receiver == plan.winners[0]:
         leader = seat  # the payer of 上游 leads
-    new = evolve_kw(state, hands=tuple(hands), given=given, leader=leader)  # type: ignore[arg-type]
+    new = evolve_kw(state, hands=tuple(hands), given=given, leader=leader)
     effects: list[Effect] = [Given(seat, receiver, card.code)]
     if len(given) == len(plan.payments):
         new = evolve_kw(new, phase=RETURNING, turn_since=t, warned=False)
@@ -282,7 +282,7 @@ def _return(state: DealState, action: Action, t: float) -> tuple[DealState, list
     ridx = SEATS.index(receiver)
     hands[idx] = hand_without(hands[idx], (card,)) or ()
     hands[ridx] = hands[ridx] + (card,)
-    new = evolve_kw(state, hands=tuple(hands), returned=state.returned + ((seat, receiver, card),))  # type: ignore[arg-type]
+    new = evolve_kw(state, hands=tuple(hands), returned=state.returned + ((seat, receiver, card),))
     effects: list[Effect] = [Returned(seat, receiver, card.code)]
     if not new.pending_returns():
         new = begin_play(new, new.leader, t)

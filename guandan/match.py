@@ -184,9 +184,9 @@ def first_leader(
             if card in hands.get(seat, ()):
                 return seat
         raise ValueError(f"no seat was dealt {card.code}")
-    if turned_seat not in SEATS:
+    if turned_seat is None or turned_seat not in SEATS:
         raise ValueError("first_lead is turned_card: the seat dealt the turned card must be given")
-    return turned_seat  # type: ignore[return-value]
+    return turned_seat
 
 
 def round_winner(match_winners: Sequence[str | None], best_of: int) -> str | None:

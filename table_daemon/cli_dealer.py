@@ -53,7 +53,7 @@ def _on_notice(notice: Notice) -> None:
     _say(f"{_NOTICE_TEXT.get(notice.kind, notice.kind)}: {notice.detail}")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "dealer",
         help="发牌机 / the automatic shuffler-dealer: identify, self-test, deal",

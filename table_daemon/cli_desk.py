@@ -19,7 +19,7 @@ from typing import Any
 from .cli import UsageError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     desk = subparsers.add_parser(
         "desk", help="scoring desk 记分台: results, pairings, standings, live displays",
         description="记分台 Scoring desk. Run form: desk --broker URL --event ID --db FILE [--http PORT].")

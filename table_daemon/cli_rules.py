@@ -97,7 +97,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rules = subparsers.add_parser("rules", help="the rules engine: classify plays, batch queries, replay records")
     sub = rules.add_subparsers(dest="rules_command", metavar="ACTION")
     sub.required = True

@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from firmware_bridge.client import DealerError
 from firmware_bridge.deal import load_deal_file, new_deal
+from firmware_bridge.dealer_types import DealerError
 from firmware_bridge.runner import LinkError
 from guandan import SEATS
 from hardware.dealers import open_dealer

@@ -402,7 +402,7 @@ def _work(job: tuple[int, tuple[str, object], int, int, tuple[str, ...], float]
 
 
 def build(specs: list[tuple[str, object]], scenes_per_deck: int, seed: int,
-          workers: int, only: tuple[str, ...] = (), text_share: float = 0.0) -> Iterator[tuple[list, list, int]]:
+          workers: int, only: tuple[str, ...] = (), text_share: float = 0.0) -> Iterator[tuple[list[np.ndarray], list[int], int]]:
     """(windows, labels, design index) per design, made in ``workers`` processes (each draws its own faces);
     ``only``: lay only these cards (a set aimed at a weakness, such as telling the two jokers apart)."""
     jobs = [(i, spec, scenes_per_deck, seed, only, text_share) for i, spec in enumerate(specs)]

@@ -75,7 +75,7 @@ def augmented_scene(face: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def fan_scene(faces: list[tuple[str, np.ndarray]], rng: np.random.Generator, *, table: bool = False,
-              ) -> tuple[np.ndarray, list, list]:
+              ) -> tuple[np.ndarray, list[str], list[np.ndarray]]:
     """Two to five cards of one design overlapped left to right (only the top-left indices of the lower ones
     show), tilted together up to 40 degrees: (scene, codes, top-left corners in the scene).
 
@@ -93,7 +93,8 @@ def fan_scene(faces: list[tuple[str, np.ndarray]], rng: np.random.Generator, *, 
     a = np.deg2rad(tilt)
     along = np.array([np.cos(a), np.sin(a)])
     start = np.array([w / 2, h / 2]) - along * step * (n - 1) / 2
-    codes, corners = [], []
+    codes: list[str] = []
+    corners: list[np.ndarray] = []
     for i in range(n):
         code, face = faces[int(rng.integers(0, len(faces)))]
         centre = start + along * step * i + rng.normal(0, 2, 2)
