@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from firmware_bridge.deal import canonical_json, new_deal
 from table_daemon.cli import main
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict], str]:
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, Any]], str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, [json.loads(line) for line in out.splitlines()], err

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -24,7 +26,7 @@ from firmware_bridge.protocol import Msg, Result
 from .scripted import ScriptedDevice
 
 
-def client_for(device: ScriptedDevice, notices: list[Notice] | None = None, **kw) -> DealerClient:
+def client_for(device: ScriptedDevice, notices: list[Notice] | None = None, **kw: Any) -> DealerClient:
     return DealerClient(
         serial_opener(device.path), description="scripted", on_notice=notices.append if notices is not None else None,
         command_timeout=kw.pop("command_timeout", 5.0), **kw,
@@ -41,7 +43,7 @@ def standard(device: ScriptedDevice, frame: Frame) -> None:
         device.reply(frame, Msg.RESULT, ResultMsg(Result.BAD_STATE, "pause or abort first").pack())
 
 
-def wait_for(condition, timeout: float = 5.0) -> None:
+def wait_for(condition: Callable[[], object], timeout: float = 5.0) -> None:
     end = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > end:

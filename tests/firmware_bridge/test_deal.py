@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,7 +92,9 @@ def test_deal_file_boards(tmp_path: Path) -> None:
         (lambda d: d.update(level="Z"), "level"),
     ],
 )
-def test_bad_deal_lines_name_file_line_and_field(tmp_path: Path, mutate, message: str) -> None:
+def test_bad_deal_lines_name_file_line_and_field(
+    tmp_path: Path, mutate: Callable[[dict[str, Any]], object], message: str
+) -> None:
     line = new_deal(1).deal_line(salted=False)
     mutate(line)
     path = _write(tmp_path, [new_deal(7).deal_line(salted=False), line])

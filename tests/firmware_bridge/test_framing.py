@@ -109,7 +109,7 @@ def test_decoder_resyncs_after_garbage_and_overflow() -> None:
     st.lists(st.tuples(st.integers(0, 255), st.integers(0, 0xFFFF), st.binary(max_size=240)), max_size=6),
     st.lists(st.integers(1, 40), min_size=1, max_size=20),
 )
-def test_any_cut_of_a_stream_gives_the_same_frames(specs: list, cuts: list[int]) -> None:
+def test_any_cut_of_a_stream_gives_the_same_frames(specs: list[tuple[int, int, bytes]], cuts: list[int]) -> None:
     frames = [Frame(t, s, s ^ 0x5555, 1, p) for t, s, p in specs]
     stream = b"".join(encode_frame(f) for f in frames)
     decoder = FrameDecoder()

@@ -7,6 +7,7 @@ import pytest
 from firmware_bridge.framing import FLAG_ACK_VALID, FLAG_RETRANSMIT, Frame, FrameDecoder
 from firmware_bridge.link import (
     CommandFailed,
+    Effect,
     EventIn,
     HostLink,
     LinkConfig,
@@ -23,7 +24,7 @@ from firmware_bridge.messages import Ack
 from firmware_bridge.protocol import Msg
 
 
-def sent(effects: list) -> list[Frame]:
+def sent(effects: list[Effect]) -> list[Frame]:
     decoder = FrameDecoder()
     return [f for e in effects if isinstance(e, Send) for f in decoder.feed(e.data)]
 

@@ -135,7 +135,7 @@ def test_long_unplug_stops_the_motors_then_resumes() -> None:
 def test_emergency_stop_mid_deal_fouls() -> None:
     client = open_dealer("sim://?speed=20&seed=10")
     try:
-        def stop_at_ten(record) -> None:
+        def stop_at_ten(record: CardRecord) -> None:
             if record.index == 10:
                 client.emergency_stop()
 
@@ -158,7 +158,7 @@ def test_a_dealer_without_reader_deals_27_a_seat_unverified() -> None:
 
 def test_a_failing_card_callback_stops_the_dealer() -> None:
     with dealer("seed=12&speed=20") as client:
-        def boom(record) -> None:
+        def boom(record: CardRecord) -> None:
             if record.index == 5:
                 raise RuntimeError("display crashed")
 

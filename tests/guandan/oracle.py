@@ -13,6 +13,9 @@ from guandan.cards import ALL_CARDS, Card
 
 NON_JOKERS = [c for c in ALL_CARDS if not c.is_joker]
 
+# (type, rank, size, suit): the fields of a reading, suit None except for a straight flush.
+OracleReading = tuple[str, int, int, str | None]
+
 
 def _runs(ranks: list[int], width: int) -> list[int]:
     """Lowest values of the runs of ``width`` consecutive values equal to the distinct ``ranks`` (A = 1 or 14)."""
@@ -26,13 +29,13 @@ def _runs(ranks: list[int], width: int) -> list[int]:
     return out
 
 
-def natural_readings(cards: list[Card]) -> set[tuple]:
+def natural_readings(cards: list[Card]) -> set[OracleReading]:
     """(type, rank, size, suit) readings of cards with no wilds, by the definitions alone."""
     n = len(cards)
     ranks = [c.rank for c in cards]
     count = Counter(ranks)
     jokers = [r for r in ranks if r >= 15]
-    found: set[tuple] = set()
+    found: set[OracleReading] = set()
     if n == 1:
         found.add(("single", ranks[0], 1, None))
     if n == 2 and len(count) == 1:
@@ -59,11 +62,11 @@ def natural_readings(cards: list[Card]) -> set[tuple]:
     return found
 
 
-def oracle_readings(cards: list[Card], level: int) -> set[tuple]:
+def oracle_readings(cards: list[Card], level: int) -> set[OracleReading]:
     wild_positions = [i for i, c in enumerate(cards) if c.suit == "H" and c.rank == level]
     if len(wild_positions) == len(cards):  # only heart level cards: read as level cards
         return natural_readings(list(cards))
-    found: set[tuple] = set()
+    found: set[OracleReading] = set()
     for faces in itertools.product(NON_JOKERS, repeat=len(wild_positions)):
         trial = list(cards)
         for i, face in zip(wild_positions, faces, strict=True):

@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 
-from guandan.actions import PLAY
+from guandan.actions import PLAY, Action
 from guandan.bot import Bot, deal_hands, play_out
-from guandan.cards import ALL_CARDS, SEATS
-from guandan.combinations import legal_plays
+from guandan.cards import ALL_CARDS, SEATS, Card
+from guandan.combinations import Reading, legal_plays
 from guandan.deal import apply, read_play, start_deal
+from guandan.deal_state import DealState
 from guandan.levels import parse_team_level
-from guandan.profiles import PROFILES, profile_with
+from guandan.profiles import PROFILES, Profile, profile_with
 from guandan.record import build_record
 from guandan.replay import replay
 
@@ -26,7 +28,9 @@ ALL = [*PROFILES.values(), CUSTOM]
 FINISHES = [None, ["S", "N"], ["E", "W"], ["E", "S", "W", "N"], ["N", "E", "S", "W"], ["W", "S", "N", "E"]]
 
 
-def bot_deals(profile, seed: int, n: int):
+def bot_deals(
+    profile: Profile, seed: int, n: int
+) -> Iterator[tuple[dict[str, list[Card]], list[str] | None, DealState]]:
     rng = random.Random(seed)
     bots = {s: Bot(seed * 10 + i) for i, s in enumerate(SEATS)}
     for i in range(n):
@@ -38,7 +42,7 @@ def bot_deals(profile, seed: int, n: int):
 
 
 @pytest.mark.parametrize("profile", ALL, ids=lambda p: p.name)
-def test_bot_deals_conserve_cards_play_legally_and_replay(profile) -> None:
+def test_bot_deals_conserve_cards_play_legally_and_replay(profile: Profile) -> None:
     for n, (hands, finish, state) in enumerate(bot_deals(profile, 7, DEALS_PER_PROFILE)):
         assert state.over
         # 108 cards, each code twice, before and after: hands left + cards played
@@ -67,7 +71,7 @@ def test_bot_deals_conserve_cards_play_legally_and_replay(profile) -> None:
         assert answer["levels_after"] == record["result"]["levels_after"]
 
 
-def _reading(state, action):
+def _reading(state: DealState, action: Action) -> Reading:
     return read_play(action.cards, state.level, state.profile.wild_reading, action.reading)
 
 

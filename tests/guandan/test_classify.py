@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from guandan.cards import parse_cards
+from guandan.cards import Card, parse_cards
 from guandan.classify import classify
 from guandan.errors import InvalidCardError, InvalidPlayError
 from guandan.readings import BOMB_TYPES
@@ -23,7 +23,7 @@ def test_third_copy_is_an_error() -> None:
 
 @given(rich_hands())
 @settings(max_examples=300, deadline=None)
-def test_readings_are_sorted_strongest_first_and_distinct(case: tuple[int, list]) -> None:
+def test_readings_are_sorted_strongest_first_and_distinct(case: tuple[int, list[Card]]) -> None:
     level, cards = case
     readings = classify(cards, level)
     keys = [r.strength(level) for r in readings]
@@ -36,6 +36,6 @@ def test_readings_are_sorted_strongest_first_and_distinct(case: tuple[int, list]
 
 @given(rich_hands())
 @settings(max_examples=300, deadline=None)
-def test_order_of_cards_does_not_change_the_readings(case: tuple[int, list]) -> None:
+def test_order_of_cards_does_not_change_the_readings(case: tuple[int, list[Card]]) -> None:
     level, cards = case
     assert classify(cards, level) == classify(list(reversed(cards)), level)

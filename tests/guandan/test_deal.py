@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from guandan.actions import give, pass_turn, play, report, return_card
+from guandan.actions import Action, give, pass_turn, play, report, return_card
 from guandan.cards import parse_card, parse_cards
 from guandan.combinations import Reading
 from guandan.deal import OVER, PLAYING, RETURNING, apply, check_action, start_deal
-from guandan.effects import Given, Reported, TributePlanned
+from guandan.deal_state import DealState
+from guandan.effects import EngineEffect, Given, Reported, TributePlanned
 from guandan.errors import AmbiguousPlayError, GuandanError, IllegalPlayError, InvalidPlayError
-from guandan.profiles import PROFILES, profile_with
+from guandan.profiles import PROFILES, Profile, profile_with
 
 NAT = PROFILES["national"]
 COMP = PROFILES["competitive-2017"]
 
 
-def position(profile=NAT, level=2, leader="S", **hands: str):
+def position(profile: Profile = NAT, level: int = 2, /, leader: str = "S", **hands: str) -> DealState:
     state, effects = start_deal(profile, level, {s: parse_cards(hands.get(s, "")) for s in "SENW"},
                                 leader=leader, full_pack=False)
     return state
 
 
-def run(state, *steps):
+def run(state: DealState, *steps: tuple[str, str | None]) -> tuple[DealState, list[EngineEffect]]:
     """Apply steps like ("S", "C3 C4") or ("E", None) for a pass; return the state and all effects."""
-    effects = []
+    effects: list[EngineEffect] = []
     for i, (seat, cards) in enumerate(steps):
         action = pass_turn(seat) if cards is None else play(seat, parse_cards(cards))
         state, more = apply(state, action, float(i + 1))
@@ -32,7 +35,7 @@ def run(state, *steps):
     return state, effects
 
 
-def kinds(effects, kind):
+def kinds(effects: list[EngineEffect], kind: str) -> list[dict[str, Any]]:
     """The effects of one kind in their JSON form (:meth:`EngineEffect.to_json`)."""
     return [e.to_json() for e in effects if e.kind == kind]
 
@@ -58,7 +61,7 @@ def test_turns_go_s_e_n_w_and_a_passed_seat_may_play_again() -> None:
         (report("N"), "wrong_report", IllegalPlayError),
     ],
 )
-def test_typed_refusals_leave_the_state_unchanged(action, reason, error) -> None:
+def test_typed_refusals_leave_the_state_unchanged(action: Action, reason: str, error: type[GuandanError]) -> None:
     st = position(S="S3 S9 D2", E="S4 SK", N="S5 SQ S6 S7 S8 SJ SK C2 C3 C4 C5", W="S6 SJ")
     with pytest.raises(error) as info:
         apply(st, action, 1.0)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from guandan.cards import parse_cards
@@ -7,7 +9,7 @@ from guandan.combinations import DECLARE, Reading, candidates, interpret
 from guandan.errors import AmbiguousPlayError, InvalidPlayError
 
 
-def _read(cards: str, level: int = 2, **kw) -> str:
+def _read(cards: str, level: int = 2, **kw: Any) -> str:
     return str(interpret(parse_cards(cards), level, **kw))
 
 

@@ -6,14 +6,14 @@ import itertools
 
 from hypothesis import given, settings
 
-from guandan.cards import parse_cards
+from guandan.cards import Card, parse_cards
 from guandan.classify import classify
 from guandan.combinations import Reading, beats, interpret, legal_plays
 
 from .strategies import rich_hands
 
 
-def _all_subset_readings(hand: list, level: int) -> set[Reading]:
+def _all_subset_readings(hand: list[Card], level: int) -> set[Reading]:
     found: set[Reading] = set()
     for k in range(1, min(len(hand), 10) + 1):
         for combo in itertools.combinations(hand, k):
@@ -23,7 +23,7 @@ def _all_subset_readings(hand: list, level: int) -> set[Reading]:
 
 @given(rich_hands(max_size=9))
 @settings(max_examples=150, deadline=None)
-def test_lead_readings_equal_brute_force(case: tuple[int, list]) -> None:
+def test_lead_readings_equal_brute_force(case: tuple[int, list[Card]]) -> None:
     level, hand = case
     expected = _all_subset_readings(hand, level)
     plays = list(legal_plays(hand, level))
@@ -38,7 +38,7 @@ def test_lead_readings_equal_brute_force(case: tuple[int, list]) -> None:
 
 @given(rich_hands(max_size=9))
 @settings(max_examples=120, deadline=None)
-def test_replies_equal_brute_force(case: tuple[int, list]) -> None:
+def test_replies_equal_brute_force(case: tuple[int, list[Card]]) -> None:
     level, hand = case
     everything = _all_subset_readings(hand, level)
     for over in sorted(everything, key=str)[:6]:
@@ -50,7 +50,7 @@ def test_replies_equal_brute_force(case: tuple[int, list]) -> None:
             assert beats(play.reading, over, level)
 
 
-def _is_sub_multiset(part: tuple, whole: list) -> bool:
+def _is_sub_multiset(part: tuple[Card, ...], whole: list[Card]) -> bool:
     rest = list(whole)
     for card in part:
         if card not in rest:

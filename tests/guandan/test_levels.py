@@ -13,7 +13,7 @@ from guandan.levels import (
     settle,
     up_for,
 )
-from guandan.profiles import PROFILES, profile_with
+from guandan.profiles import PROFILES, Profile, profile_with
 
 NAT = PROFILES["national"]
 COMP = PROFILES["competitive-2017"]
@@ -36,7 +36,7 @@ def shown(levels: dict[str, int]) -> dict[str, str]:
         (NAT, ["E", "N", "S"], 1),
     ],
 )
-def test_up_by_partner_place(profile, finish, up) -> None:
+def test_up_by_partner_place(profile: Profile, finish: list[str], up: int) -> None:
     assert up_for(profile, finish) == up
 
 
@@ -84,7 +84,7 @@ def test_fixed_level_keeps_levels_and_next_deal_level() -> None:
 @pytest.mark.parametrize(
     "finish", [["S", "E"], ["S", "S", "N"], ["S"], ["S", "E", "X"], ["S", "E", "N", "W", "S"]]
 )
-def test_bad_finish_orders_are_refused(finish) -> None:
+def test_bad_finish_orders_are_refused(finish: list[str]) -> None:
     with pytest.raises(LevelError):
         check_finish(finish)
 

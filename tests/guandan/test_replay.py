@@ -7,20 +7,22 @@ import copy
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from guandan.bot import Bot, deal_hands, play_out
 from guandan.cards import SEATS, partner
 from guandan.levels import parse_team_level
-from guandan.profiles import PROFILES
+from guandan.profiles import PROFILES, Profile
 from guandan.record import build_record
 from guandan.replay import replay
 
 NAT = PROFILES["national"]
 
 
-def make_record(finish=("E", "S", "W", "N"), seed=11, level="9", profile=NAT) -> dict:
+def make_record(finish: tuple[str, ...] | None = ("E", "S", "W", "N"), seed: int = 11, level: str = "9",
+                profile: Profile = NAT) -> dict[str, Any]:
     rng = random.Random(seed)
     state = play_out(profile, parse_team_level(level), deal_hands(rng), Bot(seed),
                      previous_finish=list(finish) if finish else None, leader="S")
@@ -28,7 +30,9 @@ def make_record(finish=("E", "S", "W", "N"), seed=11, level="9", profile=NAT) ->
     meta = {"event": "e1", "table": "T07", "match": 3, "deal": 5}
     record = build_record(state, levels_before=before, played="NS", previous_finish=list(finish) if finish else None,
                           meta=meta)
-    return json.loads(json.dumps(record))
+    out = json.loads(json.dumps(record))
+    assert isinstance(out, dict)
+    return out
 
 
 def test_record_fields_and_clean_replay() -> None:
@@ -48,7 +52,7 @@ def test_record_fields_and_clean_replay() -> None:
 
 
 @pytest.mark.parametrize("finish", [("S", "N"), ("E", "W"), None])
-def test_double_tribute_and_first_deal_records_replay(finish) -> None:
+def test_double_tribute_and_first_deal_records_replay(finish: tuple[str, str] | None) -> None:
     rec = make_record(finish=finish, seed=5)
     assert replay(rec)["ok"]
     rec.pop("previous_finish")

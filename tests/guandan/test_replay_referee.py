@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import random
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from guandan.replay import replay
 from .test_replay import make_record
 
 
-def _error(rec: dict) -> tuple[int, str] | None:
+def _error(rec: dict[str, Any]) -> tuple[int, str] | None:
     e = replay(rec)["first_error"]
     return None if e is None else (e["index"], e["reason"])
 

@@ -20,7 +20,7 @@ def lv(ns: str, ew: str) -> dict[str, int]:
     ("ns", "ew", "win", "lose"),
     [("A+", "2", 26, 0), ("5", "5", 13, 13), ("K", "T", 16, 10), ("A+", "A", 14, 12), ("3", "2", 14, 12)],
 )
-def test_twenty_six_point_table(ns, ew, win, lose) -> None:
+def test_twenty_six_point_table(ns: str, ew: str, win: int, lose: int) -> None:
     assert level_points(NAT, lv(ns, ew), "NS") == {"NS": win, "EW": lose}
 
 
@@ -50,5 +50,5 @@ def test_three_point_finished_and_unfinished() -> None:
     ("finish", "team", "points"),
     [(["E", "W"], "EW", 3), (["S", "E", "N", "W"], "NS", 2), (["S", "E", "W", "N"], "NS", 1)],
 )
-def test_one_to_three(finish, team, points) -> None:
+def test_one_to_three(finish: list[str], team: str, points: int) -> None:
     assert one_to_three(finish) == (team, points)

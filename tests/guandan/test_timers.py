@@ -5,15 +5,16 @@ from __future__ import annotations
 from guandan.actions import give, play
 from guandan.cards import parse_card, parse_cards
 from guandan.deal import apply, start_deal
+from guandan.deal_state import DealState
 from guandan.effects import TimedOut
-from guandan.profiles import PROFILES
+from guandan.profiles import PROFILES, Profile
 from guandan.timers import deadline, tick
 
 NAT, COMP, JS = PROFILES["national"], PROFILES["competitive-2017"], PROFILES["jiangsu"]
 HANDS = {"S": "S9 S3 D7", "E": "S4 SK", "N": "S5 SQ", "W": "S6 SJ"}
 
 
-def position(profile, t=100.0):
+def position(profile: Profile, t: float = 100.0) -> DealState:
     return start_deal(profile, 2, {s: parse_cards(c) for s, c in HANDS.items()}, leader="S", t=t,
                       full_pack=False)[0]
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
-from guandan.cards import parse_card, parse_cards
-from guandan.profiles import PROFILES, profile_with
+from guandan.cards import Card, parse_card, parse_cards
+from guandan.profiles import PROFILES, Profile, profile_with
 from guandan.tribute import (
     lowest_allowed_return,
     plan_tribute,
@@ -18,11 +20,11 @@ JS = PROFILES["jiangsu"]
 CHOOSE = profile_with(NAT, {"tie_tribute": "winner_chooses"})
 
 
-def hands(**kw: str) -> dict:
+def hands(**kw: str) -> dict[str, list[Card]]:
     return {s: parse_cards(kw.get(s, "")) for s in "SENW"}
 
 
-def codes(cards) -> list[str]:
+def codes(cards: Iterable[Card]) -> list[str]:
     return [c.code for c in cards]
 
 
@@ -68,7 +70,8 @@ def test_double_tribute_higher_card_to_upstream_and_its_giver_leads() -> None:
         (CHOOSE, [("E", "S"), ("W", "N")], "E"),
     ],
 )
-def test_equal_double_tributes_follow_the_tie_rule(profile, pairs, leader) -> None:
+def test_equal_double_tributes_follow_the_tie_rule(profile: Profile, pairs: list[tuple[str, str]],
+                                                  leader: str) -> None:
     plan = plan_tribute(profile, 5, ["S", "N"], hands(E="SA S3", W="DA C2"))
     assert [(p.giver, p.receiver) for p in plan.payments] == pairs and plan.leader == leader
     assert plan.winner_chooses == (profile is CHOOSE)
@@ -87,7 +90,7 @@ def test_equal_double_tributes_follow_the_tie_rule(profile, pairs, leader) -> No
         ("below_level_to_partner", "SB", False, True),
     ],
 )
-def test_return_limits(limit, card, partner_ok, opponent_ok) -> None:
+def test_return_limits(limit: str, card: str, partner_ok: bool, opponent_ok: bool) -> None:
     c = parse_card(card)
     hand = [c, *parse_cards("C3 D4")]
     assert return_allowed(limit, 5, "N", "S", c, hand)[0] is partner_ok

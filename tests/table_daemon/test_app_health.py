@@ -48,7 +48,9 @@ max_cpu_temp_c = 80.0
 
 
 def latest(log: Any, suffix: str) -> dict[str, Any]:
-    return log.on(suffix)[-1].payload
+    payload = log.on(suffix)[-1].payload
+    assert isinstance(payload, dict)
+    return payload
 
 
 def test_unwell_hardware_is_reported_missing_and_alerted(mosquitto: Any, topic_root: Any, mqtt_messages: Any,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -73,7 +74,7 @@ def test_help_works(args: list[str]) -> None:
     assert _run(args).returncode == 0
 
 
-def test_replay_of_a_file_that_is_not_a_record_exits_2(tmp_path) -> None:  # noqa: ANN001
+def test_replay_of_a_file_that_is_not_a_record_exits_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("not json", encoding="utf-8")
     done = _run(["rules", "replay", str(bad)])

@@ -19,7 +19,9 @@ def get(url: str, password: str | None = None) -> bytes:
     if password:
         req.add_header("Authorization", "Basic " + base64.b64encode(f"ref:{password}".encode()).decode())
     with urllib.request.urlopen(req, timeout=10) as resp:
-        return resp.read()
+        body = resp.read()
+    assert isinstance(body, bytes)
+    return body
 
 
 def test_demo_shows_the_product(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from table_daemon.adapters.broker import free_port
+from table_daemon.adapters.broker import LocalBroker, free_port
 
 
 def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -76,7 +77,8 @@ def test_simulate_gives_up_on_an_unreachable_broker(tmp_path: Path) -> None:
     assert time.monotonic() - started < 30
 
 
-def test_simulate_says_results_are_unsent_when_the_broker_goes(broker_factory, tmp_path: Path) -> None:
+def test_simulate_says_results_are_unsent_when_the_broker_goes(broker_factory: Callable[..., LocalBroker],
+                                                               tmp_path: Path) -> None:
     """The results wait in the journals it names, which are kept though the run made them for itself (no
     --journal-dir: a folder under TMPDIR, removed after a run whose every message the broker took)."""
     broker = broker_factory()

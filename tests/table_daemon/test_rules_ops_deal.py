@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from guandan import PROFILES, Bot, build_record, deal_hands, play_out
 from table_daemon.rules_ops_deal import DEAL_OPS, replay_file, resolve_profile
 
 
-def ask(line: dict) -> dict:
+def ask(line: dict[str, Any]) -> dict[str, Any]:
     return DEAL_OPS[line["op"]](line)
 
 
@@ -35,7 +36,7 @@ def ask(line: dict) -> dict:
          {"levels": {"NS": "A", "EW": "T"}, "failed_a": {"NS": 0, "EW": 0}, "match_winner": None}),
     ],
 )
-def test_settle(line, answer) -> None:
+def test_settle(line: dict[str, Any], answer: dict[str, Any]) -> None:
     assert ask({"op": "settle", **line}) == answer
 
 
@@ -70,7 +71,7 @@ def test_return_ok() -> None:
         ({"op": "tribute", "level": "2", "hands": {}}, "finish"),
     ],
 )
-def test_bad_input_raises_a_clear_error(line, needle) -> None:
+def test_bad_input_raises_a_clear_error(line: dict[str, Any], needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         ask(line)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -14,7 +15,7 @@ from tests.images import imread
 from vision.render import light_scene, paste_card, render_face, table_cloth
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict], str]:
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict[str, Any]], str]:
     code = main(["vision", *argv])
     out, err = capsys.readouterr()
     return code, [json.loads(line) for line in out.splitlines() if line.strip()], err

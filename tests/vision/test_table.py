@@ -33,7 +33,7 @@ def table(camera: SimulatedTableCamera) -> TableReader:
     return TableReader(TableCalibration.from_markers(camera.frame()))
 
 
-def codes(readings: list) -> list[str]:
+def codes(readings: list[CardReading]) -> list[str]:
     return [r.card for r in readings]
 
 
@@ -106,7 +106,7 @@ def test_outside_the_zones_only_sure_readings_are_reported(camera: SimulatedTabl
     assert "S8" not in seen and "CJ" in seen  # the unsure misreading left out, a sure reading kept
 
 
-def test_calibration_needs_all_four_markers_and_round_trips(tmp_path, camera: SimulatedTableCamera) -> None:
+def test_calibration_needs_all_four_markers_and_round_trips(tmp_path: Path, camera: SimulatedTableCamera) -> None:
     with pytest.raises(CalibrationError):
         TableCalibration.from_markers(np.full((720, 1280, 3), 128, np.uint8))
     path = tmp_path / "cal.json"

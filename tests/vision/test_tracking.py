@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -84,7 +86,7 @@ def test_no_calibration_until_the_four_markers_show() -> None:
     assert close_to(_calibration(tracker).markers, CENTRES)
 
 
-def test_following_needs_three_known_markers_and_json_keeps_them(tmp_path) -> None:
+def test_following_needs_three_known_markers_and_json_keeps_them(tmp_path: Path) -> None:
     cal = TableCalibration.from_marker_centres(CENTRES)
     with pytest.raises(CalibrationError, match="three"):
         cal.followed(shifted(5, 5, ids=(0, 1)))

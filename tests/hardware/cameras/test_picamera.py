@@ -80,7 +80,9 @@ def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> type[FakePicamera2]:
 def controls_of(camera: FakePicamera2) -> dict[str, Any]:
     names = [name for name, _ in camera.calls]
     assert names == ["create_video_configuration", "configure", "set_controls", "start"]
-    return camera.calls[2][1]
+    controls = camera.calls[2][1]
+    assert isinstance(controls, dict)
+    return controls
 
 
 def test_the_table_config_reaches_picamera2_as_controls(fake_picamera2: type[FakePicamera2]) -> None:

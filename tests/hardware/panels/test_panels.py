@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from hardware.panels import PanelPins, TablePanels, make_pin_factory
+from hardware.panels import ButtonPress, PanelPins, TablePanels, make_pin_factory
+
+#: the panels, gpiozero's MockFactory (untyped: make_pin_factory returns Any), the fake clock, the presses
+Rig = tuple[TablePanels, Any, list[float], list[ButtonPress]]
 
 
 @pytest.fixture
-def rig() -> Iterator[tuple[TablePanels, object, list[float], list[object]]]:
+def rig() -> Iterator[Rig]:
     factory = make_pin_factory("mock")
     now = [0.0]
     panels = TablePanels({"S": PanelPins(5, 6, 13, 19, 26), "E": PanelPins(12, 16, 20, 21, 25)},
                          status_light=2, buzzer=3, pin_factory=factory, debounce_ms=40, clock=lambda: now[0])
-    got: list[object] = []
+    got: list[ButtonPress] = []
     panels.on_press = got.append
     yield panels, factory, now, got
     panels.close()
@@ -27,7 +31,7 @@ def _bounce(factory: object, pin: int) -> None:
     p.drive_high()
 
 
-def test_bouncing_contact_counts_once(rig: tuple) -> None:
+def test_bouncing_contact_counts_once(rig: Rig) -> None:
     panels, factory, now, got = rig
     for dt in (0.0, 0.003, 0.006, 0.02):  # one press, three bounces within 40 ms
         now[0] = 1.0 + dt
@@ -40,7 +44,7 @@ def test_bouncing_contact_counts_once(rig: tuple) -> None:
     assert [(p.seat, p.button) for p in got][1:] == [("S", "pass"), ("E", "confirm")]
 
 
-def test_lights_status_and_buzzer(rig: tuple) -> None:
+def test_lights_status_and_buzzer(rig: Rig) -> None:
     panels, factory, now, got = rig
     panels.set_light("E", "turn", True)
     assert factory.pin(21).state and panels.light_is_on("E", "turn")

@@ -6,6 +6,7 @@ two seconds, markers looked for once a second) is exact.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from table_daemon.adapters.camera import LOST_AFTER, CameraZones
@@ -105,7 +106,7 @@ def test_a_table_whose_markers_are_covered_at_start_calibrates_when_they_show() 
     assert zones.health()["calibrated"] is True
 
 
-def test_a_configured_camera_calibrates_from_its_frames_and_reads_a_play(tmp_path) -> None:
+def test_a_configured_camera_calibrates_from_its_frames_and_reads_a_play(tmp_path: Path) -> None:
     """The real-camera path of the config (``replay://`` frames saved from a table camera): no calibration file,
     so the markers of the frames place the zones, then a laid play is read."""
     import cv2
@@ -144,7 +145,7 @@ def test_a_camera_source_the_config_does_not_know_is_refused() -> None:
     assert parse_config('[camera]\nsource = "picamera://"\n').camera.source == "picamera://"
 
 
-def test_a_camera_missing_at_start_up_is_reported_lost_and_taken_when_it_appears(tmp_path) -> None:
+def test_a_camera_missing_at_start_up_is_reported_lost_and_taken_when_it_appears(tmp_path: Path) -> None:
     import cv2
 
     from hardware.cameras.simulated import SimulatedTableCamera

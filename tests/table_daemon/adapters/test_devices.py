@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware_bridge.client import CommandRefused, DealerError
+from firmware_bridge.dealer_types import CommandRefused, DealerError
 from firmware_bridge.runner import LinkError
 from table_daemon.adapters.devices import _summary_input, fault_kind
 from table_daemon.controller import DealerFaultKind

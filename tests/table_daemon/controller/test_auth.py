@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from guandan import get_profile
 from table_daemon.controller import Command, Reply, TableController
 from table_daemon.controller.auth import check_signature, reply_topic_error, sign_command
@@ -33,7 +35,7 @@ def test_controller_obeys_a_signed_referee_command_once() -> None:
     c = TableController("T01", "ev", get_profile("national"), referee_key=KEY)
     body = {"team": "EW", "kind": "verbal_warning", "role": "referee"}
 
-    def reply(payload: dict) -> Reply:
+    def reply(payload: dict[str, Any]) -> Reply:
         return next(e for e in c.handle(Command("penalty", payload, "t"), 1.0) if isinstance(e, Reply))
 
     assert not reply(body).ok  # unsigned

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from table_daemon.controller import CameraNotice, Command, Publish
 from table_daemon.controller.camera import TEXT
 
 from .harness import Harness
 
 
-def alerts(h: Harness) -> list[dict]:
+def alerts(h: Harness) -> list[dict[str, Any]]:
     return [p.payload for p in h.published if isinstance(p, Publish) and p.topic == "alerts"]
 
 

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import importlib.util
+import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _import_graph():  # type: ignore[no-untyped-def]
+def _import_graph() -> types.ModuleType:
     spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

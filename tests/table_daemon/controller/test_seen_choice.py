@@ -36,8 +36,8 @@ CHOICES = [
 
 
 @pytest.mark.parametrize(("options", "fitting", "sure_at", "taken"), CHOICES)
-def test_choice_of_what_was_laid(options: list, fitting: set | None, sure_at: float,
-                                 taken: tuple[str, ...] | None) -> None:
+def test_choice_of_what_was_laid(options: list[list[tuple[str, float]]], fitting: set[tuple[str, ...]] | None,
+                                 sure_at: float, taken: tuple[str, ...] | None) -> None:
     assert sc.choose(options, lambda codes: fitting is None or codes in fitting, sure_at) == taken
 
 

@@ -59,6 +59,7 @@ def _lay_both(h: Harness) -> dict[str, Any]:
     assert h.turns[-1].seat == "S" and h.turns[-1].asked == "choose_tribute"
     assert Light("S", "turn", True) in effects and Light("E", "turn", True) not in effects
     public = h.of("state")[-1]["tribute_choice"]
+    assert isinstance(public, dict)
     assert public["seat"] == "S" and public["cards"] == {"E": "SA", "W": "HA"} and public["text"] == ask["text"]
     return public
 

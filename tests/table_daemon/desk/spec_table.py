@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 
 class SpecTable:
@@ -31,7 +32,7 @@ class SpecTable:
         self.refuse: str | None = None
         self.lock = threading.Lock()
         host, _, port = url.removeprefix("mqtt://").partition(":")
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"table-{event}-{table}",
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"table-{event}-{table}",
                                   clean_session=False)
         self.client.will_set(f"{self.root}/status", json.dumps({"online": False}), qos=1, retain=True)
         self.client.on_connect = self._on_connect

@@ -12,8 +12,9 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,13 +36,14 @@ Hotel,H1,H2,Club4
 
 # One match per table: final levels, winner, and by hand (rules §9, 26-point table):
 # (NS 场分, NS 级差分, EW 场分, EW 级差分).
-ROUND1 = {
+ByHand = Mapping[str, tuple[dict[str, str], str | None, tuple[int, int, int, int]]]
+ROUND1: ByHand = {
     "T01": ({"NS": "A+", "EW": "5"}, "NS", (2, 23, 0, 3)),   # d = 13 - 3 = 10
     "T02": ({"NS": "8", "EW": "K"}, "EW", (0, 8, 2, 18)),    # d = 11 - 6 = 5
     "T03": ({"NS": "9", "EW": "9"}, None, (1, 13, 1, 13)),   # draw
     "T04": ({"NS": "Q", "EW": "J"}, "NS", (2, 14, 0, 12)),   # d = 1
 }
-ROUND2 = {
+ROUND2: ByHand = {
     "T01": ({"NS": "A", "EW": "3"}, "NS", (2, 24, 0, 2)),    # d = 11
     "T02": ({"NS": "4", "EW": "6"}, "EW", (0, 11, 2, 15)),   # d = 2
     "T03": ({"NS": "7", "EW": "7"}, None, (1, 13, 1, 13)),
@@ -68,7 +70,7 @@ def stop_desk(proc: subprocess.Popen[bytes]) -> None:
     assert proc.returncode == 0, proc.stderr.read().decode() if proc.stderr else ""
 
 
-def expected(pairings: list[dict], results: dict) -> dict[int, list[float]]:
+def expected(pairings: list[dict[str, Any]], results: ByHand) -> dict[int, list[float]]:
     totals: dict[int, list[float]] = {}
     for p in pairings:
         ns_mp, ns_lp, ew_mp, ew_lp = results[p["table"]][2]
@@ -79,7 +81,7 @@ def expected(pairings: list[dict], results: dict) -> dict[int, list[float]]:
     return totals
 
 
-def play_round(tables: dict[str, SpecTable], round_no: int, results: dict) -> list[str]:
+def play_round(tables: dict[str, SpecTable], round_no: int, results: ByHand) -> list[str]:
     ids = []
     for name, table in tables.items():
         levels, winner, _ = results[name]
@@ -92,14 +94,15 @@ def play_round(tables: dict[str, SpecTable], round_no: int, results: dict) -> li
 
 
 @pytest.fixture
-def tables(mosquitto, topic_root) -> Iterator[dict[str, SpecTable]]:
+def tables(mosquitto: Any, topic_root: Any) -> Iterator[dict[str, SpecTable]]:
     made = {f"T0{i}": SpecTable(mosquitto.url, topic_root.event, f"T0{i}") for i in range(1, 5)}
     yield made
     for t in made.values():
         t.close()
 
 
-def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_messages) -> None:
+def test_event_through_the_desk(mosquitto: Any, topic_root: Any, tables: dict[str, SpecTable], tmp_path: Path,
+                                mqtt_messages: Any) -> None:
     event, db = topic_root.event, tmp_path / "desk.sqlite"
     (tmp_path / "pairs.csv").write_text(TEAMS_CSV, encoding="utf-8")
     assert cli("desk", "init", "--db", str(db), "--event", event, "--pairs", str(tmp_path / "pairs.csv"),
@@ -198,7 +201,7 @@ def test_event_through_the_desk(mosquitto, topic_root, tables, tmp_path, mqtt_me
             stop_desk(desk)
 
 
-def test_desk_commands_refuse_bad_input(tmp_path, capsys) -> None:
+def test_desk_commands_refuse_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "d.sqlite"
     (tmp_path / "bad.csv").write_text("队名,队员,单位\nOnly,A/B,X\n", encoding="utf-8")
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "bad.csv")]) == 2

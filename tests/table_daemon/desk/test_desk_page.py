@@ -9,11 +9,15 @@ from __future__ import annotations
 import base64
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
@@ -32,11 +36,12 @@ def jpeg_data_url() -> str:
     return "data:image/jpeg;base64," + base64.b64encode(bytes(data)).decode()
 
 
-def step(page, table: str) -> str:
+def step(page: Any, table: str) -> str:
     return page.get_attribute(f"#round-tables tr[data-key='{table}'] .step", "class") or ""
 
 
-def test_referees_work_from_the_desk_page(broker_factory, topic_root, tmp_path, browser) -> None:
+def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBroker], topic_root: Any,
+                                          tmp_path: Path, browser: Any) -> None:
     broker = broker_factory()
     event = topic_root.event
     t1, t2 = SpecTable(broker.url, event, "T01"), SpecTable(broker.url, event, "T02")

@@ -17,8 +17,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.cli import main
 from table_daemon.desk.store import Store
 
@@ -85,12 +88,14 @@ def sim(url: str, event: str, journals: Path, table: str, tables: int, seed: int
                 "--quiet", tmp=journals)
 
 
-def steps(page) -> dict[str, str]:
-    return page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#round-tables tbody tr')]
+def steps(page: Any) -> dict[str, str]:
+    got = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#round-tables tbody tr')]
         .map((tr) => [tr.dataset.key, tr.querySelector('.step').className.replace('step step-', '')]))""")
+    assert isinstance(got, dict)
+    return got
 
 
-def wait_steps(page, ok, timeout: float = 40) -> dict[str, str]:
+def wait_steps(page: Any, ok: Callable[[dict[str, str]], bool], timeout: float = 40) -> dict[str, str]:
     deadline = time.monotonic() + timeout
     while True:
         got = steps(page)
@@ -101,7 +106,8 @@ def wait_steps(page, ok, timeout: float = 40) -> dict[str, str]:
         time.sleep(0.1)
 
 
-def test_whole_event_started_from_the_desk_page(broker_factory, tmp_path: Path, browser) -> None:
+def test_whole_event_started_from_the_desk_page(broker_factory: Callable[..., LocalBroker], tmp_path: Path,
+                                                browser: Any) -> None:
     broker = broker_factory()
     event, db, journals = "e2e-event", tmp_path / "desk.sqlite", tmp_path / "journals"
     (tmp_path / "pairs.csv").write_bytes(PAIRS.encode("gbk"))  # as Chinese Excel saves it

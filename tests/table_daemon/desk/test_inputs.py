@@ -45,7 +45,7 @@ def test_bad_pairs_csv_names_row_and_column(tmp_path: Path, text: str, wanted: s
     assert wanted in str(err.value)
 
 
-def test_undecodable_csv_and_the_cli_exit_2(tmp_path: Path, capsys) -> None:
+def test_undecodable_csv_and_the_cli_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.csv"
     path.write_bytes("队名,队员1,队员2,单位\n".encode() + b"\xff\xfe\xfd,a,b,c\n")
     assert main(["desk", "init", "--db", str(tmp_path / "d.sqlite"), "--event", "e", "--pairs", str(path)]) == 2
@@ -73,7 +73,8 @@ def store(tmp_path: Path) -> Store:
     ({"NS": "8", "EW": "9"}, None, "a draw needs equal levels"),
     ({"NS": "A+", "EW": "A+"}, "NS", "both teams cannot have passed A"),
 ])
-def test_corrections_must_agree_with_their_winner(store: Store, levels, winner, wanted) -> None:
+def test_corrections_must_agree_with_their_winner(store: Store, levels: dict[str, str], winner: str | None,
+                                                  wanted: str) -> None:
     with pytest.raises(corrections.CorrectionError, match=wanted):
         corrections.change_match(store, "ref", "why", 1, "T01", levels=levels, winner=winner)
     with pytest.raises(corrections.CorrectionError, match=wanted):

@@ -8,7 +8,7 @@ import pytest
 from table_daemon.desk import pairing
 
 
-def play_swiss(n: int, rounds: int, units: dict[int, str] | None = None, seed: int = 3) -> list[list[tuple]]:
+def play_swiss(n: int, rounds: int, units: dict[int, str] | None = None, seed: int = 3) -> list[pairing.Pairing]:
     rng = random.Random(seed)
     scores = dict.fromkeys(range(1, n + 1), 0.0)
     met: set[frozenset[int]] = set()

@@ -27,7 +27,8 @@ def test_level_index_follows_the_26_point_table() -> None:
         ({"NS": "A+", "EW": "2"}, "NS", {"NS": 2, "EW": 0}, {"NS": 26, "EW": 0}),  # largest difference
     ],
 )
-def test_standard_scoring(levels: dict, winner: str | None, match: dict, level: dict) -> None:
+def test_standard_scoring(levels: dict[str, str], winner: str | None, match: dict[str, int],
+                          level: dict[str, int]) -> None:
     score = score_match(levels, winner)
     assert score.match == match
     assert score.level == level

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standby import Standby
 from table_daemon.desk.store import Store
@@ -35,7 +36,8 @@ def crash(desk: Desk) -> None:
         sock.close()
 
 
-def test_standby_takes_over_and_counts_each_result_once(mosquitto, topic_root, tmp_path: Path) -> None:
+def test_standby_takes_over_and_counts_each_result_once(mosquitto: LocalBroker, topic_root: Any,
+                                                        tmp_path: Path) -> None:
     event = topic_root.event
     first_store, standby_store = Store(tmp_path / "first.sqlite"), Store(tmp_path / "standby.sqlite")
     for store in (first_store, standby_store):  # both desks' databases set up alike, round 1 paired

@@ -1,11 +1,20 @@
 """Standings by 场分, 级差分, 对手分, fouls, countback and lots (rules §9), and duplicate boards (§12)."""
 
-from table_daemon.desk.standings import BoardPlay, Outcome, Penalty, Team, compute, draw_lot, duplicate_scores
+from table_daemon.desk.standings import (
+    BoardPlay,
+    Outcome,
+    Penalty,
+    Row,
+    Team,
+    compute,
+    draw_lot,
+    duplicate_scores,
+)
 
 TEAMS = [Team(i, f"P{i}", (f"a{i}", f"b{i}"), "U1" if i < 3 else "U2") for i in range(1, 7)]
 
 
-def names(rows: list) -> list[str]:
+def names(rows: list[Row]) -> list[str]:
     return [r.name for r in rows]
 
 

@@ -10,13 +10,15 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
-from table_daemon.adapters.broker import free_port, wait_listening
+from table_daemon.adapters.broker import LocalBroker, free_port, wait_listening
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
@@ -24,8 +26,8 @@ from table_daemon.desk.store import Store
 from ..desk.spec_table import SpecTable
 
 
-def display_client(port: int, received: list[tuple[str, dict]]) -> mqtt.Client:
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, transport="websockets")
+def display_client(port: int, received: list[tuple[str, dict[str, Any]]]) -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, transport="websockets")
     client.username_pw_set("display")
     ready = threading.Event()
 
@@ -41,7 +43,8 @@ def display_client(port: int, received: list[tuple[str, dict]]) -> mqtt.Client:
     return client
 
 
-def test_hall_acl_and_websockets(broker_factory, topic_root, tmp_path: Path) -> None:
+def test_hall_acl_and_websockets(broker_factory: Callable[..., LocalBroker], topic_root: Any,
+                                 tmp_path: Path) -> None:
     deploy = Path(__file__).resolve().parents[3] / "deploy" / "mosquitto"
     if not (deploy / "guandan.acl").is_file():
         pytest.skip("deploy/mosquitto/guandan.acl is missing")
@@ -61,7 +64,7 @@ def test_hall_acl_and_websockets(broker_factory, topic_root, tmp_path: Path) -> 
     store.set_up(event, [Team(1, "A"), Team(2, "B")], {}, "seed")
     desk = Desk(store, f"mqtt://desk@{host_port}", event)
     desk.start()
-    seen: list[tuple[str, dict]] = []
+    seen: list[tuple[str, dict[str, Any]]] = []
     display = display_client(ws, seen)
     table = SpecTable(broker.url, event, "T01")
     try:

@@ -10,9 +10,11 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.display.commentary import Commentary
 from table_daemon.display.service import DisplayService
 
@@ -65,8 +67,8 @@ def _get(url: str, password: str | None = None) -> tuple[int, str]:
         return err.code, err.read().decode()
 
 
-def test_commentary_page_behind_the_password_shows_delayed_hands(mosquitto, topic_root, tmp_path,
-                                                                  browser) -> None:
+def test_commentary_page_behind_the_password_shows_delayed_hands(mosquitto: LocalBroker, topic_root: Any,
+                                                                  tmp_path: Path, browser: Any) -> None:
     event = topic_root.event
     service = DisplayService(mosquitto.url, event, commentary_delay=1.0, referee_password=PASSWORD)
     service.start()
@@ -107,7 +109,7 @@ def test_the_commentary_view_needs_a_password() -> None:
         DisplayService("mqtt://127.0.0.1:1", "ev", commentary_delay=5)
 
 
-def test_display_command_refuses_a_commentary_view_without_a_good_password(tmp_path) -> None:
+def test_display_command_refuses_a_commentary_view_without_a_good_password(tmp_path: Path) -> None:
     import subprocess
     import sys
 

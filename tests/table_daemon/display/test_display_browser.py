@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
@@ -19,17 +22,19 @@ from ..desk.spec_table import SpecTable
 SECRET = ["CJ", "DQ", "S9"]  # cards only in hidden hands: they must never reach a screen
 
 
-def seats(left: dict[str, int]) -> dict[str, dict]:
+def seats(left: dict[str, int]) -> dict[str, dict[str, Any]]:
     return {s: {"team": "NS" if s in "NS" else "EW", "name": f"player {s}", "cards_left": n} for s, n in left.items()}
 
 
-def mid_deal_state(table: SpecTable, trick: list[dict] | dict, turn: str, left: dict[str, int]) -> None:
+def mid_deal_state(table: SpecTable, trick: list[dict[str, Any]] | dict[str, Any], turn: str,
+                   left: dict[str, int]) -> None:
     table.state(phase="playing", seats=seats(left), levels={"NS": "5", "EW": "3"}, level="5", played="NS",
                 turn=turn, trick=trick, teams={"NS": {"name": "红队 Red"}, "EW": {"name": "蓝队 Blue"}},
                 hands={"S": SECRET})  # a table must not do this; the desk's hub strips it anyway
 
 
-def test_live_display_and_desk_pages(broker_factory, topic_root, tmp_path, browser) -> None:
+def test_live_display_and_desk_pages(broker_factory: Callable[..., LocalBroker], topic_root: Any, tmp_path: Path,
+                                     browser: Any) -> None:
     broker = broker_factory()
     event = topic_root.event
     t1 = SpecTable(broker.url, event, "T01")

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.cli import main
 from table_daemon.config import simulated_config
 from table_daemon.desk.service import Desk
@@ -49,11 +50,13 @@ def shots(tmp_path: Path) -> Path:
 
 
 def live(url: str) -> dict[str, Any]:
-    return json.loads(urllib.request.urlopen(url, timeout=5).read())
+    got = json.loads(urllib.request.urlopen(url, timeout=5).read())
+    assert isinstance(got, dict)
+    return got
 
 
 @pytest.fixture
-def event(mosquitto, topic_root, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def event(mosquitto: LocalBroker, topic_root: Any, tmp_path: Path) -> Iterator[dict[str, Any]]:
     """A running event: the desk (with its pages), a display server with the commentary view, and two
     simulated tables playing the matches the desk started."""
     name, db = topic_root.event, tmp_path / "desk.sqlite"
@@ -128,7 +131,7 @@ GATHER = """() => {
 }"""
 
 
-def test_hall_screens_of_a_simulated_event(event, browser, tmp_path: Path) -> None:
+def test_hall_screens_of_a_simulated_event(event: dict[str, Any], browser: Any, tmp_path: Path) -> None:
     web, out = event["web"], shots(tmp_path)
 
     def second_deal_under_way() -> bool:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from typing import Any
 
+from table_daemon.adapters.broker import LocalBroker
 from table_daemon.display.hub import Hub
 from table_daemon.display.service import DisplayService
 
@@ -43,14 +45,14 @@ def test_a_screen_that_falls_behind_is_cut_loose_without_blocking() -> None:
     assert not hub.listening(slow) and hub.listening(fast)
 
 
-def test_stand_alone_display_server(mosquitto, topic_root) -> None:
+def test_stand_alone_display_server(mosquitto: LocalBroker, topic_root: Any) -> None:
     table = SpecTable(mosquitto.url, topic_root.event, "T05")
     table.state(phase="tribute", seats={"S": {"cards_left": 27}})
     service = DisplayService(mosquitto.url, topic_root.event)
     service.start()
     try:
         deadline = time.monotonic() + 10
-        live: dict = {}
+        live: dict[str, Any] = {}
         while time.monotonic() < deadline:
             live = json.loads(urllib.request.urlopen(f"{service.web.url}/api/live", timeout=5).read())
             if "T05" in live["tables"] and "state" in live["tables"]["T05"]:

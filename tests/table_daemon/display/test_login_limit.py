@@ -54,7 +54,7 @@ def _get(url: str, password: str | None) -> int:
         req.add_header("Authorization", "Basic " + base64.b64encode(f"x:{password}".encode()).decode())
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
-            return resp.status
+            return int(resp.status)
     except urllib.error.HTTPError as exc:
         return exc.code
 

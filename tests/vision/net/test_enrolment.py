@@ -23,7 +23,7 @@ from vision.net.reader import CardReader
 from vision.render import paste_card, render_face
 from vision.training.dark_decks import dark_face
 from vision.training.real_eval import ALL_REPORTED, Photo, Score
-from vision.types import normalise_label
+from vision.types import CardReading, normalise_label
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_enrolment_reports_progress_and_what_the_guard_decided(enrolled: tuple[E
     assert any("15 card(s)" in p for p in problems)  # 13 held back and the two jokers
 
 
-def read(reader: CardReader, path: Path) -> list:
+def read(reader: CardReader, path: Path) -> list[CardReading]:
     return reader.read_image(load_image(path))
 
 

@@ -36,7 +36,7 @@ def layout(faces: dict[str, np.ndarray], codes: list[str], seed: int = 3, light_
 def _thumb(image: np.ndarray) -> np.ndarray:
     v = cv2.resize(image, (20, 30), interpolation=cv2.INTER_AREA).astype(float)  # in colour: a dark deck's ♦ and ♣
     v = v.ravel() - v.mean()
-    return v / (np.linalg.norm(v) + 1e-9)
+    return np.asarray(v / (np.linalg.norm(v) + 1e-9))
 
 
 def labelled_right(cards: list[tuple[str, str, np.ndarray]], faces: dict[str, np.ndarray]) -> int:

@@ -38,12 +38,13 @@ def tiny_member(path: Path, bias: list[float], temperature: float) -> Path:
 def probabilities(path: Path) -> np.ndarray:
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     logits, _ = session.run(None, {session.get_inputs()[0].name: np.zeros((2, 3, 4, 4), np.float32)})
+    assert isinstance(logits, np.ndarray)  # onnxruntime answers with numpy arrays
     return np.exp(logits)
 
 
 def softmax(z: list[float], t: float) -> np.ndarray:
     e = np.exp(np.array(z) / t)
-    return e / e.sum()
+    return np.asarray(e / e.sum())
 
 
 def test_a_joined_model_averages_its_members_and_can_itself_be_joined(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ import pytest
 from tests.images import imread
 from vision.training.real_eval import (
     A_JOKER,
-    CARDS,
     LabelAuditError,
     Photo,
     audited,
@@ -27,7 +26,7 @@ from vision.training.real_eval import (
     score,
 )
 from vision.training.real_eval import cardcounter as split_part
-from vision.training.real_split import cardcounter_boxes
+from vision.training.real_split import CARDS, cardcounter_boxes
 from vision.types import CardReading
 
 
