@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 from table_daemon.config import simulated_config  # noqa: E402
+from table_daemon.controller import CardsSeen, Effect, Input, TableController, TurnChanged  # noqa: E402
 from table_daemon.simulate import SimTable  # noqa: E402
 
 
@@ -57,7 +58,7 @@ def main() -> int:
         sim.zones.stabiliser.early = not args.no_early
         laid: dict[tuple[str, tuple[str, ...]], float] = {}
         lat: list[float] = []
-        slow_plays: list[tuple[float, str, tuple[str, ...]]] = []
+        slow_plays: list[tuple[float, str, tuple[str, ...], float]] = []
         lock = threading.Lock()
         original = sim.zones.lay
 
@@ -67,6 +68,19 @@ def main() -> int:
             original(seat, cards)
 
         sim.zones.lay = lay
+        # what the camera reported of each seat's cards, and when (--verbose: the reports behind each slow play);
+        # traced on the class, since the table may make its controller anew (a deal recovered from its journal)
+        reports: list[tuple[float, CardsSeen, bool]] = []
+        handle = TableController.handle
+
+        def traced(controller: TableController, event: Input, now: float) -> list[Effect]:
+            effects = handle(controller, event, now)
+            if isinstance(event, CardsSeen):
+                reports.append((time.perf_counter(), event, any(isinstance(e, TurnChanged) for e in effects)))
+            return effects
+
+        if args.verbose:
+            TableController.handle = traced  # type: ignore[method-assign,assignment]
 
         def on_message(c: object, u: object, msg: mqtt.MQTTMessage) -> None:
             m = json.loads(msg.payload)
@@ -76,7 +90,7 @@ def main() -> int:
                 if t0 is not None:
                     lat.append(time.perf_counter() - t0)
                     if lat[-1] > SLOW:
-                        slow_plays.append((lat[-1], m["seat"], tuple(m["cards"])))
+                        slow_plays.append((lat[-1], m["seat"], tuple(m["cards"]), t0))
 
         sub = mqtt.Client(CallbackAPIVersion.VERSION2)
         sub.on_message = on_message
@@ -106,8 +120,13 @@ def main() -> int:
     slow = sum(t > SLOW for t in lat)
     print(f"plays over {SLOW * 1000:.0f} ms: {slow} of {len(lat)} ({100 * slow / len(lat):.1f} %)")
     if args.verbose:
-        for t, seat, cards in slow_plays:
+        for t, seat, cards, t0 in slow_plays:
             print(f"  {t * 1000:.0f} ms: {seat} {' '.join(cards)}")
+            for at, e, took in reports:
+                if e.seat == seat and t0 <= at <= t0 + t:
+                    print(f"    +{(at - t0) * 1000:.0f} ms {'provisional' if e.provisional else 'final'} "
+                          f"{' '.join(e.cards)} at {e.confidence:.4f} {'taken' if took else 'not taken'}; candidates "
+                          + "; ".join(" ".join(f"{c} {p:.4f}" for c, p in o) for o in e.candidates))
     return 0
 
 
