@@ -86,7 +86,7 @@ def _drop_thin_lines(mask: np.ndarray) -> np.ndarray:
         if not lines.any():
             continue
         joined = cv2.morphologyEx(lines, cv2.MORPH_CLOSE, np.ones(bridge, np.uint8))
-        n, labels, stats, _ = connected_components(joined)
+        _, labels, stats, _ = connected_components(joined)
         is_long = stats[:, axis] >= long_side
         is_long[0] = False  # the background
         if is_long.any():
