@@ -69,7 +69,8 @@ def main() -> int:
 
         sim.zones.lay = lay
         # what the camera reported of each seat's cards, and when (--verbose: the reports behind each slow play);
-        # traced on the class, since the table may make its controller anew (a deal recovered from its journal)
+        # traced on the class: the table pickles its controller at each deal's end (table_daemon/snapshots.py), and a
+        # function set on the instance cannot be pickled (the next deal then never started)
         reports: list[tuple[float, CardsSeen, bool]] = []
         handle = TableController.handle
 
