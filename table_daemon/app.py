@@ -3,7 +3,9 @@
 One thread runs the loop: it takes the next input (dealer event, card reading, button, command) from a queue
 or a timer tick when none comes, writes it to the journal together with every message it causes, then carries
 out the effects (publish, lights, beep, dealer command, replies, simulated seats). Devices and the MQTT link
-only put inputs on the queue, so the controller never sees two inputs at once and needs no locks.
+only put inputs on the queue, so the controller never sees two inputs at once and needs no locks. A journal
+that cannot write (SD card full or failing) does not stop the effects of an input already handled: it is a
+health problem with its alert until a snapshot holds the table again (``journal_faults.py``).
 
 Restart: the latest snapshot of the controller (taken at each deal's end) is loaded and the journal's inputs
 after it are replayed (effects dropped: they were carried out by the run that journaled them), so a ``kill -9``
@@ -52,10 +54,14 @@ from .controller import (
 from .controller.model import DealerFaultKind
 from .controller.views import hands_payload, public_state
 from .device_health import device_figures, device_states, rss_mb, with_picture
+from .journal_faults import JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
 from .snapshots import SNAPSHOT_EVERY, prune, recover, refused_entry, save_snapshot
 from .version import VERSION
 
 log = logging.getLogger(__name__)
+
+#: after a snapshot failed, the next try waits this long (a pickle of a day's controller is not free)
+SNAPSHOT_RETRY_SECONDS = 10.0
 class Device(Protocol):
     def start(self, feed: Callable[[Input], None]) -> None: ...
     def close(self) -> None: ...
@@ -108,6 +114,12 @@ class TableApp:
         self.started_at = clock()
         self.inputs_handled = 0
         self.last_health = 0.0
+        #: a health report (and the alerts of what changed) is due at the next housekeeping, not the interval's
+        self._health_due = False
+        self.journal_faults = JournalFaults()
+        #: inputs handled since the journal last failed to keep one (0: it holds them all)
+        self.unjournaled = 0
+        self._snapshot_retry_at = 0.0
         self.desk_online: bool | None = None
         self._desk_status_seen: Any = None
         self.on_published: Callable[[str, dict[str, Any]], None] | None = None
@@ -223,11 +235,9 @@ class TableApp:
                 else:
                     plain.append(m)
         kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
-        rowid = self.journal.record(now, kind, data, outbox, results, refs)
-        if results or rowid - self.snapshot_input >= SNAPSHOT_EVERY:
-            save_snapshot(self.journal, self.controller, rowid, now)
-            self.snapshot_input = rowid
-        # journaled: from here on a failure of one effect must not stop the others
+        self._keep(now, kind, data, outbox, results, refs)
+        # handled (and journaled, unless the journal failed and said so): from here on a failure of one effect
+        # must not stop the others
         for m in outbox:
             self._guard(self.publisher.send, m)
             if self.on_published is not None:
@@ -241,6 +251,34 @@ class TableApp:
         for ef in effects:
             self._guard(self._effect, ef)
         return effects
+
+    def _keep(self, now: float, kind: str, data: dict[str, Any], outbox: list[OutboxMessage],
+              results: list[tuple[str, str]], refs: list[tuple[int, str, int]]) -> None:
+        """Journal a handled input with what it caused; snapshot the controller at a deal's end, every
+        ``SNAPSHOT_EVERY`` inputs, and as soon as it can after inputs the journal missed (a snapshot stands for
+        them; a replay without them would be a wrong table). A failure of either is a health problem
+        (:mod:`journal_faults`), never a reason to leave the input's effects undone: the controller has moved
+        on, and players, desk and displays must see it."""
+        try:
+            rowid = self.journal.record(now, kind, data, outbox, results, refs)
+        except Exception as exc:
+            log.exception("the journal could not keep a %s input", kind)
+            self.unjournaled += 1
+            self._health_due |= self.journal_faults.failed(JOURNAL_WRITE_FAILED, exc, now)
+            return
+        retry = self.journal_faults.is_open(SNAPSHOT_FAILED) and now >= self._snapshot_retry_at
+        if not (self.unjournaled or results or retry or rowid - self.snapshot_input >= SNAPSHOT_EVERY):
+            return
+        try:
+            save_snapshot(self.journal, self.controller, rowid, now)
+        except Exception as exc:
+            log.exception("the snapshot after input %d could not be saved", rowid)
+            self._snapshot_retry_at = now + SNAPSHOT_RETRY_SECONDS
+            self._health_due |= self.journal_faults.failed(SNAPSHOT_FAILED, exc, now)
+            return
+        self.snapshot_input, self.unjournaled = rowid, 0
+        for code in (JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED):
+            self._health_due |= self.journal_faults.cleared(code)
 
     @staticmethod
     def _guard(fn: Callable[..., Any], *args: Any) -> None:
@@ -310,7 +348,8 @@ class TableApp:
         for ef in pubs:
             m = self.publisher.prepare(ef.topic, ef.payload, now, ref=ef.ref)
             if isinstance(m, OutboxMessage):
-                self.journal.record_outbox([m])
+                # kept for a resend after a restart; a journal that cannot keep it must not keep it unsent now
+                self._guard(self.journal.record_outbox, [m])
                 self.publisher.send(m)
             else:
                 self.publisher.send_plain(*m)
@@ -345,19 +384,22 @@ class TableApp:
     def _housekeeping(self) -> None:
         now = time.monotonic()
         self.notifier.ping(now)
-        if now - self.last_health >= self.cfg.health.interval_seconds:
-            self.last_health = now
+        if self._health_due or now - self.last_health >= self.cfg.health.interval_seconds:
+            self.last_health, self._health_due = now, False
             figures = self.health()
             self._publish_now([Publish("health", {"type": "health", **figures})])
             self._health_news(figures)
             # messages the broker took are not needed again (results stay in their own table until acked):
             # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
-            prune(self.journal)
+            try:
+                prune(self.journal)
+            except Exception:  # a journal that cannot write is alerted by the input that failed
+                log.exception("pruning the journal failed")
 
     def _health_news(self, figures: dict[str, Any]) -> None:
         """An alert for each problem that appeared since the last health, a note for each that cleared, and the
         retained status again when a device's state changed (a dealer plugged in, a camera lost)."""
-        found = problems(figures, self.limits)
+        found = self._problems(figures)
         pi = {k: figures.get(k) for k in ("power", "cpu_temp", "disk")}
         for code in sorted(found.keys() - self.problems.keys()):
             self.handle(HealthNotice(code, found[code], {**pi, "devices": figures.get("devices")}))
@@ -378,11 +420,17 @@ class TableApp:
         out.update(figures)
         out.update(self.pi_health.read())  # cpu_temp, power (under-voltage, throttling), disk
         out["devices"] = device_states(self.cfg, self.devices, figures)
-        out["problems"] = sorted(problems(out, self.limits))
+        out["journal_faults"] = self.journal_faults.problems()
+        out["problems"] = sorted(self._problems(out))
         rss = rss_mb()
         if rss is not None:
             out["rss_mb"] = rss
         return out
+
+    def _problems(self, figures: dict[str, Any]) -> dict[str, str]:
+        """The problems in a health report: the Pi's and the devices' (:func:`pi_health.problems`) and the
+        journal's (:mod:`journal_faults`), each code with its evidence in words."""
+        return {**problems(figures, self.limits), **(figures.get("journal_faults") or {})}
 
     def status_payload(self) -> dict[str, Any]:
         return {"online": True, "since": getattr(self, "started_iso", None), "version": VERSION,

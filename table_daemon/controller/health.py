@@ -1,4 +1,4 @@
-"""The table's hardware news for the referee: power, heat, SD card, and devices missing or failing.
+"""The table's hardware news for the referee: power, heat, SD card, the journal, and devices missing or failing.
 
 The app compares the health figures with their limits (``table_daemon.adapters.pi_health.problems``) and
 sends a :class:`HealthNotice` when a problem appears or clears; the controller turns it into an alert on the
@@ -22,6 +22,10 @@ TEXT = {
     "camera_lost": "摄像头无画面 / camera delivers no frames",
     "panels_missing": "座位面板不可用 / seat panels not available: buttons and lights do not work",
     "panels_fault": "座位面板故障 / seat panels failing",
+    "journal_write_failed": "牌局日志无法写入 / the journal cannot be written: play goes on, but a restart now would "
+                            "lose the plays since; check the SD card",
+    "snapshot_failed": "牌局快照无法保存 / the table's snapshot cannot be saved: every play is still journaled, "
+                       "a restart replays more; check the SD card",
     "health_restored": "恢复正常 / back to normal",
 }
 

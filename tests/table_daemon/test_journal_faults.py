@@ -1,0 +1,129 @@
+"""A journal that cannot write does not stop the table: the handled input's effects are carried out (published,
+alerted), the failure is a health problem with its alert in Chinese and English until a snapshot holds the table
+again, and a restart after that comes back to the same table.
+
+The faults are real ones: SQLite itself refusing writes (``PRAGMA query_only``, as on a card remounted
+read-only) and pickle refusing the controller (an attribute it cannot pickle, as a bug would add).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from table_daemon.app import SNAPSHOT_RETRY_SECONDS
+from table_daemon.controller import Command
+from table_daemon.controller.views import public_state
+from table_daemon.journal_faults import JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
+
+from .app_harness import AppHarness, play_quick_deals
+
+
+def sent_alerts(h: AppHarness, code: str) -> list[dict[str, Any]]:
+    return [m for m in h.sent if m.get("type") == "alert" and m.get("code") == code]
+
+
+def restored(h: AppHarness, cleared: str) -> list[dict[str, Any]]:
+    return [a for a in sent_alerts(h, "health_restored") if a["evidence"]["health"].get("cleared") == cleared]
+
+
+def health_now(h: AppHarness) -> None:
+    """What the loop does after each input: the health report, with the alerts of what changed when due."""
+    h.app._housekeeping()
+
+
+def test_faults_are_told_once_and_cleared_once() -> None:
+    faults = JournalFaults()
+    assert faults.failed(SNAPSHOT_FAILED, OSError(28, "No space left on device"), 1_000_000.0) is True
+    assert faults.failed(SNAPSHOT_FAILED, OSError(5, "Input/output error"), 1_000_060.0) is False
+    (detail,) = faults.problems().values()
+    assert detail.startswith("2× since 1970-01-12T13:46:40.000Z") and "Input/output error" in detail
+    assert faults.is_open(SNAPSHOT_FAILED) and not faults.is_open(JOURNAL_WRITE_FAILED)
+    assert faults.cleared(SNAPSHOT_FAILED) is True and faults.cleared(SNAPSHOT_FAILED) is False
+    assert faults.problems() == {}
+
+
+def test_a_snapshot_that_cannot_be_saved_leaves_no_effect_undone(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    health_now(h)  # the first report: the next one comes at the interval, or when a problem is new
+    h.c.unpicklable = threading.Lock()  # type: ignore[attr-defined]
+    play_quick_deals(h, 1)  # the deal's end asks for a snapshot, which fails
+
+    assert [m["type"] for m in h.sent if m.get("type") == "deal_result"] == ["deal_result"]
+    assert h.c.phase in ("deal_over", "match_over")
+    assert h.app.journal.snapshot() is None and h.app.unjournaled == 0  # every input is still journaled
+    health = h.app.health()
+    assert health["problems"] == [SNAPSHOT_FAILED] and "pickle" in health["journal_faults"][SNAPSHOT_FAILED]
+    health_now(h)
+    (alert,) = sent_alerts(h, SNAPSHOT_FAILED)
+    assert "快照无法保存" in alert["message"] and "snapshot cannot be saved" in alert["message"]
+    assert "pickle" in alert["evidence"]["detail"]
+
+    # a restart now replays the journal from its start, and is the same table
+    before = public_state(h.c)
+    h.restart()
+    assert h.app.recovered > 0 and public_state(h.c) == before
+
+    # the restarted table fails the same way at its next deal's end, then the fault clears: a retry (no need
+    # to wait for a deal's end) saves the snapshot, and the referee is told once
+    health_now(h)
+    h.c.unpicklable = threading.Lock()  # type: ignore[attr-defined]
+    play_quick_deals(h, 1)
+    health_now(h)
+    assert len(sent_alerts(h, SNAPSHOT_FAILED)) == 2  # once by each run
+    del h.c.unpicklable  # type: ignore[attr-defined]
+    h.send(Command("start_deal", {}))
+    assert h.app.journal.snapshot() is None  # not yet: tries are spaced
+    h.send(Command("start_deal", {}), dt=SNAPSHOT_RETRY_SECONDS)
+    assert h.app.journal.snapshot() is not None and h.app.health()["problems"] == []
+    health_now(h)
+    assert len(restored(h, SNAPSHOT_FAILED)) == 1 and len(sent_alerts(h, SNAPSHOT_FAILED)) == 2
+    before = public_state(h.c)
+    h.restart()
+    assert h.app.recovered == 1 and public_state(h.c) == before  # replayed: the health_restored after it
+
+
+def test_plays_the_journal_could_not_keep_are_published_and_alerted(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    health_now(h)
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.bot_step()
+    sent = len(h.sent)
+    journaled = h.app.journal.input_count()
+
+    h.app.journal._db.execute("PRAGMA query_only = ON")  # SQLite refuses every write from here on
+    h.bot_step()
+    h.bot_step()
+    moves = [m for m in h.sent[sent:] if m.get("type") in ("play", "pass")]
+    assert len(moves) == 2  # what the seats did is shown all the same, in sequence
+    assert [m["seq"] for m in h.sent[sent:]] == list(range(h.sent[sent - 1]["seq"] + 1, h.sent[-1]["seq"] + 1))
+    assert h.app.journal.input_count() == journaled and h.app.unjournaled >= 2
+    health_now(h)
+    (alert,) = sent_alerts(h, JOURNAL_WRITE_FAILED)  # its own input is not journaled either, yet it is sent
+    assert "日志无法写入" in alert["message"] and "readonly" in alert["evidence"]["detail"]
+    assert h.app.health()["problems"] == [JOURNAL_WRITE_FAILED]
+
+    # the card is writable again but the controller cannot be pickled: the journal holds inputs after a gap,
+    # so the problem stays open until a snapshot stands for the inputs it missed
+    h.app.journal._db.execute("PRAGMA query_only = OFF")
+    h.c.unpicklable = threading.Lock()  # type: ignore[attr-defined]
+    h.bot_step()
+    assert h.app.journal.input_count() > journaled
+    assert h.app.health()["problems"] == [JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED]
+    health_now(h)
+    assert len(sent_alerts(h, SNAPSHOT_FAILED)) == 1 and not restored(h, JOURNAL_WRITE_FAILED)
+    del h.c.unpicklable  # type: ignore[attr-defined]
+    h.bot_step()  # the gap forces the snapshot at once
+    assert h.app.unjournaled == 0 and h.app.health()["problems"] == []
+    health_now(h)
+    assert len(restored(h, JOURNAL_WRITE_FAILED)) == 1 and len(restored(h, SNAPSHOT_FAILED)) == 1
+
+    # a restart comes back to the table as it was, plays the journal missed included
+    before, hands, done = public_state(h.c), h.state.hands_json(), h.state.plays_made
+    h.restart()
+    assert public_state(h.c) == before and h.state.hands_json() == hands and h.state.plays_made == done
+    assert h.app.recovered <= 3  # the snapshot stands for the gap: the rest of a step and two alerts after it
+    assert h.bot_step() and h.state.plays_made >= done  # and plays on
