@@ -1,5 +1,6 @@
-"""Alerts as the desk page shows them: the type in Chinese and English (rules §11 foul codes and the devices'
-faults), table, seat, local time, the table's message and whether a camera picture came with it. Pure.
+"""Alerts as the desk page shows them: the type in Chinese and English (rules §11 foul codes, the devices'
+faults and the table's health: power, heat, SD card, journal), table, seat, local time, the table's message and
+whether a camera picture came with it. Pure.
 """
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ NAMES: dict[str, tuple[str, str]] = {
     "camera_uncalibrated": ("摄像头未校准", "camera not calibrated"),
     "camera_markers_hidden": ("桌角标记被遮挡", "table markers covered"),
     "camera_markers_visible": ("桌角标记可见", "table markers visible"),
+    "camera_calibrated": ("识别区已标定", "play areas calibrated"),
+    "camera_missing": ("找不到摄像头", "camera not found"),
+    "dealer_missing": ("找不到发牌机", "dealer not found"),
+    "panels_missing": ("座位面板不可用", "seat panels not available"),
+    "panels_fault": ("座位面板故障", "seat panels failing"),
+    "pi_under_voltage": ("树莓派供电不足", "Pi under-voltage"),
+    "pi_throttled": ("树莓派降频", "Pi throttled"),
+    "pi_hot": ("树莓派过热", "Pi too hot"),
+    "pi_disk_low": ("存储卡空间不足", "SD card nearly full"),
+    "journal_write_failed": ("牌局日志无法写入", "journal cannot be written"),
+    "snapshot_failed": ("牌局快照无法保存", "snapshot cannot be saved"),
+    "health_restored": ("恢复正常", "back to normal"),
 }
 #: alerts whose evidence is what the camera saw: the page shows the frame as a picture
 PICTURE_CODES = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn"})
