@@ -87,7 +87,8 @@ def run_demo(args: argparse.Namespace) -> int:
   数据 files:                {workdir}
   Ctrl+C 结束 stops the demo.
 """, file=sys.stderr, flush=True)
-    signal.signal(signal.SIGTERM, _interrupt)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # as Ctrl+C: tables, desk and pages stop, then the broker
+        signal.signal(sig, _interrupt)
     try:
         return run_simulation(broker=broker.url, table="T01" if args.tables == 1 else "T", event=event,
                               profile="national", deals=None, match=True, seed=args.seed, speed=args.speed,

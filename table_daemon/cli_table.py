@@ -118,7 +118,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(f"--deck: {exc}") from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    signal.signal(signal.SIGTERM, _interrupt)  # stop the tables and the embedded broker on SIGTERM too
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # as Ctrl+C: the tables stop, then the embedded broker
+        signal.signal(sig, _interrupt)
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,

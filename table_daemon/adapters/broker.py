@@ -73,6 +73,10 @@ class LocalBroker:
     ``start()`` picks a free port the first time; ``restart()`` stops it and starts it again on the same port
     with the same persistence file; ``stop()`` ends it. ``extra_config`` lines are appended to Mosquitto's
     config (e.g. a websockets listener or an ACL file).
+
+    The child runs in a process group of its own: a terminal's Ctrl+C goes to the whole foreground group, and a
+    broker that got it too would die before the tables and the desk publishing through it had stopped (they
+    would say they lost the broker, and results would be left waiting in journals). Its owner stops it last.
     """
 
     workdir: Path | None = None
@@ -136,7 +140,7 @@ class LocalBroker:
         log = open(self.workdir / "broker.log", "ab")  # noqa: SIM115 - handed to the child
         try:
             return subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log,
-                                    stdin=subprocess.DEVNULL)
+                                    stdin=subprocess.DEVNULL, process_group=0)
         finally:
             log.close()
 
@@ -158,7 +162,7 @@ class LocalBroker:
         try:
             return subprocess.Popen(
                 [sys.executable, "-m", "amqtt.scripts.broker_script", "-c", str(conf)],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, process_group=0,
             )
         finally:
             log.close()

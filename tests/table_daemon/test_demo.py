@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import signal
+import socket
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
+
+import pytest
 
 from .test_loud_failures import read_until, start
 
@@ -43,3 +49,30 @@ def test_demo_shows_the_product(tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP])
+def test_ctrl_c_or_a_closed_terminal_stops_the_demo_in_order(tmp_path: Path, sig: signal.Signals) -> None:
+    """A terminal sends Ctrl+C (SIGINT) to its whole foreground process group, and SIGHUP when it is closed:
+    the embedded broker must outlive the table and the desk that publish through it, so that nobody says it
+    lost the broker while stopping, and it must not outlive the demo."""
+    proc = subprocess.Popen([sys.executable, "-m", "table_daemon.cli", "demo", "--http", "0", "--direct",
+                             "--dir", str(tmp_path / "demo")], start_new_session=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        lines = read_until(proc, r"deal 1 started", timeout=90)
+        broker = re.search(r"broker:\s+mqtt://([\d.]+):(\d+)", "\n".join(lines))
+        assert broker, lines
+        os.killpg(proc.pid, sig)  # to every process of the group, as the terminal does
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr is not None
+        rest = proc.stderr.read()
+        assert "interrupted" in rest and "offline" in rest  # the table stopped, and the desk saw it go
+        assert "lost the broker" not in rest and "断开" not in rest, rest
+        with pytest.raises(OSError):  # the broker stopped with the demo
+            socket.create_connection((broker.group(1), int(broker.group(2))), timeout=2).close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
