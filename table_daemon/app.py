@@ -54,7 +54,7 @@ from .controller import (
 from .controller.model import DealerFaultKind
 from .controller.views import hands_payload, public_state
 from .device_health import device_figures, device_states, rss_mb, with_picture
-from .journal_faults import JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
+from .journal_faults import JOURNAL_READ_FAILED, JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
 from .snapshots import SNAPSHOT_EVERY, prune, recover, refused_entry, save_snapshot
 from .version import VERSION
 
@@ -412,9 +412,8 @@ class TableApp:
         self._device_states = states
 
     def health(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"uptime": round(self.clock() - self.started_at, 1),
-                               "journal_backlog": self.journal.backlog(),
-                               "pending_results": len(self.journal.pending_results()),
+        now = self.clock()
+        out: dict[str, Any] = {"uptime": round(now - self.started_at, 1), **self._journal_figures(now),
                                "inputs": self.inputs_handled, "recovered_inputs": self.recovered}
         figures = device_figures(self.devices)
         out.update(figures)
@@ -426,6 +425,18 @@ class TableApp:
         if rss is not None:
             out["rss_mb"] = rss
         return out
+
+    def _journal_figures(self, now: float) -> dict[str, int | None]:
+        """The journal's backlog and unacknowledged results; None each, and a health problem, when the journal
+        cannot be read (a health report that failed here would leave the referee with no report and no alert)."""
+        try:
+            backlog, pending = self.journal.backlog(), len(self.journal.pending_results())
+        except Exception as exc:
+            log.exception("the journal cannot be read")
+            self.journal_faults.failed(JOURNAL_READ_FAILED, exc, now)  # in the report being made
+            return {"journal_backlog": None, "pending_results": None}
+        self.journal_faults.cleared(JOURNAL_READ_FAILED)
+        return {"journal_backlog": backlog, "pending_results": pending}
 
     def _problems(self, figures: dict[str, Any]) -> dict[str, str]:
         """The problems in a health report: the Pi's and the devices' (:func:`pi_health.problems`) and the

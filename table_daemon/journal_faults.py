@@ -4,8 +4,8 @@ The journal is the table's memory across a crash: each input with the messages i
 controller at each deal's end. When a write fails (an SD card full or worn out, a filesystem remounted
 read-only, a controller that cannot be pickled) the table plays on: the input has been handled, so its effects
 are carried out and players, desk and displays see the table as it is. What is at risk is a restart, and that is
-said loudly: each failure is a health problem with its alert (``journal_write_failed``, ``snapshot_failed``)
-until a write succeeds again, then ``health_restored``. Pure bookkeeping: the app reports what happened, with the
+said loudly: each failure is a health problem with its alert (``journal_write_failed``, ``snapshot_failed``,
+``journal_read_failed``) until a write (or read) succeeds again, then ``health_restored``. Pure bookkeeping: the app reports what happened, with the
 time passed in.
 """
 
@@ -19,6 +19,8 @@ from .adapters.publisher import iso_now
 JOURNAL_WRITE_FAILED = "journal_write_failed"
 #: the controller's snapshot could not be saved: the journal keeps the inputs since the last one instead
 SNAPSHOT_FAILED = "snapshot_failed"
+#: the journal cannot even be read (its health figures are unknown): a card gone or failing
+JOURNAL_READ_FAILED = "journal_read_failed"
 
 
 @dataclass

@@ -26,6 +26,8 @@ TEXT = {
                             "lose the plays since; check the SD card",
     "snapshot_failed": "牌局快照无法保存 / the table's snapshot cannot be saved: every play is still journaled, "
                        "a restart replays more; check the SD card",
+    "journal_read_failed": "牌局日志无法读取 / the journal cannot be read: the SD card may be gone or failing; "
+                           "replace it between deals",
     "health_restored": "恢复正常 / back to normal",
 }
 

@@ -45,6 +45,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "pi_disk_low": ("存储卡空间不足", "SD card nearly full"),
     "journal_write_failed": ("牌局日志无法写入", "journal cannot be written"),
     "snapshot_failed": ("牌局快照无法保存", "snapshot cannot be saved"),
+    "journal_read_failed": ("牌局日志无法读取", "journal cannot be read"),
     "health_restored": ("恢复正常", "back to normal"),
 }
 #: alerts whose evidence is what the camera saw: the page shows the frame as a picture

@@ -127,3 +127,21 @@ def test_plays_the_journal_could_not_keep_are_published_and_alerted(tmp_path: Pa
     assert public_state(h.c) == before and h.state.hands_json() == hands and h.state.plays_made == done
     assert h.app.recovered <= 3  # the snapshot stands for the gap: the rest of a step and two alerts after it
     assert h.bot_step() and h.state.plays_made >= done  # and plays on
+
+
+def test_a_journal_gone_still_gets_a_health_report_and_its_alerts(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    health_now(h)
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.app.journal._db.close()  # the card is gone: every read and write fails
+    h.bot_step()
+    health = h.app.health()
+    assert health["journal_backlog"] is None and health["pending_results"] is None  # unknown, never a healthy 0
+    assert health["problems"] == ["journal_read_failed", JOURNAL_WRITE_FAILED]
+    health_now(h)
+    codes = [m.get("code") for m in h.sent if m.get("type") == "alert"]
+    assert codes.count("journal_read_failed") == 1 and codes.count(JOURNAL_WRITE_FAILED) == 1
+    (alert,) = sent_alerts(h, "journal_read_failed")
+    assert "日志无法读取" in alert["message"] and "closed database" in alert["evidence"]["detail"]
