@@ -56,8 +56,11 @@ def test_ctrl_c_or_a_closed_terminal_stops_the_demo_in_order(tmp_path: Path, sig
     """A terminal sends Ctrl+C (SIGINT) to its whole foreground process group, and SIGHUP when it is closed:
     the embedded broker must outlive the table and the desk that publish through it, so that nobody says it
     lost the broker while stopping, and it must not outlive the demo."""
+    # a terminal's shell gives its foreground job Ctrl+C; one that ran these tests in the background (``&``,
+    # nohup) passed an ignored SIGINT down to every child, which a real terminal's job would not have
     proc = subprocess.Popen([sys.executable, "-m", "table_daemon.cli", "demo", "--http", "0", "--direct",
                              "--dir", str(tmp_path / "demo")], start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509
                             env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -65,9 +68,10 @@ def test_ctrl_c_or_a_closed_terminal_stops_the_demo_in_order(tmp_path: Path, sig
         broker = re.search(r"broker:\s+mqtt://([\d.]+):(\d+)", "\n".join(lines))
         assert broker, lines
         os.killpg(proc.pid, sig)  # to every process of the group, as the terminal does
-        assert proc.wait(timeout=30) == 0
         assert proc.stderr is not None
-        rest = proc.stderr.read()
+        os.set_blocking(proc.stderr.fileno(), True)
+        rest = proc.communicate(timeout=30)[1]
+        assert proc.returncode == 0, rest
         assert "interrupted" in rest and "offline" in rest  # the table stopped, and the desk saw it go
         assert "lost the broker" not in rest and "断开" not in rest, rest
         with pytest.raises(OSError):  # the broker stopped with the demo
