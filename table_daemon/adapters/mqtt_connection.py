@@ -9,6 +9,7 @@ and the display server).
 
 paho reconnects by itself after the broker or the network drops, and keeps the QoS 1 messages the broker has
 not acknowledged to send them again after the reconnect; callbacks from paho's thread never raise into it.
+Those messages go out in order, and nothing published after them overtakes them (``publish`` says how).
 A broker that cannot be reached, refuses the client or drops it is said loudly (a warning in Chinese and
 English naming the broker, the reason, the try, the wait before the next one and what the client waits for),
 never silently retried.
@@ -32,6 +33,9 @@ from paho.mqtt.properties import Properties
 
 log = logging.getLogger(__name__)
 
+#: the longest a publish waits for the messages of an outage to go out first (a broker that takes the connection
+#: but never acknowledges them must not hold the table up longer: the publish then goes ahead, and says so)
+BACKLOG_WAIT_S = 5.0
 #: paho waits this long before the first retry and doubles the wait up to RETRY_MAX_S (reconnect_delay_set)
 RETRY_MIN_S, RETRY_MAX_S = 1, 5
 #: a topic and its payload: a last will, or the final message of a clean stop (both QoS 1, retained)
@@ -120,6 +124,10 @@ class MqttConnection:
         self._pending: dict[int, Callable[[], None]] = {}
         self._publishing = 0
         self._early: set[int] = set()
+        # messages paho will send again after a reconnect, until the broker acknowledged them (publish())
+        self._backlog: set[int] = set()
+        self._backlog_sent = threading.Condition(self._lock)
+        self._paho_thread: int | None = None
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=client_id,
             clean_session=None if self.v5 else not persistent,
@@ -175,7 +183,17 @@ class MqttConnection:
         message id, so an acknowledgement that arrives while a publish is under way and finds no callback
         is kept in ``_early`` until that publish has registered its callback. Our lock is never held across
         a paho call: paho holds its own lock while it reports an acknowledgement.
+
+        Order across an outage: paho sends the messages it kept (those not acknowledged when the connection
+        dropped, and those published while it was down) once the broker's CONNACK is in, after the connect
+        callback. A message published from another thread in between, or while the connection is being made,
+        went straight out and overtook them (a consumer saw ``seq`` 1050 before 1000-1049). So while any
+        message with an acknowledgement callback is still in that backlog and a socket is open, a publish
+        waits for the broker to acknowledge the backlog (milliseconds), at most ``BACKLOG_WAIT_S``. While the
+        broker is away nothing waits: the message joins paho's queue behind the others. Publishes from paho's
+        own thread (the connect callback's) never wait: they would hold up the very resend they wait for.
         """
+        self._wait_for_backlog()
         with self._lock:
             self._publishing += 1
         try:
@@ -183,13 +201,29 @@ class MqttConnection:
         except BaseException:
             self._published(None, None)
             raise
-        acked_already = self._published(info.mid, on_ack if qos > 0 else None)
+        acked_already = self._published(info.mid, on_ack if qos > 0 else None,
+                                        queued=info.rc == mqtt.MQTT_ERR_NO_CONN)
         if on_ack is not None and (acked_already or qos == 0):
             self._call("on_ack", on_ack)
         return info
 
-    def _published(self, mid: int | None, on_ack: Callable[[], None] | None) -> bool:
-        """End of a publish: register ``on_ack`` for ``mid``; True when its acknowledgement came first."""
+    def _wait_for_backlog(self) -> None:
+        """Hold a publish while the messages of an outage are being sent again (:meth:`publish`)."""
+        if threading.get_ident() == self._paho_thread:
+            return
+        with self._lock:
+            if not self._backlog:
+                return
+            waiting = self._backlog_sent.wait_for(
+                lambda: not self._backlog or self.client.socket() is None, timeout=BACKLOG_WAIT_S)
+            if not waiting:
+                log.warning("%s: %d messages from before the reconnect are still unacknowledged after %.0f s; "
+                            "publishing on", self.name, len(self._backlog), BACKLOG_WAIT_S)
+                self._backlog.clear()
+
+    def _published(self, mid: int | None, on_ack: Callable[[], None] | None, *, queued: bool = False) -> bool:
+        """End of a publish: register ``on_ack`` for ``mid``; True when its acknowledgement came first.
+        ``queued``: paho kept it for the next connection (it joins the backlog)."""
         with self._lock:
             self._publishing -= 1
             acked_already = False
@@ -199,6 +233,8 @@ class MqttConnection:
                     acked_already = True
                 else:
                     self._pending[mid] = on_ack
+                    if queued:
+                        self._backlog.add(mid)
             if not self._publishing:
                 self._early.clear()  # what is left there belongs to publishes without a callback
             return acked_already
@@ -213,6 +249,7 @@ class MqttConnection:
             log.warning("%s: 已连接 MQTT 代理 connected to the broker %s:%d after %d failed tries", self.name,
                         self.address.host, self.address.port, self.failures)
         self.failures = 0
+        self._paho_thread = threading.get_ident()
         if self.subscriptions:
             client.subscribe(list(self.subscriptions))
         self.connected.set()
@@ -222,6 +259,9 @@ class MqttConnection:
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         was_connected = self.connected.is_set()
         self.connected.clear()
+        with self._lock:  # what the broker has not acknowledged, paho sends again first after the reconnect
+            self._backlog.update(self._pending)
+            self._backlog_sent.notify_all()
         if self._stopping:
             log.info("disconnected from broker: %s", reason)
         elif was_connected:
@@ -249,6 +289,10 @@ class MqttConnection:
             on_ack = self._pending.pop(mid, None)
             if on_ack is None and self._publishing:
                 self._early.add(mid)
+            if mid in self._backlog:
+                self._backlog.discard(mid)
+                if not self._backlog:
+                    self._backlog_sent.notify_all()
         if on_ack is not None:
             self._call("on_ack", on_ack)
 

@@ -177,3 +177,60 @@ def test_acknowledgement_waits_for_the_broker_after_an_outage(broker_factory: An
     assert acked.wait(15)  # paho sent it after the reconnect, and the broker acknowledged it
     log = mqtt_messages(broker.url, topic)  # retained only so that this late reader can see it arrived
     log.wait_for(lambda ms: [m.payload for m in ms] == [{"id": 1}], timeout=5)
+
+
+def test_messages_of_an_outage_are_not_overtaken_after_the_reconnect(broker_factory: Any, topic_root: Any,
+                                                                     connections: list[MqttConnection]) -> None:
+    """A table publishes on while the broker is away; paho sends what it kept once the broker's CONNACK is in,
+    after the connect callback. A connect callback made slow (the fault injected: a loaded machine) keeps that
+    window open: what the table publishes meanwhile must still arrive after what it published before."""
+    broker = broker_factory()
+    topic = topic_root.root + "events"
+    received: list[int] = []
+    subscriber = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"order-{topic_root.table}",
+                             clean_session=False, protocol=mqtt.MQTTv311)  # its session outlives the restart
+    subscriber.on_connect = lambda c, *a: c.subscribe(topic, qos=1)
+    subscriber.on_message = lambda c, u, msg: received.append(int(msg.payload))
+    subscriber.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
+    subscriber.connect("127.0.0.1", broker.port)
+    subscriber.loop_start()
+    connects: list[float] = []
+
+    def slow_after_the_first() -> None:
+        connects.append(time.monotonic())
+        if len(connects) > 1:
+            time.sleep(0.6)
+
+    conn = MqttConnection(parse_broker_url(broker.url), protocol=5, on_connect=slow_after_the_first)
+    connections.append(conn)
+    conn.start()
+    assert conn.connected.wait(10)
+    acked: set[int] = set()
+    stop = threading.Event()
+    sent = [0]
+
+    def table() -> None:
+        while not stop.is_set():
+            sent[0] += 1
+            conn.publish(topic, str(sent[0]).encode(), on_ack=functools.partial(acked.add, sent[0]))
+            time.sleep(0.005)
+
+    publisher = threading.Thread(target=table)
+    publisher.start()
+    try:
+        wait_until(lambda: sent[0] >= 50)
+        broker.restart(downtime=1.0)
+        wait_until(lambda: len(connects) == 2, timeout=20)
+        time.sleep(1.0)  # past the slow callback: publishing goes on
+    finally:
+        stop.set()
+        publisher.join()
+    try:
+        wait_until(lambda: len(acked) == sent[0], timeout=15)
+        wait_until(lambda: len(set(received)) >= sent[0] - 1, timeout=15)
+    finally:
+        subscriber.disconnect()
+        subscriber.loop_stop()
+    firsts = list(dict.fromkeys(received))  # a QoS 1 message may come twice; its first arrival counts
+    overtaken = [n for i, n in enumerate(firsts) if i and n < firsts[i - 1]]
+    assert overtaken == [], f"{len(overtaken)} messages arrived after later ones, e.g. {overtaken[:5]}"
