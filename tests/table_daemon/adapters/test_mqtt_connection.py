@@ -15,6 +15,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from table_daemon.adapters.mqtt_connection import MqttConnection, parse_broker_url
 
@@ -187,7 +188,7 @@ def test_messages_of_an_outage_are_not_overtaken_after_the_reconnect(broker_fact
     broker = broker_factory()
     topic = topic_root.root + "events"
     received: list[int] = []
-    subscriber = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"order-{topic_root.table}",
+    subscriber = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"order-{topic_root.table}",
                              clean_session=False, protocol=mqtt.MQTTv311)  # its session outlives the restart
     subscriber.on_connect = lambda c, *a: c.subscribe(topic, qos=1)
     subscriber.on_message = lambda c, u, msg: received.append(int(msg.payload))
