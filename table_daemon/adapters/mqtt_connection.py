@@ -187,7 +187,7 @@ class MqttConnection:
         Order across an outage: paho sends the messages it kept (those not acknowledged when the connection
         dropped, and those published while it was down) once the broker's CONNACK is in, after the connect
         callback. A message published from another thread in between, or while the connection is being made,
-        went straight out and overtook them (a consumer saw ``seq`` 1050 before 1000-1049). So while any
+        went straight out and overtook them (a consumer saw a table's ``seq`` go back). So while any
         message with an acknowledgement callback is still in that backlog and a socket is open, a publish
         waits for the broker to acknowledge the backlog (milliseconds), at most ``BACKLOG_WAIT_S``. While the
         broker is away nothing waits: the message joins paho's queue behind the others. Publishes from paho's
