@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -62,6 +63,16 @@ log = logging.getLogger(__name__)
 
 #: after a snapshot failed, the next try waits this long (a pickle of a day's controller is not free)
 SNAPSHOT_RETRY_SECONDS = 10.0
+
+
+def _logged(new: bool, what: str) -> bool:
+    """Log a journal failure (called from its ``except``): with its traceback when it is new, in one line while
+    it lasts (a failing card fails every input; its count is in ``health``). Returns ``new``."""
+    if new:
+        log.exception(what)
+    else:
+        log.warning("%s (still): %s", what, sys.exc_info()[1])
+    return new
 class Device(Protocol):
     def start(self, feed: Callable[[Input], None]) -> None: ...
     def close(self) -> None: ...
@@ -262,9 +273,9 @@ class TableApp:
         try:
             rowid = self.journal.record(now, kind, data, outbox, results, refs)
         except Exception as exc:
-            log.exception("the journal could not keep a %s input", kind)
             self.unjournaled += 1
-            self._health_due |= self.journal_faults.failed(JOURNAL_WRITE_FAILED, exc, now)
+            self._health_due |= _logged(self.journal_faults.failed(JOURNAL_WRITE_FAILED, exc, now),
+                                        f"the journal could not keep a {kind} input")
             return
         retry = self.journal_faults.is_open(SNAPSHOT_FAILED) and now >= self._snapshot_retry_at
         if not (self.unjournaled or results or retry or rowid - self.snapshot_input >= SNAPSHOT_EVERY):
@@ -272,9 +283,9 @@ class TableApp:
         try:
             save_snapshot(self.journal, self.controller, rowid, now)
         except Exception as exc:
-            log.exception("the snapshot after input %d could not be saved", rowid)
             self._snapshot_retry_at = now + SNAPSHOT_RETRY_SECONDS
-            self._health_due |= self.journal_faults.failed(SNAPSHOT_FAILED, exc, now)
+            self._health_due |= _logged(self.journal_faults.failed(SNAPSHOT_FAILED, exc, now),
+                                        f"the snapshot after input {rowid} could not be saved")
             return
         self.snapshot_input, self.unjournaled = rowid, 0
         for code in (JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED):
@@ -431,9 +442,8 @@ class TableApp:
         cannot be read (a health report that failed here would leave the referee with no report and no alert)."""
         try:
             backlog, pending = self.journal.backlog(), len(self.journal.pending_results())
-        except Exception as exc:
-            log.exception("the journal cannot be read")
-            self.journal_faults.failed(JOURNAL_READ_FAILED, exc, now)  # in the report being made
+        except Exception as exc:  # in the report being made: no extra one is due
+            _logged(self.journal_faults.failed(JOURNAL_READ_FAILED, exc, now), "the journal cannot be read")
             return {"journal_backlog": None, "pending_results": None}
         self.journal_faults.cleared(JOURNAL_READ_FAILED)
         return {"journal_backlog": backlog, "pending_results": pending}
