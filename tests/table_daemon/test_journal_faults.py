@@ -28,6 +28,16 @@ def restored(h: AppHarness, cleared: str) -> list[dict[str, Any]]:
     return [a for a in sent_alerts(h, "health_restored") if a["evidence"]["health"].get("cleared") == cleared]
 
 
+def dealt_table(tmp_path: Path) -> AppHarness:
+    """A table with its first health report made, dealt and ready for its first play."""
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    health_now(h)
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    return h
+
+
 def health_now(h: AppHarness) -> None:
     """What the loop does after each input: the health report, with the alerts of what changed when due."""
     h.app._housekeeping()
@@ -85,11 +95,7 @@ def test_a_snapshot_that_cannot_be_saved_leaves_no_effect_undone(tmp_path: Path)
 
 
 def test_plays_the_journal_could_not_keep_are_published_and_alerted(tmp_path: Path) -> None:
-    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
-    health_now(h)
-    h.start_match(match_end={"method": "deals", "deals": 1})
-    h.send(Command("start_deal", {}))
-    h.flush()
+    h = dealt_table(tmp_path)
     h.bot_step()
     sent = len(h.sent)
     journaled = h.app.journal.input_count()
@@ -130,11 +136,7 @@ def test_plays_the_journal_could_not_keep_are_published_and_alerted(tmp_path: Pa
 
 
 def test_a_journal_gone_still_gets_a_health_report_and_its_alerts(tmp_path: Path) -> None:
-    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
-    health_now(h)
-    h.start_match(match_end={"method": "deals", "deals": 1})
-    h.send(Command("start_deal", {}))
-    h.flush()
+    h = dealt_table(tmp_path)
     h.app.journal._db.close()  # the card is gone: every read and write fails
     h.bot_step()
     health = h.app.health()
