@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,8 @@ class SimSeats:
         self.last_laid: dict[str, list[str]] = {}
         self.retries: dict[str, int] = {}
         self.token: dict[str, int] = {}
+        #: the players have stood up (the run's time is up): they lay and press nothing more
+        self.resting = False
         app.turn_listeners.append(self.on_turn)
         app.alert_listeners.append(self.on_alert)
 
@@ -62,7 +65,8 @@ class SimSeats:
         """A laid set the table refused because the reader got it wrong: take it up and lay it again, as a
         player does when the referee asks (a few times at most)."""
         seat = alert.get("seat")
-        if alert.get("code") not in RELAY_CODES or seat not in self.last_laid or self.immediate_clear:
+        if alert.get("code") not in RELAY_CODES or seat not in self.last_laid or self.immediate_clear \
+                or self.resting:
             return
         self.relay(seat)
 
@@ -81,6 +85,8 @@ class SimSeats:
     def _lay(self, seat: str, cards: list[str]) -> None:
         """Lay cards in the camera's view and check later that the table took them (a set the reader
         cannot read at all raises no alert: only the wait shows it)."""
+        if self.resting:
+            return
         self.token[seat] = token = self.token.get(seat, 0) + 1
         self.zones.lay(seat, cards)
         timer = threading.Timer(3.0 if self.speed <= 0 else max(3.0, 3.0 / self.speed), self._check,
@@ -107,7 +113,7 @@ class SimSeats:
             for seat in sorted(self.laid - {ef.seat}):
                 self.zones.clear(seat)
                 self.laid.discard(seat)
-        if ef.seat is None or ef.state is None or ef.asked == "wait":
+        if ef.seat is None or ef.state is None or ef.asked == "wait" or self.resting:
             return
         if self.speed <= 0:
             self.act(ef)
@@ -128,6 +134,8 @@ class SimSeats:
     def act(self, ef: TurnChanged) -> None:
         seat, st = ef.seat, ef.state
         assert seat is not None
+        if self.resting:
+            return
         try:
             if ef.asked == "declare":
                 self._declare(seat)
@@ -280,6 +288,11 @@ class SimTable:
             if c.phase == "playing":
                 self._restarts = 0
 
+    def rest(self) -> None:
+        """The run's time is up: the bots stop playing, so the table stops publishing and what it sent can be
+        seen to reach the broker (a table still playing always has messages on their way)."""
+        self.seats.resting = True
+
     def stop(self) -> None:
         self.app.stop()
         self.panels.close()
@@ -382,6 +395,8 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                 time.sleep(0.05)
         except KeyboardInterrupt:  # an interrupt ends the run as --duration does: results are flushed first
             print("中断 | interrupted", file=sys.stderr, flush=True)
+        for s in sims:
+            s.rest()
         flush_deadline = time.monotonic() + broker_timeout  # for the broker to take what is still queued
         while time.monotonic() < flush_deadline and any(s.app.journal.backlog() for s in sims):
             time.sleep(0.05)
@@ -401,12 +416,23 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
     finally:
         # a run's own journals (no --journal-dir) are kept only while they hold what the broker never took
         keep = journal_dir is not None or _unsent_or_unknown(sims)
-        for s in sims:
-            s.stop()
+        _stop_all(sims)
         if local is not None:
             local.close()
         if not keep:
             shutil.rmtree(jdir, ignore_errors=True)
+
+
+def _stop_all(sims: list[SimTable]) -> None:
+    """Stop the tables side by side: each takes about a second (its seat buttons' hold threads end at their
+    next tick), so fifty one after another took most of a minute."""
+    if len(sims) <= 1:
+        for s in sims:
+            s.stop()
+        return
+    with ThreadPoolExecutor(max_workers=min(16, len(sims)), thread_name_prefix="stop") as pool:
+        for done in [pool.submit(s.stop) for s in sims]:
+            done.result()
 
 
 def _unsent(sims: list[SimTable]) -> int:

@@ -74,6 +74,19 @@ def test_embedded_broker_and_bad_arguments(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--duration" in bad.stderr
 
 
+def test_time_up_at_full_speed_flushes_and_stops_cleanly(tmp_path: Path) -> None:
+    """Ten tables flat out until ``--duration``: at the time limit the players stand up, so what the tables
+    sent can be seen to reach the broker. Before, the tables played on while the run waited for the broker,
+    always had messages on their way, and the run said (falsely) that the broker never took them, kept the
+    journals and exited 1."""
+    done = _run("--tables", "10", "--match", "--matches", "0", "--speed", "0", "--duration", "3", "--direct",
+                "--quiet", env={"TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "time limit reached" in done.stderr and "never taken by the broker" not in done.stderr
+    assert done.stderr.count("deals played") == 10
+    assert not list(tmp_path.glob("guandan-sim-*"))  # every message taken: the run's own journals are gone
+
+
 def test_matches_in_a_row(mosquitto: Any, topic_root: Any, mqtt_messages: Any) -> None:
     log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/T01/results")
     done = _run("--broker", mosquitto.url, "--event", topic_root.event, "--deals", "1", "--matches", "2",
