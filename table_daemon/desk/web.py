@@ -55,6 +55,8 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
             "deal": state.get("deal"), "deals_played": state.get("deals_played"),
             "pending": [p for p in report["pending"] if p["table"] == name],
             "journal_backlog": health.get("journal_backlog", health.get("pending_results")),
+            # what the table's latest health report says is wrong (SD card, power, heat, devices, journal), named
+            "problems": [al.type_words(code) for code in health.get("problems") or [] if isinstance(code, str)],
             "alerts": [al.describe(a, tz) for a in store.alerts(name, limit=5)],
         }
         if pairing is not None:

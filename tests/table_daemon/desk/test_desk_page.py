@@ -1,6 +1,7 @@
 """The referees' desk page in a real headless Chromium, behind the referee password, against a real Mosquitto
 and tables written from the spec: pair and start a round, see a busy table's reason and its start retried,
-an alert with its type in Chinese and English, seat, local time and camera picture, acknowledge it, a result
+an alert with its type in Chinese and English, seat, local time and camera picture, acknowledge it, a table's
+health problems and devices on its row, a result
 not counted with its reason, a correction refused for contradicting its winner, entered by one referee and
 approved by another."""
 
@@ -88,6 +89,17 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         assert page.evaluate("() => document.querySelector('#alerts img.evidence').naturalWidth") == 90
         row.query_selector("button.ack").click()
         page.wait_for_selector("#alerts tbody tr:has-text('裁判 Li')")
+
+        # A table's health problems show on its row, named as its alerts are; its devices by their state.
+        t1.publish("status", {"online": True, "table": "T01", "devices": {
+            "dealer": {"source": "/dev/ttyACM0", "state": "idle"},
+            "camera": {"source": "picamera2://0", "state": "missing", "error": "no camera 0"}}}, retain=True)
+        t1.publish("health", {"table": "T01", "problems": ["camera_missing", "journal_write_failed"]}, retain=True)
+        row = page.wait_for_selector("#tables tr[data-key='T01']:has(.problems)", timeout=10000)
+        assert row.query_selector(".problems").inner_text() == \
+            "找不到摄像头 camera not found; 牌局日志无法写入 journal cannot be written"
+        assert "camera: missing (no camera 0)" in row.inner_text() and "dealer: idle" in row.inner_text()
+        assert page.query_selector("#tables tr[data-key='T02'] .problems") is None
 
         # Results: T01's counts; a T02 publishing an id of T01 does not, and says why.
         t1.match_result(1, {"NS": "A+", "EW": "5"}, "NS")
