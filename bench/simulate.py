@@ -37,7 +37,9 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # ahead of bench/ (this script's folder), whose vision.py is not the package
+
+from sequences import sequence_faults  # noqa: E402
 
 from table_daemon.adapters.broker import LocalBroker  # noqa: E402
 
@@ -190,24 +192,13 @@ def many_tables(broker: LocalBroker, tables: int, duration: float, camera: bool)
     sub.loop_stop()
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime
-    lost = disorder = dup = 0
     with lock:
-        for got in seqs.values():
-            seen: set[int] = set()
-            last = 0
-            for s in got:
-                if s in seen:
-                    dup += 1
-                    continue
-                if s < last:
-                    disorder += 1
-                seen.add(s)
-                last = max(last, s)
-            lost += (max(seen) - min(seen) + 1) - len(seen)
+        faults = sequence_faults(seqs.values())
     deals = proc.stderr.count("deals played")
     print(f"simulate --tables {tables} ({'camera' if camera else 'direct'}) for {duration:.0f} s against one "
           f"Mosquitto: {count[0]} messages from {len(seqs)} table runs (exit {proc.returncode}, {deals} summaries)")
-    print(f"  lost: {lost}, out of order: {disorder}, duplicates dropped: {dup} (target 0 lost, 0 out of order)")
+    print(f"  lost: {faults.lost}, out of order: {faults.out_of_order}, duplicates dropped: {faults.duplicates} "
+          "(target 0 lost, 0 out of order)")
     print(f"  CPU: {cpu:.1f} s in {wall:.1f} s = {cpu / wall / tables * 100:.2f} % of a core per table, "
           f"{count[0] / wall:.0f} msg/s at the subscriber")
 
