@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import signal
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from table_daemon.cli import UsageError
+from table_daemon.cli_support import interrupt_on_term_and_hangup
 
 TEAM_NAMES = ("红队 Red", "蓝队 Blue", "金队 Gold", "银队 Silver", "松队 Pine", "竹队 Bamboo", "梅队 Plum",
               "兰队 Orchid")
@@ -87,8 +87,7 @@ def run_demo(args: argparse.Namespace) -> int:
   数据 files:                {workdir}
   Ctrl+C 结束 stops the demo.
 """, file=sys.stderr, flush=True)
-    for sig in (signal.SIGTERM, signal.SIGHUP):  # as Ctrl+C: tables, desk and pages stop, then the broker
-        signal.signal(sig, _interrupt)
+    interrupt_on_term_and_hangup()
     try:
         return run_simulation(broker=broker.url, table="T01" if args.tables == 1 else "T", event=event,
                               profile="national", deals=None, match=True, seed=args.seed, speed=args.speed,
@@ -99,7 +98,3 @@ def run_demo(args: argparse.Namespace) -> int:
         web.stop()
         store.close()
         broker.close()
-
-
-def _interrupt(*_: object) -> None:
-    raise KeyboardInterrupt

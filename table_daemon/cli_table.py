@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from table_daemon.cli import UsageError
+from table_daemon.cli_support import interrupt_on_term_and_hangup
 
 
 def register(subparsers: Any) -> None:
@@ -118,8 +119,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(f"--deck: {exc}") from None
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    for sig in (signal.SIGTERM, signal.SIGHUP):  # as Ctrl+C: the tables stop, then the embedded broker
-        signal.signal(sig, _interrupt)
+    interrupt_on_term_and_hangup()
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
                           deals=args.deals, match=args.match, seed=args.seed, speed=args.speed,
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
@@ -127,9 +127,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                           await_desk=args.await_desk, broker_timeout=args.broker_timeout, deck=args.deck,
                           reader=args.reader)
 
-
-def _interrupt(*_: object) -> None:
-    raise KeyboardInterrupt
 
 
 def cmd_run(args: argparse.Namespace) -> int:
