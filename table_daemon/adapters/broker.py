@@ -12,11 +12,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
@@ -56,6 +59,32 @@ def wait_listening(host: str, port: int, timeout: float = 10.0) -> None:
     raise BrokerUnavailable(f"broker did not listen on {host}:{port} within {timeout:.0f} s")
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def ended_with_owner() -> Callable[[], None] | None:
+    """What a child runs before exec so that it gets SIGTERM when its owner dies, even by SIGKILL; or None.
+
+    Without it a broker whose owner was killed outright (SIGKILL, the OOM killer, a crash) would run on, holding
+    its port, with nobody left to stop it. Linux sends the signal when the *thread* that started the child ends,
+    so it is asked for only from the main thread, which lives as long as the process: a broker started from a
+    worker thread would otherwise die with that thread. Elsewhere (not Linux) there is no such signal.
+    """
+    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child between fork and exec does the least
+    prctl, owner = libc.prctl, os.getpid()
+
+    def in_child() -> None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+        if os.getppid() != owner:  # the owner died before the request was made
+            os._exit(1)
+
+    return in_child
+
+
 def same_user_lines() -> list[str]:
     """Config lines that keep a child Mosquitto under the user who started it.
 
@@ -76,7 +105,9 @@ class LocalBroker:
 
     The child runs in a process group of its own: a terminal's Ctrl+C goes to the whole foreground group, and a
     broker that got it too would die before the tables and the desk publishing through it had stopped (they
-    would say they lost the broker, and results would be left waiting in journals). Its owner stops it last.
+    would say they lost the broker, and results would be left waiting in journals). Its owner stops it last,
+    and on Linux a broker started from the main thread ends with its owner if the owner is killed outright
+    (``ended_with_owner``).
     """
 
     workdir: Path | None = None
@@ -140,7 +171,7 @@ class LocalBroker:
         log = open(self.workdir / "broker.log", "ab")  # noqa: SIM115 - handed to the child
         try:
             return subprocess.Popen([binary, "-c", str(conf)], stdout=log, stderr=log,
-                                    stdin=subprocess.DEVNULL, process_group=0)
+                                    stdin=subprocess.DEVNULL, process_group=0, preexec_fn=ended_with_owner())
         finally:
             log.close()
 
@@ -163,6 +194,7 @@ class LocalBroker:
             return subprocess.Popen(
                 [sys.executable, "-m", "amqtt.scripts.broker_script", "-c", str(conf)],
                 stdout=log, stderr=log, stdin=subprocess.DEVNULL, process_group=0,
+                preexec_fn=ended_with_owner(),
             )
         finally:
             log.close()

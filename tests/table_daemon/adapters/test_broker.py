@@ -1,14 +1,26 @@
 """LocalBroker (the embedded Mosquitto): a restart keeps persistent sessions and what was queued for them, also
 when it is started as root (CI, containers), where Mosquitto would otherwise drop to a user who cannot write its
-persistence file."""
+persistence file; and the broker does not outlive an owner killed outright."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+
+from table_daemon.adapters.broker import LocalBroker, find_mosquitto
 
 
 def _client(url: str, client_id: str, *, clean: bool) -> mqtt.Client:
@@ -59,3 +71,58 @@ def test_restart_keeps_the_messages_queued_for_an_offline_persistent_session(bro
     finally:
         back.loop_stop()
         back.disconnect()
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
+OWNER = """
+import sys, time
+from table_daemon.adapters.broker import LocalBroker
+broker = LocalBroker().start()
+print(broker.port, broker._proc.pid, broker.workdir, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_the_broker_ends_with_an_owner_killed_outright() -> None:
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto is not installed (run scripts/setup)")
+    owner = subprocess.Popen([sys.executable, "-c", OWNER], stdout=subprocess.PIPE, text=True,
+                             cwd=Path(__file__).parents[3])
+    assert owner.stdout is not None
+    port_text, pid_text, workdir = owner.stdout.readline().split()
+    port = int(port_text)
+    try:
+        assert _listening(port)
+        owner.kill()  # SIGKILL: no handler, no finally, nobody left to stop the broker
+        owner.wait(5)
+        deadline = time.monotonic() + 10
+        while _listening(port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _listening(port), "the broker outlived its killed owner"
+    finally:
+        owner.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid_text), signal.SIGKILL)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def test_a_broker_started_from_a_worker_thread_outlives_that_thread() -> None:
+    if find_mosquitto() is None:
+        pytest.skip("mosquitto is not installed (run scripts/setup)")
+    broker = LocalBroker()
+    starter = threading.Thread(target=broker.start)
+    starter.start()
+    starter.join(15)
+    try:
+        time.sleep(0.5)  # a parent-death signal tied to the ended thread would have come by now
+        assert broker.running and _listening(broker.port)
+    finally:
+        broker.close()
