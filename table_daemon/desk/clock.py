@@ -14,9 +14,14 @@ class ClockError(ValueError):
     """A time zone name that is not known."""
 
 
+def zone_name(name: str | None) -> str:
+    """The name of the zone times are shown in: the event's, or the default when the event names none."""
+    return name or DEFAULT_TZ
+
+
 def zone(name: str | None) -> ZoneInfo:
     try:
-        return ZoneInfo(name or DEFAULT_TZ)
+        return ZoneInfo(zone_name(name))
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise ClockError(f"未知时区 unknown time zone {name!r} (e.g. Asia/Shanghai, Europe/Berlin)") from exc
 

@@ -10,6 +10,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .clock import DEFAULT_TZ
+
 STANDINGS_COLUMNS = (
     ("rank", "名次 Rank"), ("name", "队名 Team"), ("unit", "单位 Unit"), ("match_points", "场分 MP"),
     ("level_points", "级差分 Level pts"), ("opponent_points", "对手分 Opp."), ("fouls", "违例 Fouls"),
@@ -55,10 +57,7 @@ PRINT_COLUMNS = (
     ("match_points", "场分<br>MP"), ("level_points", "级差分<br>Level pts"), ("opponent_points", "对手分<br>Opp."),
     ("fouls", "违例<br>Fouls"), ("played", "场次<br>Played"),
 )
-PRINT_TZ = "Asia/Shanghai"
-
-
-def local_time(stamp: str, tz: str = PRINT_TZ) -> str:
+def local_time(stamp: str, tz: str = DEFAULT_TZ) -> str:
     """``2026-11-29T10:00:00.123Z`` as local wall time, ``2026-11-29 18:00 (北京时间 UTC+08:00)``."""
     try:
         zone = ZoneInfo(tz)
@@ -66,11 +65,11 @@ def local_time(stamp: str, tz: str = PRINT_TZ) -> str:
     except (ValueError, ZoneInfoNotFoundError, AttributeError):
         return stamp
     offset = when.strftime("%z")
-    label = "北京时间 " if tz == PRINT_TZ else f"{tz} "
+    label = "北京时间 " if tz == "Asia/Shanghai" else f"{tz} "
     return f"{when:%Y-%m-%d %H:%M} ({label}UTC{offset[:3]}:{offset[3:]})"
 
 
-def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]], tz: str = PRINT_TZ) -> str:
+def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]], tz: str = DEFAULT_TZ) -> str:
     """A self-contained printable page (A4, CJK font): standings with their version and local time, and the
     latest round's pairings. Lots and seeds stay in the CSV export: they mean nothing on a notice board."""
     e = html.escape

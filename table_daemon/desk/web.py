@@ -20,7 +20,7 @@ from . import alerts as al
 from . import corrections as cor
 from . import event as ev
 from . import export, rounds
-from .clock import local
+from .clock import local, zone_name
 from .store import Store, StoreError
 
 if TYPE_CHECKING:
@@ -136,8 +136,8 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
 
 
 def routes(store: Store, hub: Hub, *, referee: bool = False) -> dict[str, Route]:
-    def tz() -> str | None:
-        return store.settings().get("timezone")
+    def tz() -> str:
+        return zone_name(store.settings().get("timezone"))
 
     def pairings() -> list[dict[str, Any]]:
         names = {t.id: t.name for t in store.teams()}
@@ -182,7 +182,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False) -> dict[str, Route]
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",
                                    export.print_page(ev.standings_report(store), pairings(),
-                                                     q.get("tz") or export.PRINT_TZ).encode()),
+                                                     q.get("tz") or tz()).encode()),
     }
 
 

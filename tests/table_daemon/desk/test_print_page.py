@@ -1,10 +1,18 @@
-"""The printed standings (notice board): CJK font, local time, A4, no internal numbers such as lots."""
+"""The printed standings (notice board): CJK font, local time in the event's zone, A4, no internal numbers such as
+lots."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+from typing import Any
 
 from table_daemon.desk.export import local_time, print_page
+from table_daemon.desk.standings import Team
+from table_daemon.desk.store import Store
+from table_daemon.desk.web import routes
+from table_daemon.display.hub import Hub
 
 REPORT = {"event": "淮安公开赛", "version": 7, "computed_at": "2026-11-29T10:05:00.123Z", "scoring": "standard",
           "lot_seed": "f3a9c1d2e4b5a6978877665544332211",
@@ -28,3 +36,25 @@ def test_local_time_in_another_zone_and_a_bad_stamp_left_alone() -> None:
     assert local_time("2026-11-29T10:05:00Z", "Europe/Berlin") == "2026-11-29 11:05 (Europe/Berlin UTC+01:00)"
     assert local_time("not a time") == "not a time"
     assert local_time("2026-11-29T10:05:00Z", "Mars/Olympus") == "2026-11-29T10:05:00Z"
+
+
+def _page_text(route: Any) -> str:
+    status, _, body = route("", {})
+    assert status == 200
+    return body.decode() if isinstance(body, bytes) else str(body)
+
+
+def test_the_desk_names_the_zone_its_times_are_in_and_prints_in_it(tmp_path: Path) -> None:
+    """The desk page said "时区 Time zone:" and nothing for an event set up without a zone (the demo's), while
+    its times were Beijing's; the printable page was in Beijing time whatever the event's zone."""
+    for settings, zone, label in (({}, "Asia/Shanghai", "北京时间 UTC+08:00"),
+                                  ({"timezone": "Europe/Berlin"}, "Europe/Berlin", "Europe/Berlin UTC+01:00")):
+        store = Store(tmp_path / f"{zone.replace('/', '-')}.sqlite")
+        try:
+            store.set_up("ev", [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")],
+                         {"tables": ["T01"], **settings}, "seed")
+            pages = routes(store, Hub("ev"))
+            assert json.loads(_page_text(pages["/api/desk"]))["timezone"] == zone
+            assert label in _page_text(pages["/print"])
+        finally:
+            store.close()
