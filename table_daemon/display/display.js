@@ -106,9 +106,12 @@ function timerText(state) {
   const now = Date.now() / 1000;
   if (t.deadline) {
     const left = Math.max(0, Math.round(t.deadline - now));
-    return "⏱ " + left + " 秒 s";
+    return "剩 " + left + " 秒 · " + left + " s left";
   }
-  if (t.since) return "⏱ " + Math.max(0, Math.round(now - t.since)) + " 秒 s";
+  if (t.since) {
+    const used = Math.max(0, Math.round(now - t.since));
+    return "用时 " + used + " 秒 · " + used + " s";  // words, not an emoji clock: a hall screen may lack the font
+  }
   return "";
 }
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +29,9 @@ def seats(left: dict[str, int]) -> dict[str, dict[str, Any]]:
 
 
 def mid_deal_state(table: SpecTable, trick: list[dict[str, Any]] | dict[str, Any], turn: str,
-                   left: dict[str, int]) -> None:
+                   left: dict[str, int], timer: dict[str, float | None] | None = None) -> None:
     table.state(phase="playing", seats=seats(left), levels={"NS": "5", "EW": "3"}, level="5", played="NS",
-                turn=turn, trick=trick, teams={"NS": {"name": "红队 Red"}, "EW": {"name": "蓝队 Blue"}},
+                turn=turn, trick=trick, timer=timer or {"since": time.time(), "deadline": None}, teams={"NS": {"name": "红队 Red"}, "EW": {"name": "蓝队 Blue"}},
                 hands={"S": SECRET})  # a table must not do this; the desk's hub strips it anyway
 
 
@@ -61,10 +63,12 @@ def test_live_display_and_desk_pages(broker_factory: Callable[..., LocalBroker],
         # (the trick as our table daemon sends it: the play to beat, not a list)
         mid_deal_state(t1, {"seat": "E", "cards": ["H5", "D5"], "passes": 0,
                             "reading": {"type": "pair", "rank": "5", "size": 2}},
-                       "N", {"S": 12, "E": 7, "N": 20, "W": 15})
+                       "N", {"S": 12, "E": 7, "N": 20, "W": 15}, {"since": time.time(), "deadline": time.time() + 60})
         page.wait_for_selector(".seat-E svg.card[data-card='D5']", timeout=5000)
         assert page.inner_text(".seat-E .left") == "余 7 张 cards"
         assert "对子 5" in page.inner_text(".seat-E .act")
+        # the turn's clock in words (no emoji clock, which a hall screen's fonts may lack)
+        assert re.fullmatch(r"剩 (\d+) 秒 · \1 s left", page.inner_text(".seat-N .timer"))
         shot = Path(os.environ.get("GUANDAN_SCREENSHOTS", tmp_path)) / "display-T01.png"
         page.screenshot(path=str(shot))
         assert shot.stat().st_size > 10_000
