@@ -54,8 +54,9 @@ def state(table: str, seq: int, left: int) -> dict[str, object]:
             "phase": "playing", "profile": "national", "match": 1, "match_active": True, "teams": teams,
             "levels": {"NS": "5", "EW": "3"}, "deal": 3, "level": "5", "played": "NS", "seats": seats,
             "turn": "E", "timer": {"since": time.time(), "deadline": time.time() + 30},
-            "trick": {"seat": "S", "cards": ["H9", "S9"], "reading": {"type": "pair", "rank": "9", "size": 2},
-                      "passes": 0}, "last_result": None, "match_end": {"method": "deals", "deals": 8}}
+            "trick": [{"seat": "W", "cards": ["C7", "D7"], "reading": {"type": "pair", "rank": "7", "size": 2}},
+                      {"seat": "S", "cards": ["H9", "S9"], "reading": {"type": "pair", "rank": "9", "size": 2}}],
+            "trick_passes": 0, "last_result": None, "match_end": {"method": "deals", "deals": 8}}
 
 
 class Viewer:

@@ -168,6 +168,7 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
         effects.append(Turn(SEATS[lead], True))
         new = _copy(state)
         new.turn, new.passes, new.trick_seat, new.trick_reading, new.trick_cards = lead, 0, -1, None, ()
+        new.trick_plays = ()
         new.turn_since, new.warned = t, False
         return new, effects
     cards = action.cards
@@ -197,6 +198,7 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
         due = due - {seat}
     new = _copy(state)
     new.hands, new.trick_seat, new.trick_reading, new.trick_cards, new.passes = new_hands, idx, reading, cards, 0
+    new.trick_plays = state.trick_plays + ((idx, reading, cards),)
     new.finished, new.reported, new.report_due, new.plays_made = finished, reported, due, state.plays_made + 1
     new.turn_since, new.warned = t, False
     if len(finished) >= 3 or (len(finished) == 2 and finished[1] == partner(finished[0])):

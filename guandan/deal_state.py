@@ -70,6 +70,9 @@ class DealState:
     warned: bool = False
     #: Persistent linked list of (previous, Action, t): the deal's history, newest first.
     history: tuple[Any, ...] | None = None
+    #: Every play of the trick in progress, oldest first, as (seat index, reading, cards): the last one is the play
+    #: to beat. Empty when the turn seat leads. (Last of the fields, so a snapshot pickled before it still loads.)
+    trick_plays: tuple[tuple[int, Reading, tuple[Card, ...]], ...] = ()
 
     # -- queries ------------------------------------------------------------------------------------------
     def hand(self, seat: str) -> tuple[Card, ...]:

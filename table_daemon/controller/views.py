@@ -65,7 +65,8 @@ def public_state(c: TableState) -> dict[str, Any]:
         "seats": seats,
         "turn": None,
         "timer": None,
-        "trick": None,
+        "trick": [],
+        "trick_passes": 0,
         "tribute": None,
         "pending_declaration": None,
         "tribute_choice": None,
@@ -77,9 +78,10 @@ def public_state(c: TableState) -> dict[str, Any]:
         out["turn"] = st.to_move
         due = deadline(st)
         out["timer"] = {"since": round(st.turn_since, 3), "deadline": round(due, 3) if due else None}
-        if st.trick_reading is not None:
-            out["trick"] = {"seat": SEATS[st.trick_seat], "cards": [x.code for x in st.trick_cards],
-                            "reading": st.trick_reading.to_json(), "passes": st.passes}
+        # the current trick: each play with seat, cards and reading, oldest first (the last is the play to beat)
+        out["trick"] = [{"seat": SEATS[seat], "cards": [x.code for x in cards], "reading": reading.to_json()}
+                        for seat, reading, cards in st.trick_plays]
+        out["trick_passes"] = st.passes if st.trick_plays else 0  # seats that passed since the play to beat
         if st.plan is not None:
             out["tribute"] = {"resisted": st.plan.resisted,
                               "given": [{"from": g, "to": r, "card": x.code} for g, r, x in st.given],

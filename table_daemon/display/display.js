@@ -150,17 +150,37 @@ function seatBox(state, seat, lastAct) {
   return box;
 }
 
+/** The plays of the current trick in the public state, oldest first (an older table's single play to beat
+ *  is taken as a trick of one play). */
+function trickPlays(state) {
+  const t = state.trick;
+  if (Array.isArray(t)) return t.filter((p) => p && p.seat);
+  return t && t.seat ? [t] : [];
+}
+
+/** The play to beat, or null when the turn seat leads. */
+function topPlay(state) {
+  const plays = trickPlays(state);
+  return plays.length ? plays[plays.length - 1] : null;
+}
+
+/** Seats that passed since the play to beat. */
+function trickPasses(state) {
+  return state.trick_passes || (state.trick && state.trick.passes) || 0;
+}
+
 /** Each seat's latest action in the trick being played, the play to beat marked. */
 function trickActs(state, story) {
   const acts = {};
   const open = story.open;
-  const t = state.trick;
+  const t = topPlay(state);
   const matches = open && t && open.plays.some((p) => p.cards && p.seat === t.seat &&
     p.cards.join() === (t.cards || []).join());
-  if (matches) {
-    open.plays.forEach((p) => { if (!p.out) acts[p.seat] = p; });
-  }
-  if (t && t.seat) acts[t.seat] = { seat: t.seat, cards: t.cards, reading: t.reading, best: true };
+  // the trick's plays from the state (a screen that joined mid-trick has no events of its start), then what the
+  // events told of this trick, passes included
+  trickPlays(state).forEach((p) => { acts[p.seat] = { seat: p.seat, cards: p.cards, reading: p.reading }; });
+  if (matches) open.plays.forEach((p) => { if (!p.out) acts[p.seat] = p; });
+  if (t) acts[t.seat] = { seat: t.seat, cards: t.cards, reading: t.reading, best: true };
   const last = story.tricks[story.tricks.length - 1];
   if (!t && state.phase === "playing" && last && last.winner) {  // a new trick to lead: the last one, faded
     last.plays.forEach((p) => { if (!p.out) acts[p.seat] = Object.assign({ prev: true }, p); });
@@ -176,13 +196,14 @@ function trickBanner(state, story) {
   const n = story.open ? story.open.n : story.tricks.length + 1;
   box.append(el("div", "tb-n", "第 " + n + " 轮 · Trick " + n));
   if (state.turn) {
-    box.append(el("div", "tb-turn", "▶ " + seatLabel(state, state.turn) + (state.trick ? " 出牌 to play" : " 领出 to lead")));
+    box.append(el("div", "tb-turn", "▶ " + seatLabel(state, state.turn) + (topPlay(state) ? " 出牌 to play" : " 领出 to lead")));
   }
-  const t = state.trick;
+  const t = topPlay(state);
   if (t && t.reading) {
     const beat = el("div", "tb-beat", "要压 to beat: " + playName(t.reading) + " — " + seatWord(t.seat));
     box.append(beat);
-    if (t.passes) box.append(el("div", "tb-pass", t.passes + " 家不出 · " + t.passes + " passed"));
+    const passes = trickPasses(state);
+    if (passes) box.append(el("div", "tb-pass", passes + " 家不出 · " + passes + " passed"));
   } else {
     const last = story.tricks[story.tricks.length - 1];
     if (last && last.winner) {
@@ -401,7 +422,7 @@ function drawTile(root, name, tab) {
     root.append(row);
   });
   const now = el("div", "tile-now");
-  const t = state.trick;
+  const t = topPlay(state);
   if (state.phase === "playing" && t && t.cards) {
     now.append(el("span", "who", (SEAT[t.seat] || {}).zh || t.seat));
     now.append(cardRow(t.cards, { level: state.level, reading: t.reading, cls: "mini" }));

@@ -60,11 +60,12 @@ def test_live_display_and_desk_pages(broker_factory: Callable[..., LocalBroker],
         assert page.inner_text(".seat-E .turnmark")
         # A play published for the table appears within a second.
         t1.event_msg("play", seat="E", cards=["H5", "D5"], reading={"type": "pair", "rank": "5", "size": 2})
-        # (the trick as our table daemon sends it: the play to beat, not a list)
-        mid_deal_state(t1, {"seat": "E", "cards": ["H5", "D5"], "passes": 0,
-                            "reading": {"type": "pair", "rank": "5", "size": 2}},
+        mid_deal_state(t1, [{"seat": "S", "cards": ["H3"], "reading": {"type": "single", "rank": "3", "size": 1}},
+                            {"seat": "E", "cards": ["H5", "D5"], "reading": {"type": "pair", "rank": "5", "size": 2}}],
                        "N", {"S": 12, "E": 7, "N": 20, "W": 15}, {"since": time.time(), "deadline": time.time() + 60})
         page.wait_for_selector(".seat-E svg.card[data-card='D5']", timeout=5000)
+        # the trick's first play, made before the screen opened, is drawn from the state's trick
+        assert page.query_selector(".seat-S svg.card[data-card='H3']") is not None
         assert page.inner_text(".seat-E .left") == "余 7 张 cards"
         assert "对子 5" in page.inner_text(".seat-E .act")
         # the turn's clock in words (no emoji clock, which a hall screen's fonts may lack)
