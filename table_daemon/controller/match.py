@@ -127,8 +127,9 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
         if error is not None:
             return error
     teams = payload.get("teams") or {}
-    if not isinstance(teams, dict):
-        return "teams must be an object {NS: {...}, EW: {...}}"
+    error = _teams_error(teams)
+    if error is not None:
+        return error
     c.matches_started[number] = match_settings(payload)
     c.match_no = number
     c.start_id = payload.get("id") if isinstance(payload.get("id"), str) else None
@@ -150,6 +151,40 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
     publish_state(c)
     if c.auto_deal:
         start_deal(c)
+    return None
+
+
+#: the seats of each team, as ``start_match``'s ``teams.{team}.players`` names them
+TEAM_SEATS = {"NS": ("N", "S"), "EW": ("E", "W")}
+#: the longest team or player name a table shows (a screen line; the desk's names are far shorter)
+MAX_NAME = 120
+
+
+def _teams_error(teams: Any) -> str | None:
+    """Why ``start_match``'s ``teams`` is malformed, or None. Teams may be left out (a match without names), but
+    teams that are given are both given, each with a name and its own seats' players as text: the state, the
+    screens and every deal record show them, and a table must not start a match it would show wrongly. Other
+    keys of a team (the desk's ``unit`` and ``id``) are kept."""
+    shape = 'teams must be {"NS": {"name": ..., "players": {"N": ..., "S": ...}}, "EW": {...}}'
+    if not isinstance(teams, dict):
+        return shape
+    if not teams:
+        return None
+    if set(teams) != set(TEAM_SEATS):
+        return f"{shape}: got the teams {sorted(map(str, teams))[:4]}"
+    for team, seats in TEAM_SEATS.items():
+        side = teams[team]
+        if not isinstance(side, dict):
+            return f"teams.{team} must be an object with name and players"
+        name = side.get("name")
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME:
+            return f"teams.{team}.name must be the team's name, 1 to {MAX_NAME} characters (队名)"
+        players = side.get("players", {})
+        if not isinstance(players, dict) or not set(players) <= set(seats):
+            return f"teams.{team}.players must name the seats {' and '.join(seats)} only, e.g. {{\"{seats[0]}\": ...}}"
+        for seat, player in players.items():
+            if not isinstance(player, str) or len(player) > MAX_NAME:
+                return f"teams.{team}.players.{seat} must be the player's name, at most {MAX_NAME} characters"
     return None
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from guandan import SEATS, next_seat, replay
 from guandan import actions as act
 from guandan import deal as engine
@@ -164,6 +166,33 @@ def test_commands_reply_and_refuse_without_changing_anything() -> None:
     assert _replies(h)[-1].ok is False and h.c.phase == "idle" and not h.c.match_active
     h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1}}, error="payload is not JSON"))
     assert _replies(h)[-1].ok is False and not h.c.match_active
+
+
+
+@pytest.mark.parametrize(("teams", "named"), [
+    ({"NS": {"name": 5, "players": "bad"}}, "teams"),  # one team, a number for a name (the audit's command)
+    ({"NS": {"name": "红队"}, "EW": "蓝队"}, "teams.EW"),
+    ({"NS": {"name": "红队"}, "EW": {"name": ""}}, "teams.EW.name"),
+    ({"NS": {"name": "红队", "players": "甲 乙"}, "EW": {"name": "蓝队"}}, "teams.NS.players"),
+    ({"NS": {"name": "红队", "players": {"E": "甲"}}, "EW": {"name": "蓝队"}}, "teams.NS.players"),
+    ({"NS": {"name": "红队"}, "EW": {"name": "蓝队", "players": {"E": ["甲"]}}}, "teams.EW.players.E"),
+    ({"NS": {"name": "红队"}, "EW": {"name": "蓝队"}, "XX": {}}, "teams"),
+    ("红队 vs 蓝队", "teams"),
+])
+def test_a_start_with_malformed_teams_is_refused_and_starts_nothing(teams: object, named: str) -> None:
+    h = Harness()
+    h.send(Command("start_match", {"teams": teams, "match_end": {"method": "deals", "deals": 1}}, token="t"))
+    reply = _replies(h)[-1]
+    assert reply.ok is False and error_of(reply).startswith(named) and not h.c.match_active
+    assert h.c.phase == "idle" and not h.of("state") and not h.of("events")
+
+
+def test_a_start_with_well_formed_teams_keeps_the_desks_extra_keys() -> None:
+    h = Harness()
+    teams = {"NS": {"name": "红队", "unit": "南京", "id": 3, "players": {"N": "甲", "S": ""}},
+             "EW": {"name": "蓝队", "players": {"E": "丙", "W": "丁"}}}
+    h.send(Command("start_match", {"teams": teams, "match_end": {"method": "deals", "deals": 1}}, token="t"))
+    assert _replies(h)[-1].ok and h.c.match_active and h.of("state")[-1]["teams"] == teams
 
 
 def test_referee_undo_pause_and_penalties() -> None:

@@ -14,7 +14,7 @@ from table_daemon.controller import Command, Reply, TableController
 
 from .harness import Harness
 
-START = {"match": 3, "match_end": {"method": "deals", "deals": 1}, "teams": {"NS": {"name": "A"}}}
+START = {"match": 3, "match_end": {"method": "deals", "deals": 1}, "teams": {"NS": {"name": "A"}, "EW": {"name": "C"}}}
 
 
 def reply(c: TableController, name: str, payload: dict[str, Any], now: float = 1.0) -> Reply:
@@ -30,7 +30,7 @@ def test_a_played_match_number_is_refused_and_a_resent_start_is_idempotent() -> 
     assert ids == ["ev/T9/m3/d1", "ev/T9/m3"]
     again = reply(h.c, "start_match", {**START, "id": "resend-1", "reply_to": "x"})
     assert again.ok and h.c.phase == "match_over"  # same match sent again: ok, nothing restarted
-    other = reply(h.c, "start_match", {**START, "teams": {"NS": {"name": "B"}}})
+    other = reply(h.c, "start_match", {**START, "teams": {"NS": {"name": "B"}, "EW": {"name": "C"}}})
     assert not other.ok and "already played" in (other.error or "")
     assert h.c.phase == "match_over" and h.c.match_no == 3
     assert reply(h.c, "start_match", {**START, "match": 4}).ok and h.c.match_no == 4
