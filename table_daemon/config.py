@@ -195,6 +195,13 @@ RESERVED_PINS: dict[int, str] = {
 }
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+#: what an event or table id may be: it is a level of every MQTT topic (no "/", "+" or "#") and a file name
+ID_RULE = "1 to 40 letters, digits, _ . -"
+
+
+def id_error(what: str, value: str) -> str | None:
+    """Why ``value`` cannot be an event or table id (``what`` names which, e.g. "table id"), or None."""
+    return None if _ID_RE.fullmatch(value) else f"bad {what} {value!r} ({ID_RULE})"
 
 
 class _Locator:
@@ -277,10 +284,10 @@ def _build(cls: Any, data: dict[str, Any], path: tuple[str, ...], err: Any) -> A
 
 
 def _validate(cfg: TableConfig, err: Any) -> None:
-    if not _ID_RE.match(cfg.table.id):
-        err(("table", "id"), f"bad table id {cfg.table.id!r} (letters, digits, _ . -)")
-    if not _ID_RE.match(cfg.table.event):
-        err(("table", "event"), f"bad event id {cfg.table.event!r} (letters, digits, _ . -)")
+    for key, what in (("id", "table id"), ("event", "event id")):
+        error = id_error(what, getattr(cfg.table, key))
+        if error is not None:
+            err(("table", key), error)
     for i, seat in enumerate(cfg.table.software_seats):
         if seat not in SEATS:
             err(("table", "software_seats", str(i)), f"unknown seat {seat!r} (S, E, N or W)")
