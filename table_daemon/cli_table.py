@@ -92,6 +92,7 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from guandan import ProfileError
+    from table_daemon.config import id_error
     from table_daemon.rules_ops_deal import resolve_profile
     from table_daemon.simulate import run_simulation
 
@@ -107,6 +108,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--matches must be 1 or more, or 0 with --duration")
     if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):
         raise UsageError(f"--broker must be mqtt://HOST:PORT, got {args.broker!r}")
+    for option, what, value in (("--event", "event id", args.event), ("--table", "table id", args.table)):
+        error = id_error(what, value)  # a level of every topic: "a+b" or "a/b" would break them all
+        if error is not None:
+            raise UsageError(f"{option}: {error}")
     try:
         resolve_profile(args.profile)
     except ProfileError as exc:

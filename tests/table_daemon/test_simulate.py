@@ -72,6 +72,9 @@ def test_embedded_broker_and_bad_arguments(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown profile" in bad.stderr
     bad = _run("--matches", "0")
     assert bad.returncode == 2 and "--duration" in bad.stderr
+    for option, value in (("--event", "a+b"), ("--event", "hall/2"), ("--table", ""), ("--table", "T#1")):
+        bad = _run(option, value, "--deals", "1")  # a topic level: refused before anything starts
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and option in bad.stderr, bad.stderr[-500:]
 
 
 def test_time_up_at_full_speed_flushes_and_stops_cleanly(tmp_path: Path) -> None:
