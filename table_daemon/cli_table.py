@@ -66,19 +66,13 @@ def register(subparsers: Any) -> None:
 
 
 def _load(path: str) -> Any:
-    from guandan import ProfileError
     from table_daemon.config import ConfigError
     from table_daemon.config_check import load_checked
-    from table_daemon.rules_ops_deal import resolve_profile
 
     try:
-        cfg = load_checked(path)
-        resolve_profile(cfg.table.profile)
+        return load_checked(path)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    except ProfileError as exc:
-        raise UsageError(f"{path}: table.profile: {exc}") from None
-    return cfg
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:

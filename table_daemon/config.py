@@ -387,6 +387,13 @@ def _validate_values(cfg: TableConfig, err: Any) -> None:
         err(("journal", "path"), "must name the journal file (or :memory:)")
     if not 0 < cfg.dealer.baud <= 4_000_000:
         err(("dealer", "baud"), f"must be a baud rate above 0, got {cfg.dealer.baud}")
+    if cfg.dealer.port.startswith("sim:"):  # the simulated dealer's options, as the dealer itself reads them
+        from hardware.sim_dealer.config import SimConfigError, parse_sim_url
+
+        try:
+            parse_sim_url(cfg.dealer.port)
+        except SimConfigError as exc:
+            err(("dealer", "port"), str(exc))
     if not 0 <= cfg.camera.min_confidence <= 1:
         err(("camera", "min_confidence"), f"must be between 0 and 1, got {cfg.camera.min_confidence}")
     for key in ("width", "height", "stable_frames"):

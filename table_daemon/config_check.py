@@ -2,8 +2,8 @@
 are there (issue 14 item 6).
 
 :func:`table_daemon.config.parse_config` checks keys, types and values; this checks the machine: a journal
-directory that exists or can be made, a deal file, deck, calibration, key and certificate files that can be
-read, a dealer port that exists. Each problem is one :class:`~table_daemon.config.ConfigError` naming the key,
+directory that exists or can be made, a rule profile (a shipped name or a readable profile file), a deal file,
+deck, calibration, key and certificate files that can be read, a dealer port that exists. Each problem is one :class:`~table_daemon.config.ConfigError` naming the key,
 the file and the line, so ``check-config`` on the Pi finds it before the event, and ``run`` says it instead of
 crashing at the first deal.
 """
@@ -40,6 +40,7 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
             err((section, key), f"no such file: {value}")
         if not os.access(f, os.R_OK):
             err((section, key), f"cannot read {value}")
+    _check_profile(cfg, err)
     _check_journal(cfg, err)
     _check_reader(cfg, err)
     port = cfg.dealer.port
@@ -53,6 +54,18 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
         err(("camera", "source"), f"no such device: {src} (is the camera plugged in?)")
     if src.startswith("replay://") and not Path(src.removeprefix("replay://")).exists():
         err(("camera", "source"), f"no such replay folder or file: {src.removeprefix('replay://')}")
+
+
+def _check_profile(cfg: TableConfig, err: Any) -> None:
+    """The rule profile is a shipped one, or a profile file that can be read and holds only known settings."""
+    from guandan import ProfileError
+
+    from .rules_ops_deal import resolve_profile
+
+    try:
+        resolve_profile(cfg.table.profile)
+    except ProfileError as exc:
+        err(("table", "profile"), str(exc))
 
 
 def _check_reader(cfg: TableConfig, err: Any) -> None:

@@ -61,9 +61,10 @@ def test_check_config_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["check-config", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"{bad}:3: table.profil: unknown key" in err
-    bad.write_text('[table]\nprofile = "nationale"\n')
+    bad.write_text('[table]\nid = "T1"\nprofile = "nationale"\n')
     assert main(["check-config", str(bad)]) == 2
-    assert "unknown profile" in capsys.readouterr().err
+    err = capsys.readouterr().err.strip()  # the line too, as for every other key
+    assert err.count("\n") == 0 and f"{bad}:3: table.profile: unknown profile" in err
     assert main(["check-config", str(tmp_path / "missing.toml")]) == 2
 
 
@@ -87,6 +88,8 @@ BAD_VALUES = [
     ("[camera]\nstable_frames = 0\n", ":2:", "camera.stable_frames"),
     ("[panels]\ndebounce_ms = -4\n", ":2:", "panels.debounce_ms"),
     ("[dealer]\nbaud = 0\n", ":2:", "dealer.baud"),
+    ('[dealer]\nport = "sim://?bogus=1"\n', ":2:", "dealer.port: unknown sim:// option 'bogus'"),
+    ('[dealer]\nport = "sim://?jam=2"\n', ":2:", "dealer.port: sim:// option jam=2 is a probability"),
     ('[journal]\npath = ""\n', ":2:", "journal.path"),
     ("[health]\ninterval_seconds = 0\n", ":2:", "health.interval_seconds"),
 ]
