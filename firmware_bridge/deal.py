@@ -14,7 +14,7 @@ import hashlib
 import json
 import random
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,11 +184,8 @@ def plan_from_line(line: Mapping[str, Any], *, where: str = "deal line") -> Deal
     return DealPlan(board, hands, secrets.token_hex(32), None if level is None else str(level), leader)
 
 
-def load_deal_file(path: str | Path, board: int | None = None) -> DealPlan:
-    """The plan of ``board`` in a ``guandan-deals/1`` file (the first line when ``board`` is None).
-
-    Every line up to the one returned is validated; errors name the file and line.
-    """
+def _plans(path: str | Path) -> Iterator[tuple[str, DealPlan]]:
+    """Each deal of a ``guandan-deals/1`` file with where it is (``file:line``), validated as it is read."""
     path = Path(path)
     try:
         if path.stat().st_size > MAX_DEAL_FILE_BYTES:
@@ -197,7 +194,6 @@ def load_deal_file(path: str | Path, board: int | None = None) -> DealPlan:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DealFileError(f"{path}: cannot read: {exc}") from None
-    boards: list[int] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -206,10 +202,35 @@ def load_deal_file(path: str | Path, board: int | None = None) -> DealPlan:
             obj = safe_json.loads(raw, max_bytes=64 * 1024)
         except safe_json.JsonLimitError as exc:
             raise DealFileError(f"{where}: {exc}") from None
-        plan = plan_from_line(obj, where=where)
+        yield where, plan_from_line(obj, where=where)
+
+
+def load_deal_file(path: str | Path, board: int | None = None) -> DealPlan:
+    """The plan of ``board`` in a ``guandan-deals/1`` file (the first line when ``board`` is None).
+
+    Every line up to the one returned is validated; errors name the file and line. (:func:`check_deal_file`
+    reads the whole file, once, before an event.)
+    """
+    boards: list[int] = []
+    for _, plan in _plans(path):
         if board is None or plan.board == board:
             return plan
         boards.append(plan.board)
     if board is None:
         raise DealFileError(f"{path}: no deals in file")
     raise DealFileError(f"{path}: no board {board} (boards: {', '.join(map(str, boards)) or 'none'})")
+
+
+def check_deal_file(path: str | Path) -> list[int]:
+    """The boards of a whole ``guandan-deals/1`` file, in order, every line validated; a board that comes twice
+    is refused with both lines named: the tables of a duplicate event would all deal the first and nobody would
+    know the second was meant."""
+    first: dict[int, str] = {}
+    for where, plan in _plans(path):
+        if plan.board in first:
+            raise DealFileError(f"{where}: board {plan.board} again (first on line "
+                                f"{first[plan.board].rsplit(':', 1)[-1]}); each board once")
+        first[plan.board] = where
+    if not first:
+        raise DealFileError(f"{path}: no deals in file")
+    return list(first)

@@ -22,6 +22,7 @@ from firmware_bridge import (
     DealFileError,
     LinkError,
     Notice,
+    check_deal_file,
     load_deal_file,
     new_deal,
 )
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--board needs --deal-file")
         if args.deal_file:
             try:
+                check_deal_file(args.deal_file)  # the whole file, so a board written twice is said
                 plan = load_deal_file(args.deal_file, args.board)
             except DealFileError as exc:
                 raise UsageError(str(exc)) from None

@@ -41,6 +41,8 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
         if not os.access(f, os.R_OK):
             err((section, key), f"cannot read {value}")
     _check_profile(cfg, err)
+    if cfg.dealer.deal_file and Path(cfg.dealer.deal_file).is_file():
+        _check_deal_file(cfg, err)
     _check_journal(cfg, err)
     _check_reader(cfg, err)
     port = cfg.dealer.port
@@ -54,6 +56,17 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
         err(("camera", "source"), f"no such device: {src} (is the camera plugged in?)")
     if src.startswith("replay://") and not Path(src.removeprefix("replay://")).exists():
         err(("camera", "source"), f"no such replay folder or file: {src.removeprefix('replay://')}")
+
+
+def _check_deal_file(cfg: TableConfig, err: Any) -> None:
+    """Every deal of the deal file is one the dealer can deal, each board once (a file is read a board at a time
+    while play goes on: a bad line found at its board would stop the event there)."""
+    from firmware_bridge.deal import DealFileError, check_deal_file
+
+    try:
+        check_deal_file(cfg.dealer.deal_file)
+    except DealFileError as exc:
+        err(("dealer", "deal_file"), str(exc))
 
 
 def _check_profile(cfg: TableConfig, err: Any) -> None:

@@ -91,6 +91,12 @@ def test_bad_deal_file_names_file_and_line(capsys: pytest.CaptureFixture[str], t
     path.write_text(json.dumps(new_deal(1).deal_line(salted=False)) + "\n{broken\n")
     code, _, err = run(capsys, "dealer", "--port", "sim://", "deal", "--deal-file", str(path), "--board", "9")
     assert code == 2 and f"{path}:2" in err
+    # a broken line after the board asked for, and a board written twice, are said before dealing too
+    code, _, err = run(capsys, "dealer", "--port", "sim://", "deal", "--deal-file", str(path), "--board", "1")
+    assert code == 2 and f"{path}:2" in err
+    path.write_text("\n".join(json.dumps(new_deal(1).deal_line(salted=False)) for _ in range(2)) + "\n")
+    code, lines, err = run(capsys, "dealer", "--port", "sim://", "deal", "--deal-file", str(path), "--board", "1")
+    assert code == 2 and lines == [] and f"{path}:2: board 1 again" in err
 
 
 def test_unreachable_port_exits_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

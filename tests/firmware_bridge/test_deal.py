@@ -13,6 +13,7 @@ import pytest
 
 from firmware_bridge.deal import (
     DealFileError,
+    check_deal_file,
     check_hands,
     load_deal_file,
     new_deal,
@@ -76,6 +77,19 @@ def test_deal_file_boards(tmp_path: Path) -> None:
     assert load_deal_file(path).board == 1
     with pytest.raises(DealFileError, match=r"no board 5 \(boards: 1, 2\)"):
         load_deal_file(path, 5)
+    assert check_deal_file(path) == [1, 2]
+
+
+def test_a_board_written_twice_is_refused_with_both_lines(tmp_path: Path) -> None:
+    """load_deal_file would deal the first and nobody would know the second was meant (a merge gone wrong)."""
+    path = _write(tmp_path, [new_deal(1).deal_line(salted=False), new_deal(2).deal_line(salted=False),
+                             new_deal(1).deal_line(salted=False)])
+    with pytest.raises(DealFileError, match=r":3: board 1 again \(first on line 1\)"):
+        check_deal_file(path)
+    with pytest.raises(DealFileError, match=r":2: seat S has 26 cards"):
+        bad = new_deal(2).deal_line(salted=False)
+        bad["hands"]["S"].pop()
+        check_deal_file(_write(tmp_path, [new_deal(1).deal_line(salted=False), bad]))  # a line past board 1 too
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from firmware_bridge.deal import new_deal
 from table_daemon.cli import main
 from table_daemon.config import ConfigError, load_config, parse_config
 
@@ -105,8 +107,11 @@ def test_values_run_cannot_use_are_refused(text: str, where: str, what: str) -> 
 def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = example_here(tmp_path).read_text()
     (tmp_path / "a-file").write_text("x")
+    twice = tmp_path / "boards.jsonl"  # board 1 written twice: the tables would all deal the first
+    twice.write_text("\n".join(json.dumps(new_deal(1).deal_line(salted=False)) for _ in range(2)) + "\n")
     cases = [
         ('deal_file = ""', 'deal_file = "/nonexistent/boards.json"', "dealer.deal_file: no such file"),
+        ('deal_file = ""', f'deal_file = "{twice}"', f"dealer.deal_file: {twice}:2: board 1 again"),
         ('deck = ""', 'deck = "/nonexistent/deck.npz"', "camera.deck: no such file"),
         ('deck = ""', f'deck = "{tmp_path / "a-file"}"', "camera.deck: 登记牌面文件无效 / not an enrolled deck file"),
         ('calibration = ""', 'calibration = "/nonexistent/cal.json"', "camera.calibration: no such file"),
