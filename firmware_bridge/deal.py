@@ -191,7 +191,7 @@ def _plans(path: str | Path) -> Iterator[tuple[str, DealPlan]]:
         if path.stat().st_size > MAX_DEAL_FILE_BYTES:
             raise DealFileError(f"{path}: {path.stat().st_size} bytes is too large for a deal file "
                                 f"(at most {MAX_DEAL_FILE_BYTES})")
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise DealFileError(f"{path}: cannot read: {exc}") from None
     for number, raw in enumerate(text.splitlines(), start=1):

@@ -78,6 +78,8 @@ def test_deal_file_boards(tmp_path: Path) -> None:
     with pytest.raises(DealFileError, match=r"no board 5 \(boards: 1, 2\)"):
         load_deal_file(path, 5)
     assert check_deal_file(path) == [1, 2]
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # saved by a Windows editor: a UTF-8 BOM first
+    assert check_deal_file(path) == [1, 2] and load_deal_file(path).board == 1
 
 
 def test_a_board_written_twice_is_refused_with_both_lines(tmp_path: Path) -> None:
