@@ -121,7 +121,8 @@ def _classify(args: argparse.Namespace) -> int:
             image = load_image(path)
         except ImageError as exc:
             print(f"guandan-table: error: {exc}", file=sys.stderr)
-            print(json.dumps({"image": str(path), "cards": [], "error": str(exc)}, ensure_ascii=False))
+            # null, not []: "no card seen" would be a reading of an image that was never read
+            print(json.dumps({"image": str(path), "cards": None, "error": str(exc)}, ensure_ascii=False))
             status = 2
             continue
         readings = reader.read_image(image)

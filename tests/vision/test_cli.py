@@ -52,7 +52,9 @@ def test_empty_corrupt_tiny_and_missing_images(tmp_path: Path, capsys: pytest.Ca
     code, lines, err = run(capsys, "classify", str(blank), str(tiny), str(corrupt), str(empty),
                            str(tmp_path / "missing.jpg"))
     assert code == 2  # some files were bad: said on stderr, and every image still got its line
-    assert [line["cards"] for line in lines] == [[], [], [], [], []]
+    # an image that could not be read has no cards at all (null) and says why; [] is "read, no card seen"
+    assert [line["cards"] for line in lines] == [[], [], None, None, None]
+    assert [bool(line.get("error")) for line in lines] == [False, False, True, True, True]
     assert "corrupt.jpg" in err and "empty" in err and "missing.jpg" in err
 
 
