@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from table_daemon.cli_support import UsageError
 
@@ -28,8 +29,16 @@ COMMAND_MODULES: tuple[str, ...] = (
 __all__ = ["COMMAND_MODULES", "UsageError", "build_parser", "main"]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a bad argument said in one line (cli.md) rather than after the whole usage block; the
+    subcommands' parsers are of this class too (argparse makes them of their parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="guandan-table",
         description="Automatic Guandan (掼蛋) table: rules engine, dealer, card reader, table daemon, desk.",
     )
@@ -44,7 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given and given[0].startswith("-") and given[0] not in ("-h", "--help"):
+        # argparse would only say that COMMAND is missing, never naming the option it did not know
+        parser.error(f"unrecognized argument {given[0]!r}: the command comes first (guandan-table COMMAND ...)")
+    args = parser.parse_args(given)
     try:
         return int(args.handler(args) or 0)
     except UsageError as exc:

@@ -1,0 +1,25 @@
+"""The console script's own parser (cli.md "Every command": a bad argument gives a one-line error on stderr naming
+what is wrong, and exits 2), for mistakes argparse catches before any command runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from table_daemon.cli import main
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["--bogus"], "'--bogus'"),
+    (["nosuch"], "'nosuch'"),
+    (["simulate", "--speed", "abc"], "--speed"),
+    (["rules", "classify", "S2"], "--level"),
+    (["desk", "init", "--db", "x.sqlite"], "--event"),
+    (["vision", "classify"], "IMAGE"),
+    (["dealer", "--port", "sim://", "shuffle"], "'shuffle'"),
+])
+def test_a_bad_argument_is_one_line_naming_it(argv: list[str], named: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.count("\n") == 1 and named in err and "error" in err, err
