@@ -3,10 +3,12 @@
 ``replay(record)`` rebuilds the deal from the hands as dealt, checks the pack (108 cards, each code twice,
 27 a seat), the tribute and return cards against the profile, the leader, then every action through the same
 state machine the table runs (turn order, cards held, combinations, beating, 借风, going out), and finally the
-``result`` if present. The answer is ``{"ok", "first_error": {"index", "reason", "message"[, "field"]} |
-None, "finish", "levels_after"}``. ``index`` is the position in ``actions`` of the first refused action;
-errors found before the actions (header, hands, tribute, returns, leader) have index -1 and name the
-``field``; errors found after them (deal not finished, wrong result) have index ``len(actions)``.
+``result`` if present (every field the spec defines: :func:`_check_result`). The answer is ``{"ok",
+"first_error": {"index", "reason", "message"[, "field"]} | None, "finish", "levels_after"}``. ``index`` is
+the position in ``actions`` of the first refused action; errors found before the actions (header, hands,
+tribute, returns, leader) have index -1 and name the ``field``; errors found after them (deal not finished,
+wrong result) have index ``len(actions)``.
+A missing required field (:data:`REQUIRED_FIELDS`) is reason ``missing_field`` naming it.
 Referee entries in ``actions`` (``{"referee": KIND, ...}``, :data:`record.REFEREE_KINDS`) are replayed:
 ``take_back`` / ``undo_last`` restore the state before the previous step of play (``take_back`` only after a
 play; an ``undone`` list, when given, must match that step, and a ``seat`` its seat); before any play they may
@@ -27,9 +29,20 @@ from .actions import action_from_json, give, return_card
 from .cards import SEATS, parse_card, parse_cards, partner
 from .deal import PLAYING, DealState, apply, skip_turn, start_deal
 from .errors import GuandanError
-from .levels import format_team_level, parse_team, parse_team_level, settle
+from .levels import Settlement, format_team_level, parse_team, parse_team_level, settle
 from .profiles import PROFILES, Profile, profile_with
 from .record import FORMAT, PENALTY_KINDS, REFEREE_KINDS, REQUIRED
+
+#: the fields a record must have for replay to make every check deal-record.md lists: the deal itself
+#: (:data:`record.REQUIRED`), plus ``levels_before`` and ``played`` (without them the levels after the deal,
+#: which the answer gives, cannot be computed, nor ``result`` checked) and ``tribute`` and ``returns`` (``[]``
+#: when none was due; without them the tribute cannot be checked). ``first_lead``, ``events`` and the
+#: event/table/match/deal numbers are not needed to check the deal, so they may be missing; ``result`` is
+#: checked "if present".
+REQUIRED_FIELDS = (*REQUIRED, "levels_before", "played", "tribute", "returns")
+#: the fields of a present ``result`` that must be there (``match_winner`` is present when this deal ended
+#: the match, so its absence says that it did not)
+RESULT_FIELDS = ("finish", "winner", "up", "levels_after")
 
 
 class ReplayError(Exception):
@@ -62,7 +75,7 @@ def _profile_of(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> P
 def _header(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> tuple[Profile, int, dict[str, Any]]:
     if not isinstance(record, Mapping):
         raise ReplayError(-1, "bad_record", "a deal record must be a JSON object")
-    for key in REQUIRED:
+    for key in REQUIRED_FIELDS:
         if key not in record:
             raise ReplayError(-1, "missing_field", f"required field {key!r} is missing", key)
     if record["format"] != FORMAT:
@@ -94,17 +107,21 @@ def _header(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> tuple
     return profile, level, parsed
 
 
-def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[dict[str, int] | None, str | None]:
-    before, played = record.get("levels_before"), record.get("played")
-    if before is None or played is None:
-        return None, None
+def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[dict[str, int], str]:
+    """The levels of both teams before the deal and the team whose level was played (both required)."""
+    before, played = record["levels_before"], record["played"]
     try:
-        levels = {parse_team(t): parse_team_level(v) for t, v in dict(before).items()}
-        team = parse_team(played)
+        if not isinstance(before, Mapping):
+            raise GuandanError(f"levels_before must be an object with NS and EW, got {before!r}")
+        levels = {parse_team(t): parse_team_level(v) for t, v in before.items()}
         if set(levels) != {"NS", "EW"}:
             raise GuandanError("levels_before must give NS and EW")
     except (GuandanError, TypeError, ValueError) as exc:
         raise ReplayError(-1, "bad_record", str(exc), "levels_before") from None
+    try:
+        team = parse_team(played)
+    except GuandanError as exc:
+        raise ReplayError(-1, "bad_record", f"played: {exc}", "played") from None
     if profile.fixed_level is None and levels[team] != level:
         raise ReplayError(
             -1, "wrong_level", f"deal played at {format_team_level(level)} but {team} is at "
@@ -114,7 +131,8 @@ def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[d
 
 
 def _entries(record: Mapping[str, Any], key: str) -> list[tuple[str, str, Any]]:
-    items = record.get(key) or []
+    """The (from, to, card) entries of ``tribute`` or ``returns``: a list, empty when none was due."""
+    items = record[key]
     if not isinstance(items, list):
         raise ReplayError(-1, "bad_record", f"{key} must be a list", key)
     out = []
@@ -185,24 +203,39 @@ def _start(record: Mapping[str, Any], profile: Profile, level: int, hands: dict[
     raise first_error
 
 
-def _check_result(record: Mapping[str, Any], finish: list[str], levels_after: dict[str, str] | None,
-                  match_winner: str | None, n: int) -> None:
+def _check_result(record: Mapping[str, Any], finish: list[str], s: Settlement, n: int) -> None:
+    """Compare the record's ``result``, if present, with what the replay computed: every field deal-record.md
+    defines (``finish``, ``winner``, ``up``, ``levels_after``, ``match_winner``); other fields are ignored.
+
+    ``result`` null counts as absent (:func:`record.build_record` writes it for a deal with no result); any
+    other value that is not an object is refused, and so is a result missing one of :data:`RESULT_FIELDS`, so
+    that a result claiming nothing cannot pass as checked. ``match_winner`` is present when the deal ended the
+    match: absent or null, it says that the deal did not."""
     result = record.get("result")
-    if not isinstance(result, Mapping):
+    if result is None:
         return
-    if "finish" in result:
-        given = list(result["finish"]) if isinstance(result["finish"], list) else None
-        # the last seat may be left implied (3 of 4 listed); after a 双下 the losers' order is not compared
-        if given is None or (given != finish and given != finish[:3] and given[:2] != finish):
-            raise ReplayError(n, "wrong_result", f"finish is {finish}, not {result['finish']}", "result.finish")
-    if levels_after is not None and isinstance(result.get("levels_after"), Mapping):
-        given_levels = {t: str(v).upper().replace("10", "T") for t, v in result["levels_after"].items()}
-        if given_levels != levels_after:
-            raise ReplayError(n, "wrong_result", f"levels after are {levels_after}, not {given_levels}",
-                              "result.levels_after")
-    if levels_after is not None and "match_winner" in result and result["match_winner"] != match_winner:
-        raise ReplayError(n, "wrong_result", f"match winner is {match_winner}, not {result['match_winner']}",
-                          "result.match_winner")
+    if not isinstance(result, Mapping):
+        raise ReplayError(n, "bad_record", f"result must be an object, got {result!r}"[:200], "result")
+    for key in RESULT_FIELDS:
+        if key not in result:
+            raise ReplayError(n, "missing_field", f"required field 'result.{key}' is missing", f"result.{key}")
+    given = list(result["finish"]) if isinstance(result["finish"], list) else None
+    # the last seat may be left implied (3 of 4 listed); after a 双下 the losers' order is not compared
+    if given is None or (given != finish and given != finish[:3] and given[:2] != finish):
+        raise ReplayError(n, "wrong_result", f"finish is {finish}, not {result['finish']}", "result.finish")
+    if result["winner"] != s.winner:
+        raise ReplayError(n, "wrong_result", f"winner is {s.winner}, not {result['winner']!r}", "result.winner")
+    if type(result["up"]) is not int or result["up"] != s.up:
+        raise ReplayError(n, "wrong_result", f"up is {s.up}, not {result['up']!r}", "result.up")
+    levels_after = s.levels_json()
+    given_levels = ({t: str(v).upper().replace("10", "T") for t, v in result["levels_after"].items()}
+                    if isinstance(result["levels_after"], Mapping) else result["levels_after"])
+    if given_levels != levels_after:
+        raise ReplayError(n, "wrong_result", f"levels after are {levels_after}, not {given_levels!r}",
+                          "result.levels_after")
+    if result.get("match_winner") != s.match_winner:
+        raise ReplayError(n, "wrong_result", f"match winner is {s.match_winner}, not "
+                          f"{result.get('match_winner')!r}", "result.match_winner")
 
 
 #: referee actions that are a step of play (an undo can take them back)
@@ -303,15 +336,13 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
         if not state.over:
             raise ReplayError(len(actions), "deal_not_finished", f"the deal is not over after {len(actions)} "
                               f"actions ({len(state.finished)} seat(s) out)")
-        match_winner = None
-        if levels is not None and played is not None:
-            failed = record.get("failed_a_before") if isinstance(record.get("failed_a_before"), dict) else None
-            try:
-                s = settle(profile, levels, played, finish, failed)
-            except (GuandanError, TypeError, ValueError) as exc:
-                raise ReplayError(-1, "bad_record", f"failed_a_before or levels: {exc}", "failed_a_before") from None
-            levels_after, match_winner = s.levels_json(), s.match_winner
-        _check_result(record, finish, levels_after, match_winner, len(actions))
+        failed = record.get("failed_a_before") if isinstance(record.get("failed_a_before"), dict) else None
+        try:
+            s = settle(profile, levels, played, finish, failed)
+        except (GuandanError, TypeError, ValueError) as exc:
+            raise ReplayError(-1, "bad_record", f"failed_a_before or levels: {exc}", "failed_a_before") from None
+        levels_after = s.levels_json()
+        _check_result(record, finish, s, len(actions))
     except ReplayError as exc:
         return {"ok": False, "first_error": exc.to_json(), "finish": finish, "levels_after": levels_after}
     return {"ok": True, "first_error": None, "finish": finish, "levels_after": levels_after}

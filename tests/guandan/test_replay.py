@@ -167,3 +167,119 @@ def test_referee_entries_take_back_and_penalty() -> None:
     rec["actions"][k + 1:k + 1] = [{"referee": "take_back", "seat": again["seat"], "t": 1.0}, again,
                                    {"referee": "penalty", "kind": "warning", "team": "NS"}]
     assert replay(rec)["ok"]
+
+
+def _error(rec: object) -> tuple[int, str, str | None]:
+    """Where, why and on which field ``rec`` fails to replay."""
+    answer = replay(rec)
+    assert not answer["ok"], "the record replayed as ok"
+    e = answer["first_error"]
+    return e["index"], e["reason"], e.get("field")
+
+
+def _set(path: str, value: Any) -> Any:
+    """A change to a record: set the field at dotted ``path`` (``result.up``) to ``value``."""
+    def change(rec: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        target = rec
+        for key in parents:
+            target = target[key]
+        target[last] = value
+    return change
+
+
+def _drop(path: str) -> Any:
+    """A change to a record: remove the field at dotted ``path``."""
+    def change(rec: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        target = rec
+        for key in parents:
+            target = target[key]
+        del target[last]
+    return change
+
+
+# every field of ``result`` that deal-record.md defines is compared with what the replay computes
+# (make_record(): S then N went out, a 双下: NS won 3 up at its own 9 and goes to Q, EW stays at 4)
+WRONG_RESULTS = [
+    ("winner EW for NS", _set("result.winner", "EW"), "wrong_result", "result.winner"),
+    ("winner not a team", _set("result.winner", 7), "wrong_result", "result.winner"),
+    ("up one too many", _set("result.up", 4), "wrong_result", "result.up"),
+    ("up as text", _set("result.up", "3"), "wrong_result", "result.up"),
+    ("up as a boolean", _set("result.up", True), "wrong_result", "result.up"),
+    ("levels_after wrong", _set("result.levels_after", {"NS": "J", "EW": "4"}), "wrong_result",
+     "result.levels_after"),
+    ("levels_after not an object", _set("result.levels_after", "Q/4"), "wrong_result", "result.levels_after"),
+    ("match_winner when the match goes on", _set("result.match_winner", "EW"), "wrong_result",
+     "result.match_winner"),
+    ("finish wrong", _set("result.finish", ["N", "S"]), "wrong_result", "result.finish"),
+    ("result not an object", _set("result", "x"), "bad_record", "result"),
+    ("result a list", _set("result", ["E", "W"]), "bad_record", "result"),
+    ("result empty", _set("result", {}), "missing_field", "result.finish"),
+    ("result without winner", _drop("result.winner"), "missing_field", "result.winner"),
+    ("result without up", _drop("result.up"), "missing_field", "result.up"),
+    ("result without levels_after", _drop("result.levels_after"), "missing_field", "result.levels_after"),
+]
+
+
+@pytest.mark.parametrize(("change", "reason", "field"), [c[1:] for c in WRONG_RESULTS],
+                         ids=[c[0] for c in WRONG_RESULTS])
+def test_every_result_field_is_checked(change: Any, reason: str, field: str) -> None:
+    rec = make_record()
+    assert rec["result"]["winner"] == "NS" and rec["result"]["up"] == 3 and replay(rec)["ok"]
+    change(rec)
+    assert _error(rec) == (len(rec["actions"]), reason, field)
+
+
+@pytest.mark.parametrize("change", [_drop("result"), _set("result", None), _drop("result.match_winner"),
+                                    _set("result.failed_a", "not checked"), _set("result.note", {"kept": 1}),
+                                    _set("result.finish", ["S", "N", "W", "E"])],
+                         ids=["no result", "result null", "no match_winner while the match goes on",
+                              "failed_a is not a field the spec defines", "unknown field", "losers' order after a 双下"])
+def test_result_that_is_absent_or_right_replays(change: Any) -> None:
+    rec = make_record()
+    change(rec)
+    assert replay(rec)["ok"]
+
+
+def test_match_winner_is_required_when_the_deal_ends_the_match() -> None:
+    rec = make_record(level="A", seed=0)  # NS, at A and playing its A, goes out first with partner not last
+    assert rec["result"]["match_winner"] == "NS" and replay(rec)["ok"]
+    for change in (_set("result.match_winner", None), _drop("result.match_winner"),
+                   _set("result.match_winner", "EW")):
+        bad = copy.deepcopy(rec)
+        change(bad)
+        assert _error(bad) == (len(bad["actions"]), "wrong_result", "result.match_winner")
+
+
+@pytest.mark.parametrize("field", ["levels_before", "played", "tribute", "returns"])
+def test_a_missing_required_field_is_named(field: str) -> None:
+    rec = make_record()
+    del rec[field]
+    assert _error(rec) == (-1, "missing_field", field)
+    assert field in replay(rec)["first_error"]["message"]
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (_set("played", None), "played"), (_set("played", "NE"), "played"), (_set("levels_before", None),
+                                                                           "levels_before"),
+    (_set("levels_before", {"NS": "9"}), "levels_before"), (_set("tribute", None), "tribute"),
+    (_set("returns", "C3"), "returns"),
+], ids=["played null", "played not a team", "levels_before null", "levels_before without EW", "tribute null",
+        "returns not a list"])
+def test_a_required_field_with_a_bad_value_is_named(change: Any, field: str) -> None:
+    rec = make_record()
+    change(rec)
+    assert _error(rec) == (-1, "bad_record", field)
+
+
+@pytest.mark.parametrize("field", ["first_lead", "events", "event", "table", "match", "deal", "previous_finish"])
+def test_fields_replay_does_not_need_may_be_missing(field: str) -> None:
+    rec = make_record()
+    del rec[field]
+    assert replay(rec)["ok"]
+
+
+def test_empty_tribute_when_none_was_due() -> None:
+    rec = make_record(finish=None, seed=5)  # the first deal of a match: nobody pays tribute
+    assert rec["tribute"] == [] and rec["returns"] == [] and replay(rec)["ok"]
