@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import io
 import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from guandan import GuandanError, classify, parse_cards, parse_level
+from guandan import PROFILES, GuandanError, classify, parse_cards, parse_level
 from table_daemon.cli import UsageError
 from table_daemon.rules_ops import PLAY_OPS, Op
 from table_daemon.safe_json import JsonLimitError, loads
@@ -32,7 +33,16 @@ def _deal_ops() -> dict[str, Op]:
 
 
 def answer_line(text: str, ops: dict[str, Op], default_profile: str) -> dict[str, Any]:
-    """The answer to one batch line; never raises for bad input."""
+    """The answer to one batch line; never raises for bad input.
+
+    A blank line is answered too (cli.md: exactly one answer per input line), and so is a line whose bytes
+    were not UTF-8 (:func:`_stdin_lines` hands them on as surrogate escapes)."""
+    if not text.strip():
+        return {"error": "empty line"}
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return {"error": "line is not UTF-8 text"}
     try:
         line = loads(text, max_bytes=MAX_LINE_BYTES)
     except JsonLimitError as exc:
@@ -51,17 +61,42 @@ def answer_line(text: str, ops: dict[str, Op], default_profile: str) -> dict[str
 
 
 def run_batch(stdin: TextIO, stdout: TextIO, default_profile: str) -> int:
+    """Answer every line of ``stdin``, in order, with one JSON line each (blank lines included: cli.md)."""
     ops = dict(PLAY_OPS) | _deal_ops()
     for raw in stdin:
-        if not raw.strip():
-            continue
         stdout.write(json.dumps(answer_line(raw, ops, default_profile), ensure_ascii=False) + "\n")
         stdout.flush()
     return 0
 
 
+def _check_profile(name: str) -> None:
+    """Refuse a bad ``--profile`` before reading any line (cli.md "Every command": a bad argument or file is
+    one line on stderr and exit 2), as ``simulate --profile`` does; a bad ``"profile"`` inside a line stays
+    that line's error."""
+    if importlib.util.find_spec("table_daemon.rules_ops_deal") is None:
+        if name not in PROFILES:
+            raise UsageError(f"--profile: unknown profile {name!r} (known: {', '.join(PROFILES)})")
+        return
+    from table_daemon.rules_ops_deal import resolve_profile
+
+    try:
+        resolve_profile(name)
+    except GuandanError as exc:
+        raise UsageError("--profile: " + " ".join(str(exc).split())) from None
+
+
+def _stdin_lines() -> TextIO:
+    """Standard input as UTF-8 lines split at ``\\n`` only, whatever the locale, with bytes that are not UTF-8
+    kept as surrogate escapes so that such a line gets its own error instead of ending the run."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # already text (a test's StringIO)
+        return sys.stdin
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape", newline="\n")
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
-    return run_batch(sys.stdin, sys.stdout, args.profile)
+    _check_profile(args.profile)
+    return run_batch(_stdin_lines(), sys.stdout, args.profile)
 
 
 def _cmd_classify(args: argparse.Namespace) -> int:

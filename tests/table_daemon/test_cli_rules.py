@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from guandan import PROFILES, build_record
+from guandan.bot import Bot, deal_hands, play_out
 
 
 def _run(args: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -82,3 +88,90 @@ def test_replay_of_a_file_that_is_not_a_record_exits_2(tmp_path: Path) -> None:
     assert "bad.json" in done.stderr
     missing = _run(["rules", "replay", str(tmp_path / "missing.json")])
     assert missing.returncode == 2 and "missing.json" in missing.stderr
+
+
+CLASSIFY = json.dumps({"op": "classify", "level": "2", "cards": ["C8", "H2"]})
+SETTLE = {"op": "settle", "levels": {"NS": "K", "EW": "5"}, "played": "NS", "finish": ["S", "E", "N"]}
+
+
+@pytest.mark.parametrize(("profile", "named"), [
+    ("nosuch", "'nosuch'"),
+    ("missing.toml", "missing.toml"),
+    ("bad.toml", "bogus_key"),
+    ("broken.toml", "not valid TOML"),
+])
+def test_batch_checks_its_profile_before_reading(tmp_path: Path, profile: str, named: str) -> None:
+    """A bad ``--profile`` is a bad argument (cli.md "Every command"): one line on stderr, exit 2, no answers."""
+    (tmp_path / "bad.toml").write_text("bogus_key = 1\n", encoding="utf-8")
+    (tmp_path / "broken.toml").write_text("this is = = not toml\n", encoding="utf-8")
+    arg = profile if profile == "nosuch" else str(tmp_path / profile)
+    done = _run(["rules", "batch", "--profile", arg], json.dumps(SETTLE) + "\n")
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and named in done.stderr and "--profile" in done.stderr
+
+
+def test_batch_with_a_good_profile_file_and_a_bad_profile_in_a_line(tmp_path: Path) -> None:
+    """A profile .toml is accepted up front; a bad ``"profile"`` inside one line is that line's error only."""
+    good = tmp_path / "mine.toml"
+    good.write_text('base = "national"\n', encoding="utf-8")
+    lines = [SETTLE, SETTLE | {"profile": "nosuch"}, SETTLE | {"profile": str(tmp_path / "gone.toml")}]
+    done = _run(["rules", "batch", "--profile", str(good)], "".join(json.dumps(x) + "\n" for x in lines))
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(x) for x in done.stdout.splitlines()]
+    assert len(out) == 3 and out[0]["levels"] == {"NS": "A", "EW": "5"}
+    assert "nosuch" in out[1]["error"] and "gone.toml" in out[2]["error"]
+
+
+@pytest.mark.parametrize(("stdin", "answers"), [
+    (f"{CLASSIFY}\n\n   \n{CLASSIFY}\n", ["ok", "empty", "empty", "ok"]),
+    (f"{CLASSIFY}\n{CLASSIFY}\n", ["ok", "ok"]),  # the newline that ends the last line starts no new one
+    (f"{CLASSIFY}\n{CLASSIFY}", ["ok", "ok"]),  # a last line without its newline is still a line
+    (f"{CLASSIFY}\r\n\r\n{CLASSIFY}\r\n", ["ok", "empty", "ok"]),
+    ("\n", ["empty"]),
+    ("", []),
+])
+def test_batch_answers_blank_lines_too(stdin: str, answers: list[str]) -> None:
+    """Exactly one answer per input line, in order: a blank line is answered with an error, not skipped."""
+    done = _run(["rules", "batch"], stdin)
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(x) for x in done.stdout.splitlines()]
+    assert ["empty" if "empty line" in a.get("error", "") else "ok" if "readings" in a else a for a in out] == answers
+
+
+def test_batch_answers_a_line_that_is_not_utf8() -> None:
+    """Bytes that are not UTF-8 are that line's error whatever the locale; the run goes on."""
+    stdin = (CLASSIFY + "\n").encode() + b'{"op": "\xff\xfe"}\n' + (CLASSIFY + "\n").encode()
+    done = subprocess.run([sys.executable, "-m", "table_daemon.cli", "rules", "batch"], input=stdin,
+                          capture_output=True, timeout=60, env=dict(os.environ, PYTHONIOENCODING="utf-8:strict"))
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(x) for x in done.stdout.decode().splitlines()]
+    assert len(out) == 3 and "readings" in out[0] and "UTF-8" in out[1]["error"] and "readings" in out[2]
+
+
+def _deal_record() -> dict[str, Any]:
+    state = play_out(PROFILES["national"], 2, deal_hands(random.Random(4)), Bot(4), leader="E")
+    record = json.loads(json.dumps(build_record(state, levels_before={"NS": 2, "EW": 2}, played="NS")))
+    assert isinstance(record, dict)
+    return record
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (lambda r: r.pop("levels_before"), "levels_before"),
+    (lambda r: r.pop("tribute"), "tribute"),
+    (lambda r: r["result"].update(winner="EW" if r["result"]["winner"] == "NS" else "NS"), "result.winner"),
+    (lambda r: r["result"].update(up=r["result"]["up"] + 1), "result.up"),
+    (lambda r: r.update(result="x"), "result"),
+])
+def test_replay_names_a_missing_field_and_a_wrong_result(tmp_path: Path, change: Any, field: str) -> None:
+    """``rules replay`` prints ok false with the first error naming the field (deal-record.md)."""
+    record = _deal_record()
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    good = _run(["rules", "replay", str(path)])
+    assert good.returncode == 0 and json.loads(good.stdout)["ok"]
+    change(record)
+    path.write_text(json.dumps(record), encoding="utf-8")
+    done = _run(["rules", "replay", str(path)])
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is False and answer["first_error"]["field"] == field
