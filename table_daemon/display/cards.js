@@ -185,6 +185,7 @@ function cardRow(codes, opts) {
   const o = opts || {};
   const box = document.createElement("span");
   box.className = "cards" + (o.cls ? " " + o.cls : "");
+  box.style.setProperty("--n", String((codes || []).length));  // how many: a seat sizes its cards to fit them
   const stood = wildsStoodFor(codes, o.reading, o.level);
   (codes || []).forEach((code) => {
     const i = stood.findIndex((w) => w.code === parseCard(code).code);

@@ -122,8 +122,8 @@ function seatBox(state, seat, lastAct) {
   const head = el("div", "who");
   head.append(el("span", "pos", seatWord(seat)));
   head.append(el("span", "pname", playerName(state, seat) || "—"));
-  box.append(head);
-  box.append(el("div", "steam team-" + teamOf(seat), teamName(state, teamOf(seat))));
+  head.append(el("span", "steam team-" + teamOf(seat), teamName(state, teamOf(seat))));  // beside the name: a line
+  box.append(head);                                                                     // less, for the cards
   const info = el("div", "info");
   if (s.place) {
     info.append(el("span", "place", PLACES[s.place] || s.place));

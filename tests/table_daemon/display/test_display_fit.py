@@ -1,0 +1,82 @@
+"""The hall screens at the sizes they meet (a 1080p television, a 720p projector, a 1366x768 laptop, a browser
+window with toolbars, a 4K screen): nothing sticks out of its seat or off the screen's width, and the cards laid
+in a seat stay large enough to read from the hall. At 1080p the south seat of a busy deal used to spill out of
+the table onto the level chart, and below 1400 px the overview ran off the right of the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from table_daemon.adapters.broker import LocalBroker
+from table_daemon.desk.service import Desk
+from table_daemon.desk.standings import Team
+from table_daemon.desk.store import Store
+from table_daemon.desk.web import desk_server
+
+from ..desk.spec_table import SpecTable
+
+SIZES = [(1920, 1080), (1280, 720), (1366, 768), (1920, 960), (3840, 2160)]
+STRAIGHT = {"seat": "N", "cards": ["S3", "H4", "C5", "D6", "S7"], "reading": {"type": "straight", "rank": "3", "size": 5}}
+HIGHER = {"seat": "W", "cards": ["H8", "H9", "HT", "HJ", "HQ"],
+          "reading": {"type": "straight_flush", "rank": "8", "size": 5, "suit": "H"}}
+
+#: every seat's descendants inside the seat, every seat inside the table, nothing wider than the screen; each
+#: seat's card width, in rem of the page
+CHECK = """() => {
+  const rem = parseFloat(getComputedStyle(document.documentElement).fontSize), out = [], cards = {};
+  if (document.documentElement.scrollWidth > innerWidth + 1) out.push('page wider than the screen');
+  for (const felt of document.querySelectorAll('.felt')) {
+    const fb = felt.getBoundingClientRect();
+    for (const seat of felt.querySelectorAll('.seat')) {
+      const sb = seat.getBoundingClientRect();
+      if (sb.bottom > fb.bottom + 1 || sb.right > fb.right + 1) out.push(seat.dataset.seat + ' outside the table');
+      for (const e of seat.querySelectorAll('*')) {
+        const b = e.getBoundingClientRect();
+        if (b.height && (b.bottom > sb.bottom + 1 || b.right > sb.right + 1 || b.left < sb.left - 1))
+          out.push(seat.dataset.seat + ': ' + e.getAttribute('class') + ' outside its seat');
+      }
+      const card = seat.querySelector('svg.card');
+      if (card) cards[seat.dataset.seat] = card.getBoundingClientRect().width / rem;
+    }
+  }
+  return {problems: out, cards};
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, broker_factory: Callable[..., LocalBroker],
+                                                   topic_root: Any, tmp_path: Any, browser: Any) -> None:
+    broker = broker_factory()
+    event = topic_root.event
+    table = SpecTable(broker.url, event, "T01")
+    seats = {s: {"team": "NS" if s in "NS" else "EW", "name": f"选手 {s}", "cards_left": 5 if s == "S" else 20,
+                 "reported": s == "S"} for s in "SENW"}
+    table.state(phase="playing", seats=seats, levels={"NS": "5", "EW": "3"}, level="5", played="NS", deal=3,
+                turn="S", trick=[STRAIGHT, HIGHER], trick_passes=0, timer={"since": 0, "deadline": None},
+                teams={"NS": {"name": "红旗队 Red Flag"}, "EW": {"name": "长江队 Yangtze"}})
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up(event, [Team(1, "红旗队 Red Flag", ("甲", "乙"), "U1"), Team(2, "长江队 Yangtze", ("丙", "丁"), "U2")],
+                 {}, "seed")
+    desk = Desk(store, broker.url, event)
+    web = desk_server(store, desk.hub)
+    web.start()
+    desk.start()
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        for path, designed in (("/display/T01", 5.4), ("/display/", 3.6)):
+            page.goto(web.url + path)
+            page.wait_for_selector(".felt .seat-W svg.card", timeout=10000)
+            seen = page.evaluate(CHECK)
+            assert seen["problems"] == [], (path, width, height, seen["problems"])
+            # the plays are drawn, each seat's cards at least half the size the layout was drawn for
+            assert set(seen["cards"]) == {"N", "W"}, (path, seen)
+            assert min(seen["cards"].values()) >= designed / 2, (path, width, height, seen["cards"])
+    finally:
+        page.close()
+        desk.stop()
+        web.stop()
+        table.close()
+        store.close()
