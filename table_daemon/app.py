@@ -110,6 +110,7 @@ class TableApp:
                 username=cfg.mqtt.username, password=cfg.mqtt_password(), ca_file=cfg.mqtt.ca_file,
                 cert_file=cfg.mqtt.cert_file, key_file=cfg.mqtt.key_file, insecure=cfg.mqtt.insecure,
                 keepalive=cfg.mqtt.keepalive, protocol=cfg.mqtt.protocol, status_payload=self.status_payload,
+                offline_payload=self.offline_payload,
             )
             self.link.on_input = lambda inbound: self.inbox.put((None, inbound))
             self.link.on_connected = lambda: self.inbox.put((None, Inbound("connected", "", None)))
@@ -453,10 +454,20 @@ class TableApp:
         journal's (:mod:`journal_faults`), each code with its evidence in words."""
         return {**problems(figures, self.limits), **(figures.get("journal_faults") or {})}
 
+    def _status_envelope(self) -> dict[str, Any]:
+        """The fields every message carries (mqtt-api.md "Every message"); ``status`` has no ``seq``, which
+        counts state, events, results and alerts only."""
+        return {"schema": 1, "table": self.cfg.table.id, "event": self.cfg.table.event, "epoch": self.epoch,
+                "ts": iso_now(), "type": "status"}
+
     def status_payload(self) -> dict[str, Any]:
-        return {"online": True, "since": getattr(self, "started_iso", None), "version": VERSION,
-                "profile": self.cfg.table.profile, "table": self.cfg.table.id, "epoch": self.epoch,
-                "devices": self.device_states()}
+        return {**self._status_envelope(), "online": True, "since": getattr(self, "started_iso", None),
+                "version": VERSION, "profile": self.cfg.table.profile, "devices": self.device_states()}
+
+    def offline_payload(self) -> dict[str, Any]:
+        """The ``status`` of a table gone: its clean stop, and its last will (whose ``ts`` is then the time of
+        the connection that set it: the broker sends it as it was given)."""
+        return {**self._status_envelope(), "online": False}
 
     @property
     def devices(self) -> dict[str, Any]:

@@ -53,14 +53,17 @@ class MqttLink:
     def __init__(self, url: str, root: str, desk_status_topic: str, *, client_id: str = "",
                  username: str = "", password: str = "", ca_file: str = "", cert_file: str = "",
                  key_file: str = "", insecure: bool = False, keepalive: int = 10, protocol: int = 5,
-                 status_payload: Callable[[], dict[str, Any]] | None = None) -> None:
+                 status_payload: Callable[[], dict[str, Any]] | None = None,
+                 offline_payload: Callable[[], dict[str, Any]] | None = None) -> None:
         self.root = root
         self.desk_status_topic = desk_status_topic
         self.on_input: Callable[[Inbound], None] = lambda _i: None
         self.on_connected: Callable[[], None] = lambda: None
         self.on_sent: Callable[[Any], None] = lambda _t: None
         self._status_payload = status_payload or (lambda: {"online": True})
-        will = json.dumps({"online": False, "table": root.rstrip("/").rsplit("/", 1)[-1]})
+        self._offline_payload = offline_payload or (lambda: {"online": False,
+                                                              "table": root.rstrip("/").rsplit("/", 1)[-1]})
+        will = json.dumps(self._offline_payload())
         self.connection = MqttConnection(
             parse_broker_url(url), client_id=client_id, protocol=protocol, keepalive=keepalive,
             subscriptions=[(self.topic("cmd/#"), 1), (self.topic("results/ack"), 1), (desk_status_topic, 1)],
@@ -81,7 +84,7 @@ class MqttLink:
 
     def stop(self, *, offline: bool = True) -> None:
         """Disconnect cleanly (publishing the offline status first, as the will would)."""
-        self.connection.stop(final=(self.topic("status"), json.dumps({"online": False})) if offline else None)
+        self.connection.stop(final=(self.topic("status"), json.dumps(self._offline_payload())) if offline else None)
 
     def _on_connect(self) -> None:
         self.publish_status()

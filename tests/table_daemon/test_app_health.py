@@ -72,7 +72,8 @@ def test_unwell_hardware_is_reported_missing_and_alerted(mosquitto: Any, topic_r
                      <= {m.payload.get("code") for m in ms if m.topic.endswith("/alerts")}
                      and any(m.topic.endswith("/health") for m in ms))
         status = latest(log, "/status")
-        assert status["online"] is True
+        assert status["online"] is True and status["type"] == "status" and status["schema"] == 1
+        assert {"table", "event", "epoch", "ts"} <= set(status)  # mqtt-api.md "Every message"
         dealer = status["devices"]["dealer"]
         assert dealer["state"] == "missing" and "no such device" in dealer["error"]
         assert status["devices"]["panels"]["state"] == "missing" and "lgpio" in status["devices"]["panels"]["error"]

@@ -110,6 +110,11 @@ def test_kill_9_mid_deal_recovers_the_same_deal(mosquitto: Any, topic_root: Any,
         before = log.snapshot()
         epoch1 = before[-1].payload.get("epoch") or next(m.payload["epoch"] for m in reversed(before)
                                                           if "epoch" in m.payload)
+        # the will is a message like any other (mqtt-api.md "Every message"), of the run that died
+        will = next(m.payload for m in reversed(before) if m.topic.endswith("/status"))
+        assert will["online"] is False and will["type"] == "status" and will["schema"] == 1
+        assert (will["table"], will["event"]) == (topic_root.table, topic_root.event) and will["ts"]
+        assert will["epoch"] == next(m.payload["epoch"] for m in reversed(before) if m.topic.endswith("/events"))
         proc = _simulate(mosquitto.url, topic_root, tmp_path)
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err.decode()[-2000:]
