@@ -52,6 +52,7 @@ def on_dealer_card(c: TableState, e: DealerCard) -> None:
     if e.seat in SEATS:
         d.dealt[e.seat] += 1
     c.emit("card_dealt", deal=d.number, index=e.index, seat=e.seat, counts={s: d.dealt[s] for s in SEATS})
+    publish_state(c)  # each seat's cards so far are public state: a screen that joins mid-deal reads them
 
 
 def on_dealer_fault(c: TableState, e: DealerFault) -> None:
