@@ -221,8 +221,9 @@ def read_play(cards: Sequence[Card], level: int, wild_reading: str, declared: Re
     got = _reading_of(tuple(c.id for c in cards), level, wild_reading, declared)
     if isinstance(got, Reading):
         return got
-    if got == "ambiguous":
-        interpret(cards, level, wild_reading=wild_reading, declared=declared)  # raises with the candidates
+    if got == "ambiguous" or declared is not None:
+        # raises the precise error: the candidates, or the declared reading that the cards do not admit
+        interpret(cards, level, wild_reading=wild_reading, declared=declared)
     raise InvalidPlayError("these cards form no combination: " + " ".join(c.code for c in cards))
 
 

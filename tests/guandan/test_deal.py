@@ -88,6 +88,16 @@ def test_ambiguous_under_declare_and_strongest_otherwise() -> None:
     assert kinds(eff, "play")[0]["reading"]["rank"] == "K"
 
 
+def test_a_declared_reading_the_cards_do_not_admit_is_said_as_such() -> None:
+    """Not "these cards form no combination": they form one, only not the one declared."""
+    st = position(NAT, S="C6 H6 D3", E="S4")
+    with pytest.raises(InvalidPlayError, match=r"declared reading .* is not one these cards admit") as info:
+        apply(st, play("S", parse_cards("C6 H6"), Reading("single", 6, 1)), 1.0)
+    assert info.value.reason == "not_a_combination"
+    with pytest.raises(InvalidPlayError, match="form no combination"):
+        apply(st, play("S", parse_cards("C6 D3"), Reading("pair", 6, 2)), 1.0)
+
+
 def test_jiefeng_partner_leads_after_going_out() -> None:
     hands = {"S": "SA", "E": "S3 S4", "N": "S5 S6", "W": "S7 S8"}
     st, eff = run(position(**hands), ("S", "SA"), ("E", None), ("N", None), ("W", None))
