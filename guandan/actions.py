@@ -85,6 +85,9 @@ def action_from_json(entry: Any) -> Action:
     seat = entry.get("seat")
     if seat not in SEATS:
         raise BadActionError(f"action has no valid 'seat' (got {seat!r})")
+    kinds = [key for key in ("play", "pass", "report") if key in entry and entry[key] is not False]
+    if len(kinds) > 1:  # which one happened? a record must say
+        raise BadActionError(f"an action is one of 'play', 'pass' or 'report', not {' and '.join(kinds)}")
     if "play" in entry:
         cards = entry["play"]
         if not isinstance(cards, list) or not cards:

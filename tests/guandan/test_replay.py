@@ -91,6 +91,14 @@ def test_play_out_of_turn() -> None:
     assert first_error(rec) == (i, "not_your_turn")
 
 
+def test_an_action_that_is_both_a_play_and_a_pass_is_refused() -> None:
+    rec = make_record()
+    i = next(i for i, a in enumerate(rec["actions"]) if "play" in a)
+    rec["actions"][i]["pass"] = True  # which happened? the record must say
+    index, reason = first_error(rec)
+    assert index == i and reason == "bad_action"
+
+
 def test_play_that_does_not_beat_or_is_no_combination() -> None:
     rec = make_record()
     i = next(i for i, a in enumerate(rec["actions"]) if i > 0 and "play" in a and len(a["play"]) == 1
