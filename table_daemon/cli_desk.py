@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 import threading
@@ -19,14 +20,48 @@ from typing import Any
 from .cli import UsageError
 
 
+def _event_id(text: str) -> str:
+    """``--event``, as the table config allows an event id (``config.id_error``, the one rule): the id is a level
+    of every topic, so with ``a+b`` or ``a/b`` the desk would silently never reach its tables."""
+    from .config import id_error  # lazy: the table config pulls in the vision readers
+
+    error = id_error("event id", text)
+    if error is not None:
+        raise argparse.ArgumentTypeError(error)
+    return text
+
+
+def _port(text: str) -> int:
+    """``--http``: a TCP port, 0 for any free one (a port beyond 65535 made ``bind`` raise a traceback)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} must be from 0 to 65535 (0: any free port)")
+    return port
+
+
+def _points(text: str) -> float:
+    """``--match-points``/``--level-points``: a finite number (nan or inf would make the standings invalid
+    JSON, ``NaN``/``-Infinity``, for every reader from then on)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     desk = subparsers.add_parser(
         "desk", help="scoring desk 记分台: results, pairings, standings, live displays",
         description="记分台 Scoring desk. Run form: desk --broker URL --event ID --db FILE [--http PORT].")
     desk.add_argument("--broker", help="MQTT broker, mqtt://HOST:PORT")
-    desk.add_argument("--event", help="event id 赛事编号")
+    desk.add_argument("--event", type=_event_id, help="event id 赛事编号")
     desk.add_argument("--db", help="SQLite file of the desk 记分数据库")
-    desk.add_argument("--http", type=int, default=None, help="serve the desk and display pages on this port")
+    desk.add_argument("--http", type=_port, default=None, help="serve the desk and display pages on this port")
     desk.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
     desk.add_argument("--prefix", default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
@@ -42,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     init = actions.add_parser("init", help="set up the event from a CSV of registered pairs 报名表")
     init.add_argument("--db", required=True)
-    init.add_argument("--event", required=True)
+    init.add_argument("--event", required=True, type=_event_id)
     init.add_argument("--pairs", required=True, help="CSV: team,player1,player2,unit (队名,队员1,队员2,单位)")
     init.add_argument("--profile", default="national", help="rule profile sent to the tables")
     init.add_argument("--scoring", default="standard",
@@ -51,7 +86,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                       help="pass_a | deals:N | time:MINUTES | time_or_deals:MINUTES:N")
     init.add_argument("--duplicate", action="store_true", help="复式 duplicate event: compare boards")
     init.add_argument("--units-together", action="store_true", help="不回避: do not keep same-unit pairs apart")
-    init.add_argument("--tables", help="table ids in order, comma separated (default T01, T02, ...)")
+    init.add_argument("--tables", help="table ids in order, comma separated, one for each match of a round "
+                                       "(default T01, T02, ...)")
     init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")
     init.add_argument("--deal-file", help="复式 deal file (guandan-deals/1) the tables deal from")
     init.add_argument("--boards", help="boards of the deal file each match plays, e.g. 1-8 or 1,3,5")
@@ -85,14 +121,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     cor.add_argument("--winner", choices=("NS", "EW", "draw"))
     cor.add_argument("--walkover", action="store_true")
     cor.add_argument("--penalty", choices=("violation", "deduct"))
-    cor.add_argument("--match-points", type=float, default=0.0, help="场分 taken off")
-    cor.add_argument("--level-points", type=float, default=0.0, help="级差分 taken off")
+    cor.add_argument("--match-points", type=_points, default=0.0, help="场分 taken off")
+    cor.add_argument("--level-points", type=_points, default=0.0, help="级差分 taken off")
     cor.set_defaults(handler=run_correct)
 
     disp = actions.add_parser("display", help="display server on its own 现场显示 (no desk)")
     disp.add_argument("--broker", required=True)
-    disp.add_argument("--event", required=True)
-    disp.add_argument("--http", type=int, required=True)
+    disp.add_argument("--event", required=True, type=_event_id)
+    disp.add_argument("--http", type=_port, required=True)
     disp.add_argument("--host", default="127.0.0.1")
     disp.add_argument("--prefix", default="guandan/v1")
     disp.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
@@ -130,6 +166,21 @@ def _password(path: Path) -> str:
     return password
 
 
+def _ca_file(path: str | None) -> None:
+    """Refuse a ``--ca-file`` that cannot be read as CA certificates, naming it: the MQTT client would raise
+    a traceback (the desk) or an error without the file's name (the display) when it loads it."""
+    import ssl
+
+    if path is None:
+        return
+    try:
+        ssl.create_default_context().load_verify_locations(cafile=path)
+    except ssl.SSLError as exc:  # before OSError: an SSLError is one
+        raise UsageError(f"--ca-file {path}: no CA certificate (PEM) in it ({exc.reason or exc})") from None
+    except OSError as exc:
+        raise UsageError(f"--ca-file {path}: cannot read it: {exc.strerror or exc}") from None
+
+
 def _wait_for_signal() -> None:
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -152,6 +203,7 @@ def run_desk(args: argparse.Namespace) -> int:
         parse_broker(args.broker)
     except LinkError as exc:
         raise UsageError(str(exc)) from exc
+    _ca_file(args.ca_file)
     password = _password(args.referee_password_file) if args.referee_password_file else None
     store = _store(args.db, create=True)
     try:
@@ -190,38 +242,59 @@ def run_desk(args: argparse.Namespace) -> int:
 
 
 def match_end_arg(text: str) -> dict[str, Any]:
-    """``--match-end`` as the ``match_end`` of ``start_match`` (also read by ``demo``)."""
+    """``--match-end`` as the ``match_end`` of ``start_match`` (also read by ``demo``).
+
+    Deals and minutes are held to the limits the table's ``start_match`` holds them to (``MAX_DEALS``,
+    ``MAX_MINUTES``): a match end every table would refuse is said here, not after the event is set up."""
+    from .controller.match import MAX_DEALS, MAX_MINUTES
+
     parts = text.split(":")
+    end: dict[str, Any] | None = None
     try:
         if parts[0] == "pass_a" and len(parts) == 1:
-            return {"method": "pass_a"}
-        if parts[0] == "deals" and len(parts) == 2:
-            return {"method": "deals", "deals": int(parts[1])}
-        if parts[0] == "time" and len(parts) == 2:
-            return {"method": "time", "minutes": int(parts[1])}
-        if parts[0] == "time_or_deals" and len(parts) == 3:
-            return {"method": "time_or_deals", "minutes": int(parts[1]), "deals": int(parts[2])}
+            end = {"method": "pass_a"}
+        elif parts[0] == "deals" and len(parts) == 2:
+            end = {"method": "deals", "deals": int(parts[1])}
+        elif parts[0] == "time" and len(parts) == 2:
+            end = {"method": "time", "minutes": int(parts[1])}
+        elif parts[0] == "time_or_deals" and len(parts) == 3:
+            end = {"method": "time_or_deals", "minutes": int(parts[1]), "deals": int(parts[2])}
     except ValueError:
         pass
-    raise UsageError(f"--match-end {text!r}: use pass_a, deals:N, time:MINUTES or time_or_deals:MINUTES:N")
+    if end is None:
+        raise UsageError(f"--match-end {text!r}: use pass_a, deals:N, time:MINUTES or time_or_deals:MINUTES:N")
+    if not 1 <= end.get("deals", 1) <= MAX_DEALS:
+        raise UsageError(f"--match-end {text!r}: a match plays 1 to {MAX_DEALS} deals")
+    if not 1 <= end.get("minutes", 1) <= MAX_MINUTES:
+        raise UsageError(f"--match-end {text!r}: a match lasts 1 to {MAX_MINUTES} minutes")
+    return end
 
 
 def _boards(text: str) -> list[int]:
+    """``--boards`` (``1-8``, ``1,3,5``) as a list, at most the ``MAX_BOARDS`` a table's ``start_match`` takes;
+    counted range by range, so that ``1-100000000`` is refused at once instead of filling the memory."""
+    from .controller.match import MAX_BOARDS
+
     out: list[int] = []
-    try:
-        for part in text.split(","):
-            lo, _, hi = part.strip().partition("-")
-            out.extend(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise UsageError(f"--boards {text!r}: write board numbers like 1-8 or 1,3,5") from None
-    if not out or min(out) < 1:
-        raise UsageError(f"--boards {text!r}: board numbers start at 1")
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        try:
+            lo, hi = int(first), int(last or first)
+        except ValueError:
+            raise UsageError(f"--boards {text!r}: write board numbers like 1-8 or 1,3,5") from None
+        if lo < 1:
+            raise UsageError(f"--boards {text!r}: board numbers start at 1")
+        if hi < lo:
+            raise UsageError(f"--boards {text!r}: {part.strip()!r} runs backwards (write {hi}-{lo})")
+        if len(out) + hi - lo + 1 > MAX_BOARDS:
+            raise UsageError(f"--boards {text!r}: a match plays at most {MAX_BOARDS} boards")
+        out.extend(range(lo, hi + 1))
     return out
 
 
 def run_init(args: argparse.Namespace) -> int:
     from .desk import clock
-    from .desk.event import EventError, read_pairs_csv
+    from .desk.event import EventError, read_pairs_csv, tables_error, too_few_tables
     from .desk.store import StoreError
 
     try:
@@ -233,14 +306,19 @@ def run_init(args: argparse.Namespace) -> int:
                                 "match_end": match_end_arg(args.match_end)}
     if args.deal_file:
         settings["deal_file"] = args.deal_file
-    if args.boards:
+    if args.boards is not None:
         settings["boards"] = _boards(args.boards)
     try:
         settings["timezone"] = clock.zone(args.timezone).key
     except clock.ClockError as exc:
         raise UsageError(f"--timezone: {exc}") from exc
-    if args.tables:
-        settings["tables"] = [t.strip() for t in args.tables.split(",") if t.strip()]
+    if args.tables is not None:
+        # checked here, where the list can still be fixed: once a round is paired the event's tables are fixed
+        tables = [t.strip() for t in args.tables.split(",")]
+        error = tables_error(tables) or too_few_tables(tables, len(teams) // 2)
+        if error is not None:
+            raise UsageError(f"--tables {args.tables!r}: {error}")
+        settings["tables"] = tables
     store = _store(args.db, create=True)
     try:
         store.set_up(args.event, teams, settings, args.lot_seed)
@@ -297,7 +375,7 @@ def run_display(args: argparse.Namespace) -> int:
     from .display.service import DisplayService
 
     logging.basicConfig(level=logging.WARNING, format="display: %(levelname)s %(message)s")
-
+    _ca_file(args.ca_file)
     password = None
     if args.commentary_delay is not None:
         if not 0 <= args.commentary_delay <= 3600:

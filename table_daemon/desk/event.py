@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +123,43 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
     return teams
 
 
+def tables_error(tables: Sequence[str]) -> str | None:
+    """Why ``tables`` cannot be an event's table ids (``desk init --tables``), or None.
+
+    Each id is a level of its table's MQTT topics, so it follows the table config's own rule
+    (:func:`table_daemon.config.id_error`: a table that could not be configured with it would never hear its
+    start). A round stores one match per table, so an id listed twice would crash the pairing; and
+    ``BYE01``, ``BYE02`` ... name the desk's bye rows, so a table cannot be called so.
+    """
+    from ..config import id_error  # lazy: the table config pulls in the vision readers
+
+    seen: set[str] = set()
+    for i, table in enumerate(tables, start=1):
+        if not table:
+            return f"table {i} of the list is empty (two commas in a row, or one at an end?)"
+        error = id_error("table id", table)
+        if error is not None:
+            return error
+        if re.fullmatch(r"BYE\d+", table):
+            return f"table id {table!r} is taken: BYE01, BYE02 ... name the desk's byes"
+        if table in seen:
+            return f"table id {table!r} is listed twice (each match of a round needs its own table)"
+        seen.add(table)
+    return None
+
+
+def too_few_tables(tables: Sequence[str], matches: int) -> str | None:
+    """Why ``tables`` cannot host ``matches`` matches at once, or None (no list: the desk names T01, T02 ...).
+
+    The matches of a round are started together, each at its own table, and the desk never invents a table
+    name the hall does not have: more matches than listed tables is refused, naming how many are needed.
+    """
+    if not tables or len(tables) >= matches:
+        return None
+    return (f"{matches} matches a round need {matches} tables, but the event lists only {len(tables)} "
+            f"({', '.join(tables)}): list at least {matches} with desk init --tables")
+
+
 def standings_report(store: Store) -> dict[str, Any]:
     """The current standings of the stored event (see ``ledger.report``)."""
     with store.lock:
@@ -159,11 +198,20 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
             pairs = _knockout(store, pairings, order, round_no)
     except pairing.PairingError as exc:
         raise EventError(f"round {round_no}: {exc}") from exc
-    tables = store.settings().get("tables") or []
-    rows = []
+    tables = list(store.settings().get("tables") or [])
+    # a database set up before desk init checked its tables may hold a bad list: say so, never crash or invent
+    error = tables_error(tables) or too_few_tables(tables, sum(b is not None for _, b in pairs))
+    if error is not None:
+        raise EventError(f"round {round_no}: {error}")
+    rows: list[tuple[str, int, int | None]] = []
+    matches = 0
     for i, (a, b) in enumerate(pairs):
-        name = tables[i] if i < len(tables) else f"T{i + 1:02d}"
-        rows.append((name if b is not None else f"BYE{i + 1:02d}", a, b))
+        if b is None:
+            rows.append((f"BYE{i + 1:02d}", a, b))
+            continue
+        # matches take the tables in order; a bye (a knockout's may come between matches) takes none
+        rows.append((tables[matches] if tables else f"T{matches + 1:02d}", a, b))
+        matches += 1
     try:
         store.add_round(round_no, method, rows)
     except StoreError as exc:

@@ -167,6 +167,8 @@ class Store:
 
     # -- pairings -------------------------------------------------------------------------------------------
     def add_round(self, round_no: int, method: str, tables: list[tuple[str, int, int | None]]) -> None:
+        """Store round ``round_no``: (table, NS team, EW team or None for a bye) each; all or nothing. A table
+        given two matches is refused (StoreError), not left to crash the caller."""
         if self._rows("SELECT 1 FROM pairings WHERE round = ?", (round_no,)):
             raise StoreError(f"round {round_no} is paired already")
         with self.lock:
@@ -176,6 +178,9 @@ class Store:
                                      [(round_no, t, ns, ew, method) for t, ns, ew in tables])
                 self._bump()
                 self._db.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                self._db.execute("ROLLBACK")
+                raise StoreError(f"round {round_no}: a table is given two matches ({exc})") from exc
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise

@@ -1,9 +1,11 @@
 """Input as organisers have it: pairs CSV in UTF-8 (with or without BOM) or GBK/GB18030 with checked columns and
 errors naming row and column in Chinese and English; corrections checked against their winner; times in the
-event's time zone; unknown desk addresses answer 404."""
+event's time zone; unknown desk addresses answer 404; every desk option a table or the desk could not use (table
+and event ids, match ends, too few tables, ports, CA files, boards, points) refused in one line, exit 2."""
 
 from __future__ import annotations
 
+import json
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from table_daemon.cli import main
+from table_daemon.controller.match import MAX_BOARDS, MAX_DEALS, MAX_MINUTES
 from table_daemon.desk import clock, corrections, event
 from table_daemon.desk.store import Store
 from table_daemon.desk.web import desk_server
@@ -115,3 +118,166 @@ def test_unknown_desk_addresses_are_404(store: Store) -> None:
         assert urllib.request.urlopen(web.url + "/display/", timeout=5).status == 200
     finally:
         web.stop()
+
+
+PAIRS4 = "team,player1,player2,unit\nA,a1,a2,X\nB,b1,b2,Y\nC,c1,c2,Z\nD,d1,d2,W\n"
+PAIRS6 = PAIRS4 + "E,e1,e2,V\nF,f1,f2,U\n"
+
+
+def desk(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``guandan-table desk ARGV`` in process: exit status (argparse's own errors included), stdout, stderr."""
+    try:
+        code = main(["desk", *argv])
+    except SystemExit as done:
+        code = int(done.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str], *named: str) -> None:
+    """cli.md: one line on stderr naming what is wrong, exit 2, nothing on stdout."""
+    code, out, err = desk(argv, capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, (code, out, err)
+    assert all(word in err for word in named), err
+
+
+@pytest.fixture
+def pairs(tmp_path: Path) -> Path:
+    path = tmp_path / "pairs.csv"
+    path.write_text(PAIRS4, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("tables", "named"), [
+    ("T01,,T01", "table 2 of the list is empty"),
+    ("T01,T02,", "table 3 of the list is empty"),
+    ("", "table 1 of the list is empty"),
+    ("T01,T02,T01", "table id 'T01' is listed twice"),
+    ("T01,T+2", "bad table id 'T+2' (1 to 40 letters, digits, _ . -)"),  # the table config's rule
+    ("T01,T/2", "bad table id 'T/2'"),
+    ("T01,BYE02", "'BYE02' is taken"),
+])
+def test_init_refuses_empty_repeated_and_bad_table_ids(tmp_path: Path, pairs: Path, tables: str, named: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.sqlite"
+    refused(["init", "--db", str(db), "--event", "e1", "--pairs", str(pairs), "--tables", tables], capsys,
+            "--tables", named)
+    assert Store(db).event() is None  # nothing set up
+
+
+def test_pairing_a_database_with_repeated_tables_is_refused_not_a_traceback(
+        tmp_path: Path, pairs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "old.sqlite"  # set up before desk init checked --tables
+    Store(db).set_up("e1", event.read_pairs_csv(pairs), {"tables": ["T01", "T01"]}, "seed")
+    refused(["pair", "--db", str(db), "--round", "1"], capsys, "round 1", "'T01' is listed twice")
+    assert Store(db).pairings() == []
+
+
+@pytest.mark.parametrize(("end", "named"), [
+    ("deals:0", f"1 to {MAX_DEALS} deals"),
+    (f"deals:{MAX_DEALS + 1}", f"1 to {MAX_DEALS} deals"),
+    ("time:-5", f"1 to {MAX_MINUTES} minutes"),
+    ("time:0", f"1 to {MAX_MINUTES} minutes"),
+    (f"time:{MAX_MINUTES + 1}", f"1 to {MAX_MINUTES} minutes"),
+    ("time_or_deals:0:5", "minutes"),
+    ("time_or_deals:30:0", "deals"),
+])
+def test_init_refuses_match_ends_the_table_would_refuse(tmp_path: Path, pairs: Path, end: str, named: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.sqlite"
+    refused(["init", "--db", str(db), "--event", "e1", "--pairs", str(pairs), "--match-end", end], capsys,
+            f"--match-end {end!r}", named)
+    assert Store(db).event() is None
+
+
+def test_init_keeps_match_ends_at_the_limits(tmp_path: Path, pairs: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    end = f"time_or_deals:{MAX_MINUTES}:{MAX_DEALS}"
+    code, _, err = desk(["init", "--db", str(tmp_path / "d.sqlite"), "--event", "e1", "--pairs", str(pairs),
+                         "--match-end", end], capsys)
+    assert code == 0, err
+    assert Store(tmp_path / "d.sqlite").settings()["match_end"] == {
+        "method": "time_or_deals", "minutes": MAX_MINUTES, "deals": MAX_DEALS}
+
+
+@pytest.mark.parametrize("bad", ["a+b", "a/b", "e#", "", "x" * 41])
+def test_every_desk_action_with_an_event_refuses_a_bad_event_id(tmp_path: Path, pairs: Path, bad: str,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.sqlite"
+    for argv in (["init", "--db", str(db), "--event", bad, "--pairs", str(pairs)],
+                 ["--broker", "mqtt://127.0.0.1:1", "--event", bad, "--db", str(db)],
+                 ["display", "--broker", "mqtt://127.0.0.1:1", "--event", bad, "--http", "0"]):
+        refused(argv, capsys, "--event", f"bad event id {bad!r}")
+    assert not db.exists() or Store(db).event() is None
+
+
+def test_more_matches_than_tables_is_refused_at_init_and_at_pairing(
+        tmp_path: Path, pairs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.sqlite"
+    refused(["init", "--db", str(db), "--event", "e1", "--pairs", str(pairs), "--tables", "T01"], capsys,
+            "2 matches a round need 2 tables", "only 1 (T01)")
+    old = tmp_path / "old.sqlite"  # set up before desk init counted the tables
+    Store(old).set_up("e1", event.read_pairs_csv(pairs), {"tables": ["T01"]}, "seed")
+    refused(["pair", "--db", str(old), "--round", "1"], capsys, "round 1: 2 matches a round need 2 tables")
+    assert Store(old).pairings() == []  # and no "T02" invented
+
+
+def test_a_bye_takes_no_listed_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "p6.csv").write_text(PAIRS6, encoding="utf-8")
+    db = str(tmp_path / "d.sqlite")
+    code, _, err = desk(["init", "--db", db, "--event", "e1", "--pairs", str(tmp_path / "p6.csv"),
+                         "--tables", "A1,A2,A3"], capsys)
+    assert code == 0, err
+    # 6 teams, knockout: the top two seeds have byes between the two matches of round 1
+    code, out, err = desk(["pair", "--db", db, "--round", "1", "--method", "knockout"], capsys)
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert sorted(r["table"] for r in rows if r["ew"] is not None) == ["A1", "A2"]
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--http", "99999"], "--http: port 99999"),
+    (["--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--http", "-1"], "--http: port -1"),
+    (["display", "--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--http", "70000"], "--http: port 70000"),
+    (["--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--ca-file", "{tmp}/none.pem"],
+     "--ca-file {tmp}/none.pem: cannot read it"),
+    (["--broker", "mqtts://127.0.0.1:1", "--event", "e1", "--ca-file", "{tmp}/pairs.csv"],
+     "--ca-file {tmp}/pairs.csv: no CA certificate"),
+    (["display", "--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--http", "0", "--ca-file",
+      "{tmp}/none.pem"], "--ca-file {tmp}/none.pem: cannot read it"),
+])
+def test_ports_and_ca_files_the_desk_cannot_use_are_one_line(tmp_path: Path, pairs: Path, argv: list[str],
+                                                             named: str,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    if argv[0] != "display":
+        argv += ["--db", str(tmp_path / "d.sqlite")]
+    refused(argv, capsys, named.replace("{tmp}", str(tmp_path)))
+
+
+@pytest.mark.parametrize(("boards", "named"), [
+    (f"1-{MAX_BOARDS + 1}", f"at most {MAX_BOARDS} boards"),
+    ("1-100000000000", f"at most {MAX_BOARDS} boards"),  # refused at once, not listed in memory first
+    ("5-1", "'5-1' runs backwards"),
+    ("", "write board numbers like"),
+    ("0-3", "start at 1"),
+])
+def test_init_refuses_boards_a_table_would_not_take(tmp_path: Path, pairs: Path, boards: str, named: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.sqlite"
+    refused(["init", "--db", str(db), "--event", "e1", "--pairs", str(pairs), "--boards", boards], capsys,
+            "--boards", named)
+    assert Store(db).event() is None
+
+
+@pytest.mark.parametrize("points", ["inf", "-inf", "nan", "x"])
+def test_penalty_points_must_be_finite_numbers(tmp_path: Path, pairs: Path, points: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "d.sqlite")
+    assert desk(["init", "--db", db, "--event", "e1", "--pairs", str(pairs)], capsys)[0] == 0
+    for option in ("--match-points", "--level-points"):
+        refused(["correct", "--db", db, "--by", "ref", "--reason", "late", "--team", "A", "--penalty", "deduct",
+                 f"{option}={points}"], capsys, option, repr(points))
+    assert Store(db).corrections() == []
+    _, out, _ = desk(["standings", "--db", db], capsys)
+    json.loads(out, parse_constant=lambda name: pytest.fail(f"standings hold {name}"))
