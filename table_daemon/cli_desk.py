@@ -31,6 +31,17 @@ def _event_id(text: str) -> str:
     return text
 
 
+def _prefix(text: str) -> str:
+    """``--prefix``, as the table config allows its topic prefix (``config.prefix_error``): with ``+``, ``#`` or
+    an empty level the desk's topics could never match the tables'."""
+    from .config import prefix_error  # lazy: the table config pulls in the vision readers
+
+    error = prefix_error(text)
+    if error is not None:
+        raise argparse.ArgumentTypeError(error)
+    return text
+
+
 def _port(text: str) -> int:
     """``--http``: a TCP port, 0 for any free one (a port beyond 65535 made ``bind`` raise a traceback)."""
     try:
@@ -63,7 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     desk.add_argument("--db", help="SQLite file of the desk 记分数据库")
     desk.add_argument("--http", type=_port, default=None, help="serve the desk and display pages on this port")
     desk.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
-    desk.add_argument("--prefix", default="guandan/v1", help="topic prefix (default guandan/v1)")
+    desk.add_argument("--prefix", type=_prefix, default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
     desk.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
     desk.add_argument("--standby", metavar="NAME",
@@ -130,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     disp.add_argument("--event", required=True, type=_event_id)
     disp.add_argument("--http", type=_port, required=True)
     disp.add_argument("--host", default="127.0.0.1")
-    disp.add_argument("--prefix", default="guandan/v1")
+    disp.add_argument("--prefix", type=_prefix, default="guandan/v1")
     disp.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
     disp.add_argument("--public-url", metavar="URL",
                       help="address spectators' phones open (the hall screen's link and QR code), e.g. "

@@ -199,6 +199,14 @@ _ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 ID_RULE = "1 to 40 letters, digits, _ . -"
 
 
+def prefix_error(prefix: str) -> str | None:
+    """Why ``prefix`` cannot begin every topic of an event (``guandan/v1``), or None."""
+    if (not prefix.strip("/") or any(ch in prefix for ch in "+#\0") or prefix.startswith("$")
+            or "//" in prefix.strip("/")):
+        return f"bad topic prefix {prefix!r} (topic levels without +, #, $ or empty levels)"
+    return None
+
+
 def id_error(what: str, value: str) -> str | None:
     """Why ``value`` cannot be an event or table id (``what`` names which, e.g. "table id"), or None."""
     return None if _ID_RE.fullmatch(value) else f"bad {what} {value!r} ({ID_RULE})"
@@ -379,10 +387,9 @@ def _validate_values(cfg: TableConfig, err: Any) -> None:
         port = -1
     if port is not None and not 1 <= port <= 65535:
         err(("mqtt", "url"), f"the port of {cfg.mqtt.url!r} must be a number from 1 to 65535")
-    prefix = cfg.mqtt.prefix
-    if (not prefix.strip("/") or any(ch in prefix for ch in "+#\0") or prefix.startswith("$")
-            or "//" in prefix.strip("/")):
-        err(("mqtt", "prefix"), f"bad topic prefix {prefix!r} (topic levels without +, #, $ or empty levels)")
+    error = prefix_error(cfg.mqtt.prefix)
+    if error is not None:
+        err(("mqtt", "prefix"), error)
     if not cfg.journal.path.strip():
         err(("journal", "path"), "must name the journal file (or :memory:)")
     if not 0 < cfg.dealer.baud <= 4_000_000:

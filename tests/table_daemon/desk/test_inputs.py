@@ -211,6 +211,15 @@ def test_every_desk_action_with_an_event_refuses_a_bad_event_id(tmp_path: Path, 
     assert not db.exists() or Store(db).event() is None
 
 
+@pytest.mark.parametrize("bad", ["guandan/+", "#", "$SYS/x", "a//b", "/"])
+def test_the_desk_and_the_display_refuse_a_topic_prefix_no_table_could_have(
+        tmp_path: Path, bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--db", str(tmp_path / "d.sqlite"),
+                  "--prefix", bad],
+                 ["display", "--broker", "mqtt://127.0.0.1:1", "--event", "e1", "--http", "0", "--prefix", bad]):
+        refused(argv, capsys, "--prefix", "bad topic prefix")
+
+
 def test_more_matches_than_tables_is_refused_at_init_and_at_pairing(
         tmp_path: Path, pairs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "d.sqlite"
