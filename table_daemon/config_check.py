@@ -11,6 +11,7 @@ crashing at the first deal.
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,14 @@ def load_checked(path: str | Path) -> TableConfig:
     """Read, parse and check a config file and what it names; raises :class:`ConfigError`."""
     text = read_config_text(path)
     cfg = parse_config(text, str(path))
-    check_resources(cfg, error_reporter(text, str(path)))
+    err = error_reporter(text, str(path))
+    check_resources(cfg, err)
+    given = tomllib.loads(text).get("table")
+    for key, what in (("id", "table id (桌号)"), ("event", "event id (赛事)")):
+        if not isinstance(given, dict) or key not in given:
+            # the defaults are the demo's: a real table left without them would join event "demo" as T01, and
+            # a second one would take the first one's place at the broker (the same client id)
+            err(("table", key), f"missing: a real table names its {what} in [table]")
     return cfg
 
 

@@ -68,6 +68,12 @@ def test_check_config_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     err = capsys.readouterr().err.strip()  # the line too, as for every other key
     assert err.count("\n") == 0 and f"{bad}:3: table.profile: unknown profile" in err
     assert main(["check-config", str(tmp_path / "missing.toml")]) == 2
+    capsys.readouterr()
+    for text in ('[table]\nid = "T1"\n', '[table]\nevent = "open"\n', '[camera]\nsource = "sim://"\n'):
+        bad.write_text(text)  # the demo's T01 of "demo" is no default for a real table
+        assert main(["check-config", str(bad)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "missing: a real table names its" in err, err
 
 
 BAD_VALUES = [
