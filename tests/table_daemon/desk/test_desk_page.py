@@ -2,7 +2,7 @@
 and tables written from the spec: pair and start a round, see a busy table's reason and its start retried,
 an alert with its type in Chinese and English, seat, local time and camera picture, acknowledge it, a table's
 health problems and devices on its row, a result
-not counted with its reason, a correction refused for contradicting its winner, entered by one referee and
+not counted with its reason, the page at a phone's width, a correction refused for contradicting its winner, entered by one referee and
 approved by another."""
 
 from __future__ import annotations
@@ -131,6 +131,10 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         # Re-request: the tables get the desk's status turning online again.
         page.click("#rerequest")
         page.wait_for_selector("#msg.ok:has-text('send unacknowledged results again')")
+
+        # On a referee's phone the page keeps the screen's width (each wide table scrolls on its own).
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
         desk.stop()
