@@ -78,5 +78,9 @@ class MqttLink:
         self.connection.publish(topic, payload if isinstance(payload, bytes) else dumps(payload), qos=qos,
                                 retain=retain)
 
+    def link_state(self) -> dict[str, Any]:
+        """Whether the broker is reached, since when it is not, and why (``MqttConnection.link_state``)."""
+        return self.connection.link_state()
+
     def _on_message(self, msg: mqtt.MQTTMessage) -> None:
         self.handler(msg.topic, bytes(msg.payload))  # paho types it bytes | bytearray; inbound it is bytes

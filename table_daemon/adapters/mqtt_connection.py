@@ -22,6 +22,7 @@ import logging
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -112,6 +113,9 @@ class MqttConnection:
         self.name = name or client_id or "mqtt"
         self.waiting_for = waiting_for
         self.failures = 0
+        #: since when (time.time()) the broker has been out of reach, and why: None while connected
+        self.away_since: float | None = None
+        self.away_reason = ""
         self._stopping = False
         self.keepalive = keepalive
         self.v5 = protocol == 5
@@ -156,6 +160,7 @@ class MqttConnection:
     # -- life cycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
         """Connect in paho's background thread (it keeps trying until the broker answers)."""
+        self.away_since, self.away_reason = time.time(), "connecting"
         self.client.connect_async(self.address.host, self.address.port, keepalive=self.keepalive)
         self.client.loop_start()
 
@@ -173,6 +178,12 @@ class MqttConnection:
         self.client.loop_stop()
 
     # -- publishing -------------------------------------------------------------------------------------------
+    def link_state(self) -> dict[str, Any]:
+        """Whether the broker is reached, and if not since when (time.time()) and why: for a page to say."""
+        return {"connected": self.connected.is_set(), "broker": f"{self.address.host}:{self.address.port}",
+                "away_since": None if self.connected.is_set() else self.away_since,
+                "reason": "" if self.connected.is_set() else self.away_reason}
+
     def publish(self, topic: str, payload: str | bytes, *, qos: int = 1, retain: bool = False,
                 properties: Properties | None = None,
                 on_ack: Callable[[], None] | None = None) -> mqtt.MQTTMessageInfo:
@@ -243,12 +254,14 @@ class MqttConnection:
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             self.failures += 1
+            self.away_reason = f"refused: {reason}"
             self._say("代理拒绝连接 the broker refused the connection", str(reason))
             return
         if self.failures:
             log.warning("%s: 已连接 MQTT 代理 connected to the broker %s:%d after %d failed tries", self.name,
                         self.address.host, self.address.port, self.failures)
         self.failures = 0
+        self.away_since, self.away_reason = None, ""
         self._paho_thread = threading.get_ident()
         if self.subscriptions:
             client.subscribe(list(self.subscriptions))
@@ -265,12 +278,14 @@ class MqttConnection:
         if self._stopping:
             log.info("disconnected from broker: %s", reason)
         elif was_connected:
+            self.away_since, self.away_reason = time.time(), str(reason)
             log.warning("%s: 与 MQTT 代理断开 lost the broker %s:%d (%s); 重连中 reconnecting%s", self.name,
                         self.address.host, self.address.port, reason, self._waiting())
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         self.failures += 1
-        self._say("无法连接 MQTT 代理 cannot reach the MQTT broker", unreachable_reason(self.address))
+        self.away_reason = unreachable_reason(self.address)
+        self._say("无法连接 MQTT 代理 cannot reach the MQTT broker", self.away_reason)
 
     def _say(self, what: str, reason: str) -> None:
         log.warning("%s: %s %s:%d (%s); 第 %d 次失败，%d 秒后重试 try %d failed, retrying in %d s%s", self.name, what,

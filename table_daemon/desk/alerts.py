@@ -47,6 +47,9 @@ NAMES: dict[str, tuple[str, str]] = {
     "snapshot_failed": ("牌局快照无法保存", "snapshot cannot be saved"),
     "journal_read_failed": ("牌局日志无法读取", "journal cannot be read"),
     "health_restored": ("恢复正常", "back to normal"),
+    # the desk's own (desk/presence.py)
+    "table_offline": ("牌桌离线", "table offline mid-match"),
+    "table_id_clash": ("桌号冲突", "two devices as one table"),
 }
 #: alerts whose evidence is what the camera saw: the page shows the frame as a picture
 PICTURE_CODES = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn"})

@@ -39,5 +39,10 @@ def local(ts: str | None, tz: str | None = None, *, seconds: bool = True) -> str
     return when.astimezone(zone(tz)).strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
+def local_at(t: float, tz: str | None = None) -> str:
+    """A moment given as ``time.time()`` seconds, as ``2026-11-29 18:00:00`` in ``tz``."""
+    return datetime.fromtimestamp(t, zone(tz)).strftime("%Y-%m-%d %H:%M:%S")
+
+
 def local_now(tz: str | None = None) -> str:
     return datetime.now(zone(tz)).strftime("%H:%M:%S")

@@ -72,10 +72,15 @@ def why_not_counted(event: str, table: str, rid: str, match: int | None, start: 
     return None
 
 
+#: what a match of the round waits for while its table is offline (its retained status says so)
+OFFLINE = "牌桌离线（成绩在牌桌日志中等待）table offline (its results wait in its journal)"
+
+
 def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_in: bool,
-             event: str) -> dict[str, Any]:
+             event: str, *, offline: bool = False) -> dict[str, Any]:
     """Where one pairing's match stands, from the stored pairing, the table's live public state and whether its
-    match result is counted: ``step`` (a key of STEPS), its words, and the table's last refusal."""
+    match result is counted: ``step`` (a key of STEPS), its words, and what it waits for (the table's last
+    refusal, or the table itself when it is ``offline``: a start sent to it is not refused, only unanswered)."""
     state = (live or {}).get("state") or {}
     ours = state.get("start") == start_id(event, str(pairing["tbl"]), int(pairing["round"]))
     if result_in:
@@ -92,8 +97,11 @@ def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_
         step = "sent"
     else:
         step = "waiting"
+    waits = pairing.get("last_error") if step in ("sent", "busy") else None
+    if offline and step not in ("result_in", "finished"):
+        waits = OFFLINE
     out: dict[str, Any] = {"step": step, "words": STEPS[step], "attempts": int(pairing.get("attempts") or 0),
-                           "refused": pairing.get("last_error") if step in ("sent", "busy") else None,
+                           "refused": waits, "offline": offline,
                            "sent_at": pairing.get("sent_at"), "accepted_at": pairing.get("accepted_at")}
     if ours:
         out["deals_played"] = state.get("deals_played")

@@ -35,6 +35,7 @@ from . import event as ev
 from . import rounds
 from .clock import local_now
 from .ledger import ResultError, read_result
+from .presence import DeskAlert, Presence
 from .store import Store, now
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,8 @@ class Desk:
         #: (round, table) -> monotonic time of the next try of a start not accepted yet
         self._next_try: dict[tuple[int, str], float] = {}
         self._refusal: dict[tuple[int, str], str] = {}
+        #: which tables are there (console lines on a change, alerts for a table gone mid-match or two as one)
+        self.presence = Presence()
         self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._watch, name="desk-standings", daemon=True)
@@ -134,10 +137,13 @@ class Desk:
                 self.store.add_alert(table, msg)
             else:
                 self.store.set_status(table, msg)
+                lines, alerts = self.presence.status(table, msg, time.monotonic())
+                for line in lines:
+                    self._say(line)
+                for alert in alerts:
+                    self._raise(alert)
                 if msg.get("online"):  # a table (re)connected: send it its match if it has not accepted it
                     self._try_now(table)
-                elif msg.get("online") is False:
-                    self._say(f"{table} 离线 offline")
 
     def _on_result(self, topic: str, table: str, msg: dict[str, Any], raw: bytes) -> None:
         try:
@@ -213,6 +219,23 @@ class Desk:
                     self._next_try[key] = 0.0
         self.send_pairings()
 
+    def _raise(self, alert: DeskAlert) -> None:
+        """Keep an alert of the desk's own with the tables' alerts (the desk page lists them together)."""
+        self.store.add_alert(alert.table, {"schema": 1, "event": self.event, "table": alert.table,
+                                           "type": "alert", "code": alert.code, "message": alert.message,
+                                           "evidence": dict(alert.evidence), "ts": now(), "source": "desk"})
+        self._say(f"{alert.table} 警报 alert {alert.code}: {alert.message}")
+
+    def _check_absent(self) -> None:
+        """Raise the alerts now due for tables gone in the middle of a match of the current round (never
+        while the desk itself is away from the broker: it cannot know then)."""
+        if not self.link.connected.is_set() or not self.presence.waiting_offline():
+            return
+        round_no = self.store.last_round()
+        unfinished = {p["table"] for p in ev.standings_report(self.store)["pending"] if p["round"] == round_no}
+        for alert in self.presence.due(time.monotonic(), unfinished):
+            self._raise(alert)
+
     def _say(self, text: str) -> None:
         try:
             self.say(f"desk {local_now(self.timezone)} {text}")
@@ -280,5 +303,6 @@ class Desk:
                 if self.link.connected.is_set() and self.store.revision != self._published_revision:
                     self.publish_standings()
                 self.send_pairings()
+                self._check_absent()
             except Exception:  # keep watching: a bad row must not end the desk
                 log.exception("publishing standings failed")

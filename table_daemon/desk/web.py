@@ -20,7 +20,7 @@ from . import alerts as al
 from . import corrections as cor
 from . import event as ev
 from . import export, rounds
-from .clock import local, zone_name
+from .clock import local, local_at, zone_name
 from .store import Store, StoreError
 
 if TYPE_CHECKING:
@@ -31,9 +31,10 @@ def _page(name: str) -> Response:
     return 200, "text/html; charset=utf-8", resources.files("table_daemon.desk").joinpath(name).read_bytes()
 
 
-def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
+def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | None = None) -> dict[str, Any]:
     """Each table: online, devices, phase, level, the current round's match and where it stands, results
-    still awaited, journal backlog, recent alerts."""
+    still awaited, journal backlog, recent alerts; and ``broker``, whether the desk itself reaches the broker
+    (``link``: its link's state; while it does not, every table's status on the page is as last heard)."""
     report = ev.standings_report(store)
     tz = store.settings().get("timezone")
     live = hub.snapshot(brief=True)["tables"]
@@ -61,11 +62,15 @@ def tables_view(store: Store, hub: Hub) -> dict[str, Any]:
         }
         if pairing is not None:
             row["match"] = {"round": round_no, "ns": names.get(pairing["ns"]), "ew": names.get(pairing["ew"]),
-                            **rounds.progress(pairing, tab, (round_no, name) not in waiting, str(store.event()))}
+                            **rounds.progress(pairing, tab, (round_no, name) not in waiting, str(store.event()),
+                                              offline=status.get("online") is False)}
             for key in ("sent_at", "accepted_at"):
                 row["match"][key] = local(row["match"][key], tz)
         out.append(row)
-    return {"version": report["version"], "round": round_no, "tables": out}
+    broker = dict(link()) if link is not None else None
+    if broker is not None and broker.get("away_since") is not None:
+        broker["away_since_local"] = local_at(float(broker["away_since"]), tz)
+    return {"version": report["version"], "round": round_no, "tables": out, "broker": broker}
 
 
 def _bad(exc: Exception, status: int = 400) -> Response:
@@ -135,7 +140,8 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
             "/api/resend": resend, "/api/rerequest": rerequest}
 
 
-def routes(store: Store, hub: Hub, *, referee: bool = False) -> dict[str, Route]:
+def routes(store: Store, hub: Hub, *, referee: bool = False,
+           link: Callable[[], dict[str, Any]] | None = None) -> dict[str, Route]:
     def tz() -> str:
         return zone_name(store.settings().get("timezone"))
 
@@ -172,7 +178,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False) -> dict[str, Route]
         "/api/desk": lambda rest, q: json_response(info()),
         "/api/standings": lambda rest, q: json_response(ev.standings_report(store)),
         "/api/pairings": lambda rest, q: json_response(pairings()),
-        "/api/tables": lambda rest, q: json_response(tables_view(store, hub)),
+        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link)),
         "/api/alerts": lambda rest, q: alert_list(q),
         "/api/evidence/": evidence,
         "/api/corrections": lambda rest, q: json_response(with_local(store.corrections(), "at")),
@@ -190,7 +196,7 @@ def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", 
                 desk: Desk | None = None) -> WebServer:
     """The web server of a running desk: the display routes plus the desk's own (behind ``password`` when one
     is given, with the referees' actions)."""
-    own = routes(store, hub, referee=password is not None)
+    own = routes(store, hub, referee=password is not None, link=desk.link.link_state if desk is not None else None)
     if password is None:
         own.pop("/api/evidence/")  # camera pictures only for referees
         return WebServer(hub, port, host, extra=own)

@@ -1,9 +1,9 @@
 """The referees' desk page in a real headless Chromium, behind the referee password, against a real Mosquitto
 and tables written from the spec: pair and start a round, see a busy table's reason and its start retried,
 an alert with its type in Chinese and English, seat, local time and camera picture, acknowledge it, a table's
-health problems and devices on its row, a result
-not counted with its reason, the page at a phone's width, a correction refused for contradicting its winner, entered by one referee and
-approved by another."""
+health problems and devices on its row, a table gone mid-match, a result not counted with its reason, a
+correction refused for contradicting its winner, entered by one referee and approved by another, the desk
+losing the broker, the page at a phone's width."""
 
 from __future__ import annotations
 
@@ -101,6 +101,13 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         assert "camera: missing (no camera 0)" in row.inner_text() and "dealer: idle" in row.inner_text()
         assert page.query_selector("#tables tr[data-key='T02'] .problems") is None
 
+        # A table gone mid-match: what its match waits for is the table itself.
+        t2.publish("status", {"online": False, "table": "T02"}, retain=True)
+        page.wait_for_selector("#round-tables tr[data-key='T02']:has-text('table offline')", timeout=10000)
+        t2.publish("status", {"online": True, "table": "T02"}, retain=True)
+        page.wait_for_function("() => !document.querySelector(\"#round-tables tr[data-key='T02']\")"
+                               ".innerText.includes('table offline')", timeout=10000)
+
         # Results: T01's counts; a T02 publishing an id of T01 does not, and says why.
         t1.match_result(1, {"NS": "A+", "EW": "5"}, "NS")
         t2.result({"type": "match_result", "id": f"{event}/T01/m1", "match": 1, "levels": {"NS": "2", "EW": "A+"},
@@ -131,6 +138,14 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         # Re-request: the tables get the desk's status turning online again.
         page.click("#rerequest")
         page.wait_for_selector("#msg.ok:has-text('send unacknowledged results again')")
+
+        # The desk loses the broker: the page says so at its top, and shows the tables as last heard.
+        broker.stop()
+        banner = page.wait_for_selector("#lost:has-text('the desk has lost the broker')", timeout=20000)
+        assert "记分台与 MQTT 代理断开" in banner.inner_text()
+        page.wait_for_selector("#tables .stale", timeout=10000)
+        broker.start()
+        page.wait_for_selector("#lost", state="hidden", timeout=30000)
 
         # On a referee's phone the page keeps the screen's width (each wide table scrolls on its own).
         page.set_viewport_size({"width": 390, "height": 844})

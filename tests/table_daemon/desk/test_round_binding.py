@@ -50,3 +50,8 @@ def test_progress_of_a_pairing() -> None:
     over = {"state": {"start": start, "phase": "match_over", "match_active": False}}
     assert rounds.progress(accepted, over, False, "ev")["step"] == "finished"
     assert rounds.progress(accepted, over, True, "ev")["step"] == "result_in"
+    # a table that is offline: what its match waits for is the table (a start sent to it is only unanswered)
+    gone = rounds.progress(PAIRING, None, False, "ev", offline=True)
+    assert gone["step"] == "sent" and gone["refused"] == rounds.OFFLINE and gone["offline"]
+    assert rounds.progress(accepted, live, False, "ev", offline=True)["refused"] == rounds.OFFLINE
+    assert rounds.progress(accepted, over, True, "ev", offline=True)["refused"] is None  # its result is in
