@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from table_daemon.adapters.broker import LocalBroker
+from table_daemon.desk import presence
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
@@ -42,7 +43,8 @@ def step(page: Any, table: str) -> str:
 
 
 def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBroker], topic_root: Any,
-                                          tmp_path: Path, browser: Any) -> None:
+                                          tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(presence, "OFFLINE_ALERT_S", 1.0)  # the clock's fake: a table gone for "long enough"
     broker = broker_factory()
     event = topic_root.event
     t1, t2 = SpecTable(broker.url, event, "T01"), SpecTable(broker.url, event, "T02")
@@ -101,12 +103,19 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         assert "camera: missing (no camera 0)" in row.inner_text() and "dealer: idle" in row.inner_text()
         assert page.query_selector("#tables tr[data-key='T02'] .problems") is None
 
-        # A table gone mid-match: what its match waits for is the table itself.
+        # A table gone mid-match: what its match waits for is the table itself, and once it has been away long
+        # enough, an alert of the desk's own.
         t2.publish("status", {"online": False, "table": "T02"}, retain=True)
         page.wait_for_selector("#round-tables tr[data-key='T02']:has-text('table offline')", timeout=10000)
+        page.wait_for_selector("#alerts tbody tr:has-text('牌桌离线 table offline mid-match')", timeout=10000)
         t2.publish("status", {"online": True, "table": "T02"}, retain=True)
         page.wait_for_function("() => !document.querySelector(\"#round-tables tr[data-key='T02']\")"
                                ".innerText.includes('table offline')", timeout=10000)
+
+        # Two devices configured as T01 take the connection from each other: said once, as an alert.
+        for epoch in ("boot-a", "boot-b", "boot-a"):
+            t1.publish("status", {"online": True, "table": "T01", "epoch": epoch}, retain=True)
+        page.wait_for_selector("#alerts tbody tr:has-text('桌号冲突 two devices as one table')", timeout=10000)
 
         # Results: T01's counts; a T02 publishing an id of T01 does not, and says why.
         t1.match_result(1, {"NS": "A+", "EW": "5"}, "NS")
