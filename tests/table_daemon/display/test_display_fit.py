@@ -5,6 +5,7 @@ the table onto the level chart, and below 1400 px the overview ran off the right
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -79,4 +80,39 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
         desk.stop()
         web.stop()
         table.close()
+        store.close()
+
+
+def test_the_overview_features_no_table_that_is_offline(broker_factory: Callable[..., LocalBroker], topic_root: Any,
+                                                        tmp_path: Any, browser: Any) -> None:
+    """A table gone offline mid-trick stays frozen there: the hall is shown another one playing."""
+    broker = broker_factory()
+    event = topic_root.event
+    tables = [SpecTable(broker.url, event, t) for t in ("T01", "T02")]
+    seats = {s: {"team": "NS" if s in "NS" else "EW", "cards_left": 20} for s in "SENW"}
+    for table in reversed(tables):  # T01's play is the freshest
+        table.publish("status", {"online": True, "table": table.table}, retain=True)
+        table.state(phase="playing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS",
+                    turn="E", trick=[STRAIGHT], trick_passes=0)
+        time.sleep(0.05)
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up(event, [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")], {}, "seed")
+    desk = Desk(store, broker.url, event)
+    web = desk_server(store, desk.hub)
+    web.start()
+    desk.start()
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(web.url + "/display/")
+        page.wait_for_selector("#featured[data-table='T01']", timeout=10000)
+        tables[0].publish("status", {"online": False, "table": "T01"}, retain=True)
+        page.wait_for_selector("#featured[data-table='T02']", timeout=10000)
+        tables[1].publish("status", {"online": False, "table": "T02"}, retain=True)
+        page.wait_for_selector("#featured-box", state="hidden", timeout=10000)
+    finally:
+        page.close()
+        desk.stop()
+        web.stop()
+        for table in tables:
+            table.close()
         store.close()
