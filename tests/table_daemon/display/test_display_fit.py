@@ -1,7 +1,8 @@
 """The hall screens at the sizes they meet (a 1080p television, a 720p projector, a 1366x768 laptop, a browser
 window with toolbars, a 4K screen): nothing sticks out of its seat or off the screen's width, and the cards laid
 in a seat stay large enough to read from the hall. At 1080p the south seat of a busy deal used to spill out of
-the table onto the level chart, and below 1400 px the overview ran off the right of the screen."""
+the table onto the level chart, below 1400 px the overview ran off the right of the screen, and it was taller
+than a 1080p screen with four tables."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ HIGHER = {"seat": "W", "cards": ["H8", "H9", "HT", "HJ", "HQ"],
 CHECK = """() => {
   const rem = parseFloat(getComputedStyle(document.documentElement).fontSize), out = [], cards = {};
   if (document.documentElement.scrollWidth > innerWidth + 1) out.push('page wider than the screen');
+  if (document.body.classList.contains('overview') && document.documentElement.scrollHeight > innerHeight + 1)
+    out.push('overview taller than the screen');
   for (const felt of document.querySelectorAll('.felt')) {
     const fb = felt.getBoundingClientRect();
     for (const seat of felt.querySelectorAll('.seat')) {
@@ -58,6 +61,10 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
     table.state(phase="playing", seats=seats, levels={"NS": "5", "EW": "3"}, level="5", played="NS", deal=3,
                 turn="S", trick=[STRAIGHT, HIGHER], trick_passes=0, timer={"since": 0, "deadline": None},
                 teams={"NS": {"name": "红旗队 Red Flag"}, "EW": {"name": "长江队 Yangtze"}})
+    others = [SpecTable(broker.url, event, f"T0{n}") for n in (2, 3, 4)]  # four tiles on the overview
+    for other in others:
+        other.state(phase="dealing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS", deal=1,
+                    trick=[], trick_passes=0, teams={"NS": {"name": "红队"}, "EW": {"name": "蓝队"}})
     store = Store(tmp_path / "desk.sqlite")
     store.set_up(event, [Team(1, "红旗队 Red Flag", ("甲", "乙"), "U1"), Team(2, "长江队 Yangtze", ("丙", "丁"), "U2")],
                  {}, "seed")
@@ -67,6 +74,8 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
     desk.start()
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
+        page.goto(web.url + "/display/")
+        page.wait_for_selector("#table-T04", timeout=10000)
         for path, designed in (("/display/T01", 5.4), ("/display/", 3.6)):
             page.goto(web.url + path)
             page.wait_for_selector(".felt .seat-W svg.card", timeout=10000)
@@ -79,7 +88,8 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
         page.close()
         desk.stop()
         web.stop()
-        table.close()
+        for each in (table, *others):
+            each.close()
         store.close()
 
 
