@@ -126,3 +126,35 @@ def test_the_overview_features_no_table_that_is_offline(broker_factory: Callable
         for table in tables:
             table.close()
         store.close()
+
+
+def test_a_hall_of_more_tables_than_fit_turns_the_pages_of_its_list(
+        broker_factory: Callable[..., LocalBroker], topic_root: Any, tmp_path: Any, browser: Any) -> None:
+    """Nobody scrolls a hall screen: the list of tables turns its pages by itself (?page=1: each second)."""
+    broker = broker_factory()
+    event = topic_root.event
+    tables = [SpecTable(broker.url, event, f"T{n:02d}") for n in range(1, 25)]
+    seats = {s: {"team": "NS" if s in "NS" else "EW", "cards_left": 27} for s in "SENW"}
+    for table in tables:
+        table.state(phase="dealing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS", deal=1,
+                    trick=[], trick_passes=0)
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up(event, [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")], {}, "seed")
+    desk = Desk(store, broker.url, event)
+    web = desk_server(store, desk.hub)
+    web.start()
+    desk.start()
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(web.url + "/display/?page=1")
+        page.wait_for_selector("#table-T24", timeout=10000)
+        assert page.evaluate("document.documentElement.scrollHeight") <= 721  # the screen itself never scrolls
+        page.wait_for_function("document.querySelector('.all').scrollTop > 0", timeout=10000)
+        page.wait_for_function("document.querySelector('.all').scrollTop === 0", timeout=20000)  # round again
+    finally:
+        page.close()
+        desk.stop()
+        web.stop()
+        for table in tables:
+            table.close()
+        store.close()
