@@ -81,6 +81,13 @@ def unreachable_reason(address: BrokerAddress, timeout: float = 2.0) -> str:
     return "TCP 可连但握手失败 the port answers but the MQTT/TLS handshake failed"
 
 
+#: a connection the broker drops within this many seconds of making it counts as short-lived, and this many in
+#: a row are said as the likely cause: another client connected with the same client id (it takes the
+#: connection over, and ours takes it back, in turn)
+SHORT_LIVED_S = 5.0
+SHORT_LIVED_SAY = 3
+
+
 def retry_wait(failures: int) -> int:
     """Seconds paho waits before the next try after ``failures`` failed ones in a row."""
     return min(RETRY_MIN_S * 2 ** max(failures - 1, 0), RETRY_MAX_S)
@@ -116,6 +123,10 @@ class MqttConnection:
         #: since when (time.time()) the broker has been out of reach, and why: None while connected
         self.away_since: float | None = None
         self.away_reason = ""
+        self.client_id = client_id
+        # connections the broker dropped soon after making them, in a row (another client with our id?)
+        self._connected_at = 0.0
+        self.short_lived = 0
         self._stopping = False
         self.keepalive = keepalive
         self.v5 = protocol == 5
@@ -262,6 +273,7 @@ class MqttConnection:
                         self.address.host, self.address.port, self.failures)
         self.failures = 0
         self.away_since, self.away_reason = None, ""
+        self._connected_at = time.monotonic()
         self._paho_thread = threading.get_ident()
         if self.subscriptions:
             client.subscribe(list(self.subscriptions))
@@ -281,6 +293,13 @@ class MqttConnection:
             self.away_since, self.away_reason = time.time(), str(reason)
             log.warning("%s: 与 MQTT 代理断开 lost the broker %s:%d (%s); 重连中 reconnecting%s", self.name,
                         self.address.host, self.address.port, reason, self._waiting())
+            self.short_lived = self.short_lived + 1 if time.monotonic() - self._connected_at < SHORT_LIVED_S else 0
+            if self.short_lived in (SHORT_LIVED_SAY, 10 * SHORT_LIVED_SAY):
+                log.error("%s: 代理连续 %d 次在连接后立即断开：可能有另一个客户端使用同一客户端编号 %r（两张牌桌配置了同一"
+                          "桌号？）| the broker dropped %d connections in a row right after making them: another "
+                          "client with the same client id %r is likely connected (two tables configured with the "
+                          "same table.id?)", self.name, self.short_lived, self.client_id, self.short_lived,
+                          self.client_id)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         self.failures += 1

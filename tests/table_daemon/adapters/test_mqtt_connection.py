@@ -235,3 +235,24 @@ def test_messages_of_an_outage_are_not_overtaken_after_the_reconnect(broker_fact
     firsts = list(dict.fromkeys(received))  # a QoS 1 message may come twice; its first arrival counts
     overtaken = [n for i, n in enumerate(firsts) if i and n < firsts[i - 1]]
     assert overtaken == [], f"{len(overtaken)} messages arrived after later ones, e.g. {overtaken[:5]}"
+
+
+@pytest.mark.parametrize("protocol", [4, 5])
+def test_two_clients_with_one_client_id_are_said_to_be_the_likely_cause(mosquitto: Any, topic_root: Any,
+                                                                        caplog: pytest.LogCaptureFixture,
+                                                                        protocol: int) -> None:
+    """Two tables configured with the same table.id take the broker's connection from each other in turn; each
+    only saw "lost the broker (Unspecified error)" every second, and nobody knew why."""
+    client_id = f"table-{topic_root.event}-{topic_root.table}"
+    pair = [MqttConnection(parse_broker_url(mosquitto.url), client_id=client_id, protocol=protocol, name=name)
+            for name in ("first", "second")]
+    with caplog.at_level("ERROR", logger="table_daemon.adapters.mqtt_connection"):
+        for conn in pair:
+            conn.start()
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and not any("same client id" in r.getMessage() for r in caplog.records):
+            time.sleep(0.2)
+    for conn in pair:
+        conn.stop()
+    said = [r.getMessage() for r in caplog.records if "same client id" in r.getMessage()]
+    assert said and client_id in said[0] and "table.id" in said[0]
