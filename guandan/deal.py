@@ -168,7 +168,7 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
         effects.append(Turn(SEATS[lead], True))
         new = _copy(state)
         new.turn, new.passes, new.trick_seat, new.trick_reading, new.trick_cards = lead, 0, -1, None, ()
-        new.trick_plays = ()
+        new.trick_plays, new.tricks_done = (), state.tricks_done + 1
         new.turn_since, new.warned = t, False
         return new, effects
     cards = action.cards

@@ -73,6 +73,8 @@ class DealState:
     #: Every play of the trick in progress, oldest first, as (seat index, reading, cards): the last one is the play
     #: to beat. Empty when the turn seat leads. (Last of the fields, so a snapshot pickled before it still loads.)
     trick_plays: tuple[tuple[int, Reading, tuple[Card, ...]], ...] = ()
+    #: tricks won so far in this deal (the number of the trick just won, once it is)
+    tricks_done: int = 0
 
     # -- queries ------------------------------------------------------------------------------------------
     def hand(self, seat: str) -> tuple[Card, ...]:

@@ -314,8 +314,8 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
             tricks["n"] = 0
             print(f"[{table}] 第{msg.get('deal')}副开始 打{msg.get('level')} ({msg.get('played')}) | deal "
                   f"{msg.get('deal')} started, level {msg.get('level')} of {msg.get('played')}", file=out, flush=True)
-        elif kind == "trick_won":
-            tricks["n"] += 1
+        elif kind == "trick_won":  # the deal's own count (a table restarted mid-deal goes on from it)
+            tricks["n"] = msg["trick"] if isinstance(msg.get("trick"), int) else tricks["n"] + 1
             print(f"[{table}] 第{tricks['n']}墩 {msg.get('seat')} 赢 | trick {tricks['n']} won by {msg.get('seat')}",
                   file=out, flush=True)
         elif kind == "seat_out":
@@ -382,6 +382,11 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
         if not _await_broker(sims, broker, broker_timeout, one_shot=not await_desk):
             return 1
         if await_desk:
+            for s in sims:  # a table restarted from its journal mid-match plays that match on first
+                c = s.app.controller
+                if c.match_active:
+                    print(f"[{s.cfg.table.id}] 继续日志中的第{c.match_no}场 | going on with match {c.match_no} from "
+                          f"its journal", file=sys.stderr, flush=True)
             print("等待记分台开赛 | waiting for the desk to start matches (cmd/start_match)", file=sys.stderr,
                   flush=True)
         deadline = time.monotonic() + timeout if timeout else None
@@ -404,9 +409,10 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
         for s in sims:
             c = s.app.controller
             lv = {t: format_team_level(v) for t, v in c.levels.items()}
-            print(f"[{s.cfg.table.id}] 共{c.deals_done}副 | {c.deals_done} deals played, levels NS {lv['NS']} "
-                  f"EW {lv['EW']}" + (f", {s.matches_played + 1} matches" if matches != 1 else ""),
-                  file=sys.stderr, flush=True)
+            # the table's own numbers (a table restarted from its journal goes on with them)
+            print(f"[{s.cfg.table.id}] 第{c.match_no}场 共{c.deals_done}副 | match {c.match_no}: {c.deals_done} "
+                  f"deals played, levels NS {lv['NS']} EW {lv['EW']}"
+                  + (f", {s.matches_played + 1} matches" if matches != 1 else ""), file=sys.stderr, flush=True)
         if unsent:
             print(f"未发出 {unsent} 条消息（含成绩），保存在日志 {jdir} | {unsent} messages (results among them) were "
                   f"never taken by the broker {broker}; they wait in the journals in {jdir}", file=sys.stderr,

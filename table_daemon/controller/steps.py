@@ -72,7 +72,7 @@ def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
             case Passed(seat=seat):
                 c.emit("pass", deal=d.number, seat=seat, after=st.plays_made)
             case TrickEnd(winner=winner, leader=leader):
-                c.emit("trick_won", deal=d.number, seat=winner, leader=leader,
+                c.emit("trick_won", deal=d.number, trick=st.tricks_done, seat=winner, leader=leader,
                        jiefeng=leader != winner and not st.hand(winner))
                 d.skip_trick.clear()
                 d.zone = {s: [] for s in SEATS}

@@ -24,11 +24,16 @@ def test_the_state_carries_every_play_of_the_current_trick(seed: int) -> None:
         if h.c.phase == "deal_over":
             h.flush()
     trick: list[dict[str, Any]] = []
-    passes = checked = longest = 0
+    passes = checked = longest = won = 0
     for message in h.published:
         payload = message.payload
         if message.topic == "events":
             kind = payload["type"]
+            if kind == "deal_started":
+                won = 0
+            if kind == "trick_won":  # numbered in the deal, so a console or screen restarted mid-deal goes on
+                won += 1
+                assert payload["trick"] == won
             if kind in ("deal_started", "trick_won"):
                 trick, passes = [], 0
             elif kind == "play":
