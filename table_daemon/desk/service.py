@@ -236,6 +236,10 @@ class Desk:
         for alert in self.presence.due(time.monotonic(), unfinished):
             self._raise(alert)
 
+    def note(self, text: str) -> None:
+        """A line on the desk's console for what a referee did on the page (who, what)."""
+        self._say(text)
+
     def _say(self, text: str) -> None:
         try:
             self.say(f"desk {local_now(self.timezone)} {text}")

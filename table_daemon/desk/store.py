@@ -280,6 +280,14 @@ class Store:
         rows = self._rows("SELECT * FROM alerts WHERE n = ?", (n,))
         return {**json.loads(rows[0]["payload"]), "table": rows[0]["tbl"], "n": n} if rows else None
 
+    def ack_alerts_of(self, code: str, who: str) -> int:
+        """Acknowledge every open alert of ``code`` (kept, marked with who and when); how many they were."""
+        if not who.strip():
+            raise StoreError("裁判姓名 who acknowledges the alerts?")
+        cur = self._write("UPDATE alerts SET acked_at = ?, acked_by = ? WHERE acked_at IS NULL "
+                          "AND json_extract(payload, '$.code') = ?", (now(), who, code))
+        return int(cur.rowcount)
+
     def ack_alert(self, n: int, who: str) -> None:
         """A referee has seen to the alert (kept, marked with who and when)."""
         if not who.strip():

@@ -86,16 +86,24 @@ def _int(body: dict[str, Any], key: str) -> int:
 
 
 def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
-    """The referees' POST actions (JSON in, ``{"ok": ...}`` out)."""
+    """The referees' POST actions (JSON in, ``{"ok": ...}`` out); each one done is also a line on the desk's
+    console, with who did it."""
+
+    def note(text: str) -> None:
+        if desk is not None:
+            desk.note(text)
 
     def pair(body: dict[str, Any]) -> Response:
         try:
             rows = ev.pair_round(store, store.last_round() + 1, body.get("method") or None)
         except ev.EventError as exc:
             return _bad(exc, 409)
+        round_no = rows[0]["round"] if rows else None
+        note(f"裁判 {body.get('by') or '?'} 编排第{round_no}轮 | referee {body.get('by') or '?'} paired round "
+             f"{round_no} ({len(rows)} rows)")
         if desk is not None:
             desk.send_pairings()
-        return json_response({"ok": True, "round": rows[0]["round"] if rows else None, "tables": len(rows)})
+        return json_response({"ok": True, "round": round_no, "tables": len(rows)})
 
     def propose(body: dict[str, Any]) -> Response:
         try:
@@ -106,6 +114,9 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
                                   void=bool(body.get("void")))
         except cor.CorrectionError as exc:
             return _bad(exc)
+        note(f"裁判 {body.get('by')} 录入更正 #{n}（第{body.get('round')}轮 {body.get('table')}），待批准 | referee "
+             f"{body.get('by')} entered correction #{n} (round {body.get('round')}, {body.get('table')}): "
+             f"{body.get('reason')}")
         return json_response({"ok": True, "proposal": n})
 
     def approve(body: dict[str, Any]) -> Response:
@@ -113,6 +124,8 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
             n = cor.approve(store, _int(body, "n"), str(body.get("by") or ""))
         except cor.CorrectionError as exc:
             return _bad(exc)
+        note(f"裁判 {body.get('by')} 批准更正 | referee {body.get('by')} approved correction #{body.get('n')} "
+             f"(standings version {store.revision})")
         return json_response({"ok": True, "correction": n, "version": store.revision})
 
     def ack(body: dict[str, Any]) -> Response:
@@ -120,7 +133,20 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
             store.ack_alert(_int(body, "n"), str(body.get("by") or ""))
         except (StoreError, cor.CorrectionError) as exc:
             return _bad(exc)
+        note(f"裁判 {body.get('by')} 确认警报 #{body.get('n')} | referee {body.get('by')} acknowledged alert "
+             f"#{body.get('n')}")
         return json_response({"ok": True})
+
+    def ack_misreads(body: dict[str, Any]) -> Response:
+        """Every open ``misread`` at once: they ask a player to lay the cards again, never a foul, and a busy
+        day makes many; a foul is still acknowledged one by one."""
+        try:
+            count = store.ack_alerts_of("misread", str(body.get("by") or ""))
+        except StoreError as exc:
+            return _bad(exc)
+        note(f"裁判 {body.get('by')} 确认全部 {count} 条识别不确定 | referee {body.get('by')} acknowledged {count} "
+             "misread alerts")
+        return json_response({"ok": True, "acknowledged": count})
 
     def resend(body: dict[str, Any]) -> Response:
         if desk is None:
@@ -137,7 +163,7 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
         return json_response({"ok": True})
 
     return {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,
-            "/api/resend": resend, "/api/rerequest": rerequest}
+            "/api/ack_misreads": ack_misreads, "/api/resend": resend, "/api/rerequest": rerequest}
 
 
 def routes(store: Store, hub: Hub, *, referee: bool = False,

@@ -53,7 +53,8 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
     store.set_up(event, [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2"),
                          Team(3, "金队", ("戊", "己"), "U3"), Team(4, "银队", ("庚", "辛"), "U4")],
                  {"tables": ["T01", "T02"], "timezone": "Asia/Shanghai"}, "seed")
-    desk = Desk(store, broker.url, event)
+    said: list[str] = []  # the desk's console
+    desk = Desk(store, broker.url, event, say=said.append)
     web = desk_server(store, desk.hub, password=PASSWORD, desk=desk)
     web.start()
     desk.start()
@@ -90,7 +91,21 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
                                "return i !== null && i.complete && i.naturalWidth > 0 }", timeout=10000)
         assert page.evaluate("() => document.querySelector('#alerts img.evidence').naturalWidth") == 90
         row.query_selector("button.ack").click()
+        page.wait_for_selector("#alerts tbody tr:has-text('识别不确定')", state="detached")  # open ones only
+        page.uncheck("#open-only")
         page.wait_for_selector("#alerts tbody tr:has-text('裁判 Li')")
+        page.check("#open-only")
+        # Misreads (lay the cards again, never a foul) all acknowledged at once; a foul is left to see to.
+        for seat in ("S", "N"):
+            t1.publish("alerts", t1.message("alert", code="misread", seat=seat, message="the reader is unsure"))
+        t1.publish("alerts", t1.message("alert", code="not_held", seat="W", message="W does not hold HA"))
+        page.wait_for_function("document.querySelectorAll('#alerts tbody tr').length === 3", timeout=10000)
+        page.click("#ack-misreads")
+        page.wait_for_function("document.querySelectorAll('#alerts tbody tr').length === 1", timeout=10000)
+        assert "非本家牌" in page.inner_text("#alerts tbody")
+        # what referees did is on the desk's console too, with who did it
+        assert any("referee 裁判 Li paired round 1" in line for line in said), said
+        assert any("referee 裁判 Li acknowledged 2 misread alerts" in line for line in said), said
 
         # A table's health problems show on its row, named as its alerts are; its devices by their state.
         t1.publish("status", {"online": True, "table": "T01", "devices": {
