@@ -74,6 +74,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     desk.add_argument("--db", help="SQLite file of the desk 记分数据库")
     desk.add_argument("--http", type=_port, default=None, help="serve the desk and display pages on this port")
     desk.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
+    desk.add_argument("--public-url", metavar="URL",
+                      help="address spectators' phones open (the overview's link and QR code), e.g. "
+                           "http://hall.example:8080; default: the address the screen itself used")
     desk.add_argument("--prefix", type=_prefix, default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
     desk.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
@@ -230,7 +233,7 @@ def run_desk(args: argparse.Namespace) -> int:
     try:
         # a standby desk serves the pages read-only: referees act on the desk that is counting
         web = (desk_server(store, hub, args.http, args.host, password=password,
-                           desk=None if args.standby else desk)
+                           desk=None if args.standby else desk, public_url=args.public_url)
                if args.http is not None else None)
     except OSError as exc:
         raise UsageError(f"无法在端口 {args.http} 提供网页 cannot serve the desk pages on {args.host}:{args.http}: "

@@ -219,11 +219,12 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
 
 
 def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", *, password: str | None = None,
-                desk: Desk | None = None) -> WebServer:
+                desk: Desk | None = None, public_url: str | None = None) -> WebServer:
     """The web server of a running desk: the display routes plus the desk's own (behind ``password`` when one
-    is given, with the referees' actions)."""
+    is given, with the referees' actions); ``public_url``: the address the overview gives spectators' phones."""
     own = routes(store, hub, referee=password is not None, link=desk.link.link_state if desk is not None else None)
     if password is None:
         own.pop("/api/evidence/")  # camera pictures only for referees
-        return WebServer(hub, port, host, extra=own)
-    return WebServer(hub, port, host, protected=own, password=password, actions=actions(store, desk))
+        return WebServer(hub, port, host, extra=own, public_url=public_url)
+    return WebServer(hub, port, host, protected=own, password=password, actions=actions(store, desk),
+                     public_url=public_url)

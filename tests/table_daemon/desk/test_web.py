@@ -1,0 +1,31 @@
+"""The running desk's web server, as a spectator's phone and a hall screen reach it: the address the overview's
+link and QR code give phones is the hall's public one when the organiser names it (`desk --public-url`), not
+the 127.0.0.1 of a screen plugged into the desk's own machine."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+from table_daemon.desk.standings import Team
+from table_daemon.desk.store import Store
+from table_daemon.desk.web import desk_server
+from table_daemon.display.hub import Hub
+
+
+def test_the_overview_gives_phones_the_public_address(tmp_path: Path) -> None:
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up("ev", [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")], {}, "seed")
+    servers = [desk_server(store, Hub("ev"), public_url="http://hall.example:8080/"), desk_server(store, Hub("ev"))]
+    try:
+        for web in servers:
+            web.start()
+        named, default = (json.loads(urllib.request.urlopen(f"{web.url}/api/address?path=/display/",
+                                                            timeout=5).read()) for web in servers)
+        assert named["url"] == "http://hall.example:8080/display/"
+        assert default["url"] == f"{servers[1].url}/display/"  # the address the screen itself used
+    finally:
+        for web in servers:
+            web.stop()
+        store.close()
