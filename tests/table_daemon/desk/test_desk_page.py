@@ -60,6 +60,8 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
     desk.start()
     context = browser.new_context(http_credentials={"username": "referee", "password": PASSWORD})
     page = context.new_page()
+    asked: list[str] = []  # starting a round at every table is confirmed first; the referee says yes
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     try:
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(web.url + "/api/standings", timeout=5)
@@ -71,6 +73,7 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         page.fill("#referee", "裁判 Li")
         page.click("#pair-next")
         page.wait_for_selector("#round[data-round='1']")
+        assert asked and "every table" in asked[-1]
         page.wait_for_selector("#round-tables tr[data-key='T01'] .step-accepted", timeout=10000)
         busy = page.wait_for_selector("#round-tables tr[data-key='T02'] .step-busy", timeout=10000)
         assert "table busy" in busy.inner_text()

@@ -121,6 +121,7 @@ def test_whole_event_started_from_the_desk_page(broker_factory: Callable[..., Lo
     four = sim(broker.url, event, journals, "T04", 1, 21)  # T04, killed mid-round 1 and restarted
     context = browser.new_context(http_credentials={"username": "referee", "password": PASSWORD})
     page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())  # "start the round at every table?": yes
     try:
         url = desk.wait_line(r"pages at (http://\S+/)").group(1)
         page.goto(url)
