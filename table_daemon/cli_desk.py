@@ -86,8 +86,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     desk.add_argument("--referee-password-file", type=Path, metavar="FILE",
                       help="file holding the referee password: the desk page (--http) is behind it and referees "
                            "work from it (pair, start, correct, acknowledge); without it the page is read-only")
+    desk.add_argument("--referee-accounts", type=Path, metavar="FILE",
+                      help="referees' own accounts instead (desk referee adds one): each logs in as themself, "
+                           "so a correction's second referee is a second account, not a second name typed")
     desk.set_defaults(handler=run_desk)
     actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
+
+    ref = actions.add_parser("referee", help="add a referee's own account (or a new password) 裁判账号",
+                             description="Adds a referee's account to an accounts file for desk --referee-accounts. "
+                                         "The password is asked (twice) on a terminal, else read from the first "
+                                         "line of standard input; the file keeps only its salted hash.")
+    ref.add_argument("--accounts", type=Path, required=True, metavar="FILE")
+    ref.add_argument("--name", required=True, help="the referee's name, as the desk will show it 裁判姓名")
+    ref.set_defaults(handler=run_referee)
 
     init = actions.add_parser("init", help="set up the event from a CSV of registered pairs 报名表")
     init.add_argument("--db", required=True)
@@ -180,6 +191,42 @@ def _password(path: Path) -> str:
     return password
 
 
+def _referees(args: argparse.Namespace) -> Any:
+    """Who may work from the desk page: the shared password, the referees' own accounts, or nobody."""
+    from .display.referees import AccountsError, Referees
+
+    if args.referee_accounts and args.referee_password_file:
+        raise UsageError("--referee-accounts or --referee-password-file, not both")
+    if args.referee_accounts:
+        try:
+            return Referees.with_accounts(args.referee_accounts)
+        except AccountsError as exc:
+            raise UsageError(str(exc)) from None
+    if args.referee_password_file:
+        return Referees.with_password(_password(args.referee_password_file))
+    return None
+
+
+def run_referee(args: argparse.Namespace) -> int:
+    from getpass import getpass
+
+    from .display.referees import AccountsError, add_account
+
+    if sys.stdin.isatty():
+        password = getpass(f"{args.name} 的密码 password: ")
+        if getpass("再输一次 again: ") != password:
+            raise UsageError("the two passwords differ 两次密码不同")
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        new = add_account(args.accounts, args.name, password)
+    except AccountsError as exc:
+        raise UsageError(str(exc)) from None
+    print(json.dumps({"ok": True, "file": str(args.accounts), "name": args.name.strip(), "new": new},
+                     ensure_ascii=False))
+    return 0
+
+
 def _ca_file(path: str | None) -> None:
     """Refuse a ``--ca-file`` that cannot be read as CA certificates, naming it: the MQTT client would raise
     a traceback (the desk) or an error without the file's name (the display) when it loads it."""
@@ -218,7 +265,7 @@ def run_desk(args: argparse.Namespace) -> int:
     except LinkError as exc:
         raise UsageError(str(exc)) from exc
     _ca_file(args.ca_file)
-    password = _password(args.referee_password_file) if args.referee_password_file else None
+    referees = _referees(args)
     store = _store(args.db, create=True)
     try:
         if args.standby:
@@ -232,7 +279,7 @@ def run_desk(args: argparse.Namespace) -> int:
     hub = desk.copy.hub if args.standby else desk.hub
     try:
         # a standby desk serves the pages read-only: referees act on the desk that is counting
-        web = (desk_server(store, hub, args.http, args.host, password=password,
+        web = (desk_server(store, hub, args.http, args.host, referees=referees,
                            desk=None if args.standby else desk, public_url=args.public_url)
                if args.http is not None else None)
     except OSError as exc:
@@ -240,7 +287,9 @@ def run_desk(args: argparse.Namespace) -> int:
                          f"{exc.strerror or exc}") from exc
     if web:
         web.start()
-        mode = "referee password 裁判密码" if password else "read-only 只读 (no --referee-password-file)"
+        mode = ("read-only 只读 (no --referee-password-file or --referee-accounts)" if referees is None else
+                f"referee accounts 裁判账号: {', '.join(referees.accounts)}" if referees.named else
+                "referee password 裁判密码")
         print(f"desk: pages at http://{args.host}:{web.port}/ ({mode}; displays at /display/)", file=sys.stderr,
               flush=True)
     desk.start()

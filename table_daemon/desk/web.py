@@ -15,6 +15,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ..display.hub import Hub
+from ..display.referees import Referees
 from ..display.server import Action, Response, Route, WebServer, json_response
 from . import alerts as al
 from . import corrections as cor
@@ -219,12 +220,17 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
 
 
 def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", *, password: str | None = None,
-                desk: Desk | None = None, public_url: str | None = None) -> WebServer:
-    """The web server of a running desk: the display routes plus the desk's own (behind ``password`` when one
-    is given, with the referees' actions); ``public_url``: the address the overview gives spectators' phones."""
-    own = routes(store, hub, referee=password is not None, link=desk.link.link_state if desk is not None else None)
-    if password is None:
+                desk: Desk | None = None, public_url: str | None = None,
+                referees: Referees | None = None) -> WebServer:
+    """The web server of a running desk: the display routes plus the desk's own, behind the referees when
+    ``password`` or ``referees`` (their own accounts) is given, with the referees' actions; ``public_url``: the
+    address the overview gives spectators' phones."""
+    if referees is None and password is not None:
+        referees = Referees.with_password(password)
+    own = routes(store, hub, referee=referees is not None,
+                 link=desk.link.link_state if desk is not None else None)
+    if referees is None:
         own.pop("/api/evidence/")  # camera pictures only for referees
         return WebServer(hub, port, host, extra=own, public_url=public_url)
-    return WebServer(hub, port, host, protected=own, password=password, actions=actions(store, desk),
+    return WebServer(hub, port, host, protected=own, referees=referees, actions=actions(store, desk),
                      public_url=public_url)

@@ -7,8 +7,9 @@ first, then ``state`` / ``events`` / ``status`` / ``results`` / ``standings`` me
 (a QR code of the public address of page ``P``, for spectators' phones: ``public_url`` when given, else the
 address the screen itself used). The desk adds its own routes
 through ``extra``. Every screen reads from the hub's memory, never from a table. Routes given as ``protected``
-(the commentators' delayed view of the hands) answer only to HTTP basic authentication with the referee
-password, and are never served without one.
+(the commentators' delayed view of the hands) answer only to HTTP basic authentication by a referee
+(:mod:`.referees`: the shared referee password, or a referee's own account), and are never served without one;
+``/api/whoami`` says who logged in, and an action done under an account is done by that account.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import hmac
 import json
 import queue
 import socket
@@ -33,6 +33,7 @@ import segno
 
 from .hub import Hub
 from .login_limit import LoginLimiter
+from .referees import Referees
 
 Response = tuple[int, str, bytes]
 Route = Callable[[str, dict[str, str]], Response]
@@ -68,8 +69,11 @@ class WebServer:
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
                  extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
                  protected: dict[str, Route] | None = None, password: str | None = None,
-                 actions: dict[str, Action] | None = None, public_url: str | None = None) -> None:
-        if (protected or actions) and not password:
+                 actions: dict[str, Action] | None = None, public_url: str | None = None,
+                 referees: Referees | None = None) -> None:
+        if referees is None and password:
+            referees = Referees.with_password(password)
+        if (protected or actions) and referees is None:
             raise ValueError("protected routes need a password")
         self.hub = hub
         self.routes: dict[str, Route] = {
@@ -81,7 +85,7 @@ class WebServer:
         }
         self.protected = frozenset(protected or {})
         self.actions = dict(actions or {})
-        self._password = (password or "").encode()
+        self.referees = referees or Referees()
         #: wrong passwords at the protected routes, per client address (a wait that doubles after 5 misses)
         self.logins = LoginLimiter(time.monotonic)
         self.keepalive_s = keepalive_s
@@ -143,7 +147,15 @@ class WebServer:
         route, rest = self._find(path)
         if route is not None and self._prefix(path) in self.protected and self._limited(req):
             return
-        if route is not None and self._prefix(path) in self.protected and not self._authorised(req):
+        if path == "/api/whoami" and self.protected:  # who the page's referee is (accounts: the login)
+            if not self._limited(req):
+                user = self._login(req)
+                if user is None:
+                    self._refuse(req)
+                else:
+                    self._reply(req, *json_response({"user": user, "named": self.referees.named}))
+            return
+        if route is not None and self._prefix(path) in self.protected and self._login(req) is None:
             self._refuse(req)
             return
         if route is None:
@@ -175,7 +187,7 @@ class WebServer:
             self._reply(req, 404, "text/plain; charset=utf-8", "not found 未找到".encode())
         elif self._limited(req):
             return
-        elif not self._authorised(req):
+        elif (user := self._login(req)) is None:
             self._refuse(req)
         elif not req.headers.get("Content-Type", "").startswith("application/json"):
             self._reply(req, *json_response({"ok": False, "error": "需要 JSON needs Content-Type: application/json"},
@@ -185,6 +197,8 @@ class WebServer:
                 body = json.loads(raw.decode("utf-8") or "{}")
                 if not isinstance(body, dict):
                     raise ValueError("the body must be a JSON object")
+                if user:  # a referee's own account: the one who acts is the one logged in, whatever is typed
+                    body["by"] = user
             except (UnicodeDecodeError, ValueError) as exc:
                 self._reply(req, *json_response({"ok": False, "error": f"请求无法读取 unreadable request: {exc}"},
                                                 400))
@@ -233,23 +247,24 @@ class WebServer:
             title="扫码观看 Scan to watch")
         return out.getvalue()
 
-    def _authorised(self, req: BaseHTTPRequestHandler) -> bool:
-        """HTTP basic authentication with the referee password (any user name), compared in constant time; a
+    def _login(self, req: BaseHTTPRequestHandler) -> str | None:
+        """HTTP basic authentication against the referees (:class:`Referees`: the shared password with any
+        user name, or a referee's own account): the referee let in ("" for the shared password), or None. A
         wrong password counts toward the client's login limit, a right one clears it."""
         header = req.headers.get("Authorization", "")
-        if not header.startswith("Basic ") or not self._password:
-            return False  # no password offered yet (a browser's first request): asked for, not counted
+        if not header.startswith("Basic "):
+            return None  # no password offered yet (a browser's first request): asked for, not counted
         try:
-            _, _, given = base64.b64decode(header[6:], validate=True).partition(b":")
+            user, _, given = base64.b64decode(header[6:], validate=True).decode("utf-8").partition(":")
         except (binascii.Error, ValueError):
-            given = b""
-        ok = hmac.compare_digest(given, self._password)
+            user, given = "", ""
+        who = self.referees.login(user, given)
         addr = req.client_address[0]
-        if ok:
+        if who is not None:
             self.logins.succeeded(addr)
         else:
             self.logins.failed(addr)
-        return ok
+        return who
 
     def _prefix(self, path: str) -> str:
         """The route key ``path`` is served by (an exact path, or the longest prefix ending in ``/``)."""

@@ -61,7 +61,12 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
     context = browser.new_context(http_credentials={"username": "referee", "password": PASSWORD})
     page = context.new_page()
     asked: list[str] = []  # starting a round at every table is confirmed first; the referee says yes
-    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+
+    def yes(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    page.on("dialog", yes)
     try:
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(web.url + "/api/standings", timeout=5)
