@@ -83,8 +83,10 @@ class Desk:
         #: (round, table) -> monotonic time of the next try of a start not accepted yet
         self._next_try: dict[tuple[int, str], float] = {}
         self._refusal: dict[tuple[int, str], str] = {}
-        #: which tables are there (console lines on a change, alerts for a table gone mid-match or two as one)
+        #: which tables are there (console lines on a change, alerts for a table gone mid-match or two as one);
+        #: fed on paho's thread, asked on the ticker's
         self.presence = Presence()
+        self._presence_lock = threading.Lock()
         self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._watch, name="desk-standings", daemon=True)
@@ -137,7 +139,8 @@ class Desk:
                 self.store.add_alert(table, msg)
             else:
                 self.store.set_status(table, msg)
-                lines, alerts = self.presence.status(table, msg, time.monotonic())
+                with self._presence_lock:
+                    lines, alerts = self.presence.status(table, msg, time.monotonic())
                 for line in lines:
                     self._say(line)
                 for alert in alerts:
@@ -229,11 +232,15 @@ class Desk:
     def _check_absent(self) -> None:
         """Raise the alerts now due for tables gone in the middle of a match of the current round (never
         while the desk itself is away from the broker: it cannot know then)."""
-        if not self.link.connected.is_set() or not self.presence.waiting_offline():
+        with self._presence_lock:
+            waiting = self.presence.waiting_offline()
+        if not self.link.connected.is_set() or not waiting:
             return
         round_no = self.store.last_round()
         unfinished = {p["table"] for p in ev.standings_report(self.store)["pending"] if p["round"] == round_no}
-        for alert in self.presence.due(time.monotonic(), unfinished):
+        with self._presence_lock:
+            due = self.presence.due(time.monotonic(), unfinished)
+        for alert in due:
             self._raise(alert)
 
     def note(self, text: str) -> None:
