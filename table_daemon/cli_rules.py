@@ -120,7 +120,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         size = Path(args.file).stat().st_size
         if size > MAX_RECORD_BYTES:
             raise UsageError(f"{args.file}: {size} bytes is too large for a deal record (at most {MAX_RECORD_BYTES})")
-        loads(Path(args.file).read_text(encoding="utf-8"), max_bytes=MAX_RECORD_BYTES)
+        record = loads(Path(args.file).read_text(encoding="utf-8-sig"), max_bytes=MAX_RECORD_BYTES)
+        if not isinstance(record, dict):  # not a deal record at all: a bad file (cli.md), not a failed replay
+            raise UsageError(f"{args.file} is not a deal record: a JSON object is, not {type(record).__name__}")
         answer = replay_file(args.file)
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from exc

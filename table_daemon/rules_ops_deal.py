@@ -143,7 +143,7 @@ DEAL_OPS: dict[str, Op] = {"settle": op_settle, "tribute": op_tribute, "return_o
 def replay_file(path: str) -> dict[str, Any]:
     """Replay the deal record in ``path`` (OSError when it cannot be read; a file that is not a JSON object
     answers ``ok: false`` with reason ``bad_record``)."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = Path(path).read_text(encoding="utf-8-sig")
     try:
         record = safe_json.loads(text, max_bytes=4 << 20)
     except safe_json.JsonLimitError as exc:

@@ -88,6 +88,18 @@ def test_replay_of_a_file_that_is_not_a_record_exits_2(tmp_path: Path) -> None:
     assert "bad.json" in done.stderr
     missing = _run(["rules", "replay", str(tmp_path / "missing.json")])
     assert missing.returncode == 2 and "missing.json" in missing.stderr
+    for text in ("[1, 2]", "42"):  # JSON, but no deal record at all: a bad file, not a failed replay
+        bad.write_text(text, encoding="utf-8")
+        done = _run(["rules", "replay", str(bad)])
+        assert done.returncode == 2 and done.stdout == "" and "not a deal record" in done.stderr
+
+
+def test_replay_reads_a_record_saved_with_a_bom(tmp_path: Path) -> None:
+    """A record saved by a Windows editor starts with a UTF-8 BOM; it is read as the same record."""
+    record = tmp_path / "record.json"
+    record.write_text("\ufeff" + json.dumps({"format": "guandan-deal/1"}), encoding="utf-8")
+    done = _run(["rules", "replay", str(record)])
+    assert done.returncode == 0 and json.loads(done.stdout)["first_error"]["reason"] == "missing_field"
 
 
 CLASSIFY = json.dumps({"op": "classify", "level": "2", "cards": ["C8", "H2"]})
