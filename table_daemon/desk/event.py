@@ -182,7 +182,8 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
     report = standings_report(store)
     if report["pending"]:
         waiting = ", ".join(f"{p['table']}" for p in report["pending"])
-        raise EventError(f"round {last} is not finished: no result yet from {waiting}")
+        raise EventError(f"第{last}轮未完，尚无成绩：{waiting} | round {last} is not finished: no result yet from "
+                         f"{waiting}")
     teams = store.teams()
     order = [r["team"] for r in report["rows"]]
     try:

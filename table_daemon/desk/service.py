@@ -278,7 +278,7 @@ class Desk:
                 count += 1
         return count
 
-    def resend_start(self, table: str) -> bool:
+    def resend_start(self, table: str, by: str = "") -> bool:
         """A referee's resend of the current round's start at ``table`` (accepted again without harm by a
         table already playing it); False when the round has no match there."""
         round_no = self.store.last_round()
@@ -291,15 +291,17 @@ class Desk:
         self.store.mark_sent(row["round"], table)
         with self._send_lock:
             self._next_try[(row["round"], table)] = time.monotonic() + SILENT_RETRY_S
-        self._say(f"{table} 第{round_no}轮 裁判重发开赛 start of round {round_no} sent again by a referee")
+        self._say(f"{table} 第{round_no}轮 裁判 {by or '?'} 重发开赛 | start of round {round_no} sent again by referee "
+                  f"{by or '?'}")
         return True
 
-    def rerequest_results(self) -> None:
+    def rerequest_results(self, by: str = "") -> None:
         """Ask every table for the results the desk has not acknowledged: the desk's retained status turns
         offline and online again, on which tables send them all again (mqtt-api.md, Delivery)."""
         self.link.publish(self.status_topic, self._status(False), retain=True)
         self.link.publish(self.status_topic, self._status(True), retain=True)
-        self._say("裁判要求重发成绩 a referee asked the tables to send their unacknowledged results again")
+        self._say(f"裁判 {by or '?'} 要求重发成绩 | referee {by or '?'} asked the tables to send their unacknowledged "
+                  "results again")
 
     def publish_standings(self) -> dict[str, Any]:
         report = ev.standings_report(self.store)

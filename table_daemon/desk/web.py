@@ -153,14 +153,14 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
         if desk is None:
             return _bad(ValueError("记分台未连接 the desk is not running"), 409)
         table = str(body.get("table") or "")
-        if not desk.resend_start(table):
+        if not desk.resend_start(table, str(body.get("by") or "")):
             return _bad(ValueError(f"本轮在 {table} 没有比赛 no match at {table!r} in this round"), 404)
         return json_response({"ok": True})
 
     def rerequest(body: dict[str, Any]) -> Response:
         if desk is None:
             return _bad(ValueError("记分台未连接 the desk is not running"), 409)
-        desk.rerequest_results()
+        desk.rerequest_results(str(body.get("by") or ""))
         return json_response({"ok": True})
 
     return {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,

@@ -170,6 +170,7 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         # Re-request: the tables get the desk's status turning online again.
         page.click("#rerequest")
         page.wait_for_selector("#msg.ok:has-text('send unacknowledged results again')")
+        assert any("referee 裁判 Wang asked the tables" in line for line in said), said
 
         # The desk loses the broker: the page says so at its top, and shows the tables as last heard.
         broker.stop()
