@@ -15,12 +15,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import os
 import re
 import secrets
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 ROUNDS = 600_000
 SCHEME = "pbkdf2_sha256"
@@ -52,6 +55,15 @@ def verify(password: str, stored: str) -> bool:
     except ValueError:
         return False
     return hmac.compare_digest(got, expected)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """When and how big the file is, to see that it changed (None: it cannot be read)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def read_accounts(path: str | Path) -> dict[str, str]:
@@ -101,10 +113,17 @@ _UNKNOWN = hash_password(secrets.token_hex(16), rounds=ROUNDS)
 @dataclass
 class Referees:
     """The check behind the referees' pages: ``login(user, password)`` is the referee it lets in ("" for the
-    shared password, which names nobody), or None."""
+    shared password, which names nobody), or None.
+
+    An accounts file is read again when it changes, so a referee added, or a password changed or taken away,
+    counts at once without restarting the desk. A file that turns unreadable or bad lets nobody in (said once in
+    the log) until it is mended: a revoked password must never keep working because of a typo elsewhere."""
 
     shared: bytes = b""
     accounts: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None
+    _stamp: tuple[int, int] | None = None
+    _broken: str = ""
     _known: dict[bytes, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -114,24 +133,44 @@ class Referees:
 
     @classmethod
     def with_accounts(cls, path: str | Path) -> Referees:
-        return cls(accounts=read_accounts(path))
+        path = Path(path)
+        stamp = _stamp(path)
+        return cls(accounts=read_accounts(path), path=path, _stamp=stamp)
+
+    def _reread(self) -> None:
+        """Read the accounts file again if it changed since it was read (under the lock)."""
+        if self.path is None:
+            return
+        stamp = _stamp(self.path)
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        self._known.clear()
+        try:
+            self.accounts, self._broken = read_accounts(self.path), ""
+        except AccountsError as exc:
+            if str(exc) != self._broken:
+                log.error("referee accounts: %s; nobody can log in until it is mended (裁判账号文件有误)", exc)
+            self.accounts, self._broken = {}, str(exc)
 
     @property
     def named(self) -> bool:
         """Whether each referee logs in as themself (accounts), so the page's name is the login's."""
-        return bool(self.accounts)
+        return self.path is not None or bool(self.accounts)
 
     def login(self, user: str, password: str) -> str | None:
-        if not self.accounts:
+        if not self.named:
             ok = bool(self.shared) and hmac.compare_digest(password.encode("utf-8"), self.shared)
             return "" if ok else None
         key = hashlib.sha256(f"{user}\0{password}".encode()).digest()
         with self._lock:
+            self._reread()
             if key in self._known:
                 return self._known[key]
-        stored = self.accounts.get(user)
+            stored = self.accounts.get(user)
         if not verify(password, stored or _UNKNOWN):  # an unknown name costs the same: it says nothing
             return None
         with self._lock:
-            self._known[key] = user
+            if self.accounts.get(user) == stored:  # not changed while the hash was being checked
+                self._known[key] = user
         return user

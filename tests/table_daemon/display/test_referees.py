@@ -118,3 +118,22 @@ def test_desk_referee_adds_an_account_and_the_desk_refuses_a_bad_file(tmp_path: 
                           "--event", "ev", "--db", str(tmp_path / "d.sqlite"), "--http", "0", "--referee-accounts",
                           str(path)], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and f"{path}:1: not an account line" in bad.stderr
+
+
+def test_accounts_changed_while_the_desk_runs_count_at_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A referee added, a password changed or taken away: no restart of the desk, and never a revoked password
+    still working because the file was left bad."""
+    path = tmp_path / "referees"
+    add_account(path, "李裁判", "password-li", rounds=FAST)
+    referees = Referees.with_accounts(path)
+    assert referees.login("李裁判", "password-li") == "李裁判"
+    add_account(path, "赵裁判", "password-zhao", rounds=FAST)
+    assert referees.login("赵裁判", "password-zhao") == "赵裁判"  # added: in at once
+    add_account(path, "李裁判", "another-password", rounds=FAST)
+    assert referees.login("李裁判", "password-li") is None  # changed: the old one (remembered) no longer works
+    assert referees.login("李裁判", "another-password") == "李裁判"
+    path.write_text("赵裁判 broken line\n", "utf-8")
+    with caplog.at_level("ERROR", logger="table_daemon.display.referees"):
+        assert referees.login("李裁判", "another-password") is None  # a bad file lets nobody in
+        assert referees.login("赵裁判", "password-zhao") is None
+    assert sum("nobody can log in" in r.getMessage() for r in caplog.records) == 1  # said once
