@@ -172,6 +172,11 @@ class Desk:
                 lv = msg.get("levels") or {}
                 self._say(f"{table} 第{match}轮 成绩已收 round {match} result in: NS {lv.get('NS')} / EW "
                           f"{lv.get('EW')}, 胜方 winner {msg.get('winner') or '平局 draw'}")
+                over = [c["n"] for c in self.store.corrections()
+                        if c.get("target") == {"round": match, "table": table}]
+                if over:  # a referee's correction came first: it stands, and the referees must know it does
+                    self._say(f"{table} 第{match}轮 已有裁判更正 #{over[-1]}，以更正为准 | round {match}: a referee's "
+                              f"correction #{over[-1]} came first and stands over this result")
         # acknowledged either way: the table's journal keeps it until then, and the desk has kept it
         self.link.publish(f"{self.base}/{table}/results/ack", {"id": rid})
 

@@ -106,7 +106,29 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
             desk.send_pairings()
         return json_response({"ok": True, "round": round_no, "tables": len(rows)})
 
+    def playing(body: dict[str, Any]) -> str | None:
+        """Why a match cannot be corrected yet: its table, online, says it is still playing it (a correction
+        would stand over the result the table is about to send, and the round would read as finished)."""
+        try:
+            round_no, table = _int(body, "round"), str(body.get("table") or "")
+        except cor.CorrectionError:
+            return None
+        if desk is None or not table:
+            return None
+        tab = desk.hub.snapshot(table)["tables"].get(table) or {}
+        state, status = tab.get("state") or {}, tab.get("status") or {}
+        if status.get("online") is False or state.get("start") != rounds.start_id(str(store.event()), table, round_no):
+            return None
+        if state.get("phase") in rounds.PLAYING_PHASES and state.get("match_active", True):
+            return (f"第{round_no}轮 {table} 仍在进行（第{state.get('deal')}副）：等牌桌交成绩，或先在牌桌上结束本场 | "
+                    f"table {table} is still playing round {round_no} (deal {state.get('deal')}): wait for its "
+                    "result, or end the match at the table first")
+        return None
+
     def propose(body: dict[str, Any]) -> Response:
+        busy = playing(body)
+        if busy is not None:
+            return _bad(ValueError(busy), 409)
         try:
             winner = body.get("winner")
             n = cor.propose_match(store, str(body.get("by") or ""), str(body.get("reason") or ""),
@@ -121,6 +143,14 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
         return json_response({"ok": True, "proposal": n})
 
     def approve(body: dict[str, Any]) -> Response:
+        try:
+            number: int | None = _int(body, "n")
+        except cor.CorrectionError:
+            number = None
+        found = next((p for p in store.proposals() if p["n"] == number), None)
+        busy = playing(found["payload"]) if found else None
+        if busy is not None:
+            return _bad(ValueError(busy), 409)
         try:
             n = cor.approve(store, _int(body, "n"), str(body.get("by") or ""))
         except cor.CorrectionError as exc:

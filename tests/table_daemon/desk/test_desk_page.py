@@ -8,6 +8,7 @@ losing the broker, the page at a phone's width."""
 from __future__ import annotations
 
 import base64
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -147,6 +148,18 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         page.wait_for_selector("#rejects tbody tr:has-text('does not name the table T02')", timeout=10000)
         page.wait_for_selector("#round-tables tr[data-key='T01'] .step-result_in", timeout=10000)
 
+        # A correction for a match its table is still playing is refused: it would stand over the real result.
+        t2.state(phase="playing", start=f"{event}/T02/m1/start", match_active=True, deal=8)
+        page.fill("#c-round", "1")
+        page.fill("#c-table", "T02")
+        page.fill("#c-ns", "5")
+        page.fill("#c-ew", "A+")
+        page.select_option("#c-winner", "EW")
+        page.fill("#c-reason", "scoresheet")
+        page.click("#propose")
+        page.wait_for_selector("#msg.err:has-text('still playing round 1 (deal 8)')", timeout=10000)
+        t2.state(phase="match_over", start=f"{event}/T02/m1/start", match_active=False, deal=8)
+
         # A correction for T02: refused when it contradicts its winner, then entered and approved by another.
         page.fill("#c-round", "1")
         page.fill("#c-table", "T02")
@@ -166,6 +179,12 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         page.wait_for_selector("#corrections tbody tr:has-text('approved by 裁判 Wang')")
         page.wait_for_selector("#round-tables tr[data-key='T02'] .step-result_in", timeout=10000)
         assert store.corrections()[-1]["payload"]["winner"] == "EW"
+        # the table's own result arriving after the correction: the correction stands, and the console says so
+        t2.match_result(1, {"NS": "2", "EW": "A+"}, "EW")
+        deadline = time.monotonic() + 10
+        while not any("came first and stands" in line for line in said) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any("T02" in line and "came first and stands" in line for line in said), said
 
         # Re-request: the tables get the desk's status turning online again.
         page.click("#rerequest")
