@@ -31,6 +31,8 @@ class _Seen:
     #: (epoch, time) of the latest distinct epochs seen online, oldest first
     epochs: list[tuple[str, float]] = field(default_factory=list)
     clash: frozenset[str] = frozenset()
+    #: when the two epochs of a clash last took turns: while they do, their online and offline lines are not said
+    clash_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,6 @@ class Presence:
             return [], []
         lines: list[str] = []
         alerts: list[DeskAlert] = []
-        if online != seen.online:
-            if online:
-                back = seen.online is False
-                lines.append(f"{table} 恢复在线 back online" if back else f"{table} 在线 online")
-                seen.offline_since, seen.alerted = None, False
-            else:
-                lines.append(f"{table} 离线 offline")
-                seen.offline_since = now
-            seen.online = online
         epoch = msg.get("epoch")
         if online and isinstance(epoch, str) and epoch and (not seen.epochs or seen.epochs[-1][0] != epoch):
             seen.epochs = [*seen.epochs[-2:], (epoch, now)]
@@ -78,6 +71,21 @@ class Presence:
                         "in their configs")
                 lines.append(text)
                 alerts.append(DeskAlert(table, "table_id_clash", text, {"epochs": sorted(clash)}))
+            if epoch in seen.clash:
+                seen.clash_at = now
+        # two devices taking turns come and go every second or two: said once as the clash, not each time
+        clashing = seen.clash_at is not None and now - seen.clash_at <= CLASH_WINDOW_S
+        if online != seen.online:
+            if online:
+                back = seen.online is False
+                if not clashing:
+                    lines.append(f"{table} 恢复在线 back online" if back else f"{table} 在线 online")
+                seen.offline_since, seen.alerted = None, False
+            else:
+                if not clashing:
+                    lines.append(f"{table} 离线 offline")
+                seen.offline_since = now
+            seen.online = online
         return lines, alerts
 
     @staticmethod

@@ -50,6 +50,10 @@ def test_two_devices_as_one_table_are_said_once() -> None:
     assert [a.code for a in alerts] == ["table_id_clash"] and "table.id" in lines[0]
     assert alerts[0].evidence == {"epochs": ["a", "b"]}
     assert p.status("T01", online("b"), 3.0)[1] == []  # the same two: said once
+    # while they take turns, their comings and goings are not a line each (64 lines a minute buried the alert)
+    assert p.status("T01", {"online": False, "epoch": "b"}, 3.5) == ([], [])
+    assert p.status("T01", online("a"), 4.0) == ([], [])
+    assert p.status("T01", {"online": False}, 5.0 + CLASH_WINDOW_S) == (["T01 离线 offline"], [])  # over: said
     q = Presence()  # a restart, then another a minute later is no clash
     q.status("T02", online("a"), 0.0)
     q.status("T02", online("b"), 1.0)
