@@ -32,7 +32,9 @@ def register(subparsers: Any) -> None:
     group.add_argument("--match", action="store_true", help="play to the end of a match (打完一场)")
     sim.add_argument("--matches", type=int, default=1,
                      help="matches in a row at each table (0: a new one whenever one ends, until --duration)")
-    sim.add_argument("--seed", type=int, default=1, help="same seed, same deals and same plays")
+    sim.add_argument("--seed", type=int, default=None,
+                     help="same seed, same deals and same plays (default: the table's number, so that tables run "
+                          "as separate processes deal differently, as in one process)")
     sim.add_argument("--speed", type=float, default=1.0, help="time scale: 1 = real time, 10 = ten times faster, 0 = as fast as possible")
     sim.add_argument("--tables", type=int, default=1, help="number of tables in one process")
     sim.add_argument("--journal-dir", help="keep the tables' journals here (a rerun continues them)")

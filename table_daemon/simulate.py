@@ -336,7 +336,7 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 
 
 def run_simulation(*, broker: str | None, table: str, event: str, profile: str, deals: int | None,
-                   match: bool, seed: int, speed: float, tables: int, journal_dir: str | None = None,
+                   match: bool, seed: int | None, speed: float, tables: int, journal_dir: str | None = None,
                    timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1,
                    await_desk: bool = False, broker_timeout: float = 10.0, deck: str | None = None,
                    reader: str = "") -> int:
@@ -362,6 +362,8 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
     try:
         digits = len(table) - len(table.rstrip("0123456789"))
         base, first = (table[:-digits], int(table[-digits:])) if digits else (table, 1)
+        if seed is None:  # the table's number: T02 on its own deals as T02 of a run of several tables does
+            seed = first
         for i in range(tables):
             tid = table if tables == 1 else f"{base}{first + i:02d}"
             # a hall's broker with per-table accounts: mqtt://{table}:PASSWORD@HOST:PORT logs each in as itself

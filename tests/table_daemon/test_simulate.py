@@ -141,3 +141,19 @@ def test_a_simulated_table_runs_the_network_on_the_configured_runtime(tmp_path: 
         assert sim.zones.reader.reader.net.runtime == "onnxruntime"
     finally:
         sim.zones.close()
+
+
+def test_tables_run_as_separate_processes_deal_differently(mosquitto: Any, topic_root: Any,
+                                                           mqtt_messages: Any) -> None:
+    """Without --seed each table takes its own number for one: T02 alone deals as T02 of a run of several
+    tables, not as T01 (a rehearsal of separate processes had every table play the same deals)."""
+    log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/#")
+    for table in ("T02", "T03"):
+        done = _run("--broker", mosquitto.url, "--event", topic_root.event, "--table", table, "--deals", "1",
+                    "--speed", "0", "--direct")
+        assert done.returncode == 0, done.stderr[-2000:]
+    msgs = log.wait_for(lambda ms: len([m for m in ms if m.topic.endswith("/results")
+                                        and m.payload.get("format")]) >= 2, timeout=20)
+    hands = {m.payload["table"]: m.payload["hands"] for m in msgs if m.topic.endswith("/results")
+             and m.payload.get("format")}
+    assert set(hands) == {"T02", "T03"} and hands["T02"] != hands["T03"]
