@@ -165,6 +165,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                            "/commentary/TABLE (needs --referee-password-file and a broker user allowed private/#)")
     disp.add_argument("--referee-password-file", type=Path, metavar="FILE",
                       help="file holding the referee password that opens the commentary view")
+    disp.add_argument("--referee-accounts", type=Path, metavar="FILE",
+                      help="referees' own accounts (desk referee) instead of one shared password")
     disp.set_defaults(handler=run_display)
 
 
@@ -439,23 +441,24 @@ def run_display(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="display: %(levelname)s %(message)s")
     _ca_file(args.ca_file)
-    password = None
+    referees = None
     if args.commentary_delay is not None:
         if not 0 <= args.commentary_delay <= 3600:
             raise UsageError("--commentary-delay must be between 0 and 3600 seconds")
-        if args.referee_password_file is None:
-            raise UsageError("--commentary-delay needs --referee-password-file")
-        password = _password(args.referee_password_file)
+        referees = _referees(args)
+        if referees is None:
+            raise UsageError("--commentary-delay needs --referee-password-file or --referee-accounts")
     try:
         service = DisplayService(args.broker, args.event, prefix=args.prefix, port=args.http, host=args.host,
                                  ca_file=args.ca_file, commentary_delay=args.commentary_delay,
-                                 referee_password=password, public_url=args.public_url)
+                                 referees=referees, public_url=args.public_url)
     except (LinkError, OSError) as exc:
         raise UsageError(str(exc)) from exc
     service.start()
     print(f"display: http://{args.host}:{service.web.port}/display/", file=sys.stderr)
-    if password is not None:
-        print(f"commentary (解说视图, {args.commentary_delay:g} s late, referee password): "
+    if referees is not None:
+        print(f"commentary (解说视图, {args.commentary_delay:g} s late, "
+              f"{'referee accounts' if referees.named else 'referee password'}): "
               f"http://{args.host}:{service.web.port}/commentary/TABLE", file=sys.stderr)
     try:
         _wait_for_signal()

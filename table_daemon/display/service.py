@@ -17,6 +17,7 @@ from typing import Any
 from ..adapters.consumer_link import MqttLink
 from .commentary import Commentary
 from .hub import PUBLIC_KINDS, Hub
+from .referees import Referees
 from .server import WebServer, asset, json_response
 
 
@@ -30,7 +31,10 @@ class DisplayService:
     def __init__(self, broker: str, event: str, *, prefix: str = "guandan/v1", port: int = 0,
                  host: str = "127.0.0.1", client_id: str | None = None, ca_file: str | None = None,
                  commentary_delay: float | None = None, referee_password: str | None = None,
-                 public_url: str | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 public_url: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 referees: Referees | None = None) -> None:
+        if referees is None and referee_password:
+            referees = Referees.with_password(referee_password)
         self.base = f"{prefix.rstrip('/')}/{event}"
         self.hub = Hub(event)
         self.clock = clock
@@ -39,8 +43,8 @@ class DisplayService:
         self.commentary: Commentary | None = None
         protected: dict[str, Any] = {}
         if commentary_delay is not None:
-            if not referee_password:
-                raise ValueError("the commentary view needs a referee password")
+            if referees is None:
+                raise ValueError("the commentary view needs a referee password or referees' accounts")
             self.commentary = Commentary(commentary_delay)
             subs.append((f"{self.base}/+/private/hands", 1))
             protected = {"/commentary/": lambda rest, q: asset("commentary.html"),
@@ -48,8 +52,7 @@ class DisplayService:
         self.link = MqttLink(broker, client_id or f"guandan-display-{event}-{id(self):x}", subs, self.on_message,
                              persistent=False, ca_file=ca_file, name="display",
                              waiting_for="牌桌状态（屏幕显示最后所知）table states (screens show the last known)")
-        self.web = WebServer(self.hub, port, host, protected=protected, password=referee_password,
-                             public_url=public_url)
+        self.web = WebServer(self.hub, port, host, protected=protected, referees=referees, public_url=public_url)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         if not topic.startswith(self.base + "/"):

@@ -16,6 +16,7 @@ import pytest
 
 from table_daemon.adapters.broker import LocalBroker
 from table_daemon.display.commentary import Commentary
+from table_daemon.display.referees import Referees, add_account
 from table_daemon.display.service import DisplayService
 
 from ..desk.spec_table import SpecTable
@@ -119,8 +120,25 @@ def test_display_command_refuses_a_commentary_view_without_a_good_password(tmp_p
                               capture_output=True, text=True, timeout=30)
 
     done = run("--commentary-delay", "30")
-    assert done.returncode == 2 and "--referee-password-file" in done.stderr
+    assert done.returncode == 2 and "--referee-password-file or --referee-accounts" in done.stderr
     short = tmp_path / "pw"
     short.write_text("abc\n", "utf-8")
     done = run("--commentary-delay", "30", "--referee-password-file", str(short))
     assert done.returncode == 2 and "8 characters" in done.stderr
+
+
+def test_the_commentary_view_behind_referees_own_accounts(tmp_path: Path) -> None:
+    """`desk display --referee-accounts`: commentators log in as themselves, as at the desk."""
+    accounts = tmp_path / "referees"
+    add_account(accounts, "解说甲", "password-jia", rounds=1000)
+    service = DisplayService("mqtt://127.0.0.1:1", "ev", commentary_delay=5.0,
+                             referees=Referees.with_accounts(accounts))
+    service.web.start()
+    try:
+        req = urllib.request.Request(f"{service.web.url}/api/commentary?table=T01")
+        req.add_header("Authorization", "Basic " + base64.b64encode("解说甲:password-jia".encode()).decode())
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            assert resp.status == 200
+        assert _get(f"{service.web.url}/api/commentary?table=T01", "password-jia")[0] == 401  # user "desk"
+    finally:
+        service.web.stop()
