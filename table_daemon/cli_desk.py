@@ -282,7 +282,8 @@ def run_desk(args: argparse.Namespace) -> int:
     try:
         # a standby desk serves the pages read-only: referees act on the desk that is counting
         web = (desk_server(store, hub, args.http, args.host, referees=referees,
-                           desk=None if args.standby else desk, public_url=args.public_url)
+                           desk=None if args.standby else desk, public_url=args.public_url,
+                           read_only=bool(args.standby))
                if args.http is not None else None)
     except OSError as exc:
         raise UsageError(f"无法在端口 {args.http} 提供网页 cannot serve the desk pages on {args.host}:{args.http}: "

@@ -251,16 +251,17 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
 
 def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", *, password: str | None = None,
                 desk: Desk | None = None, public_url: str | None = None,
-                referees: Referees | None = None) -> WebServer:
+                referees: Referees | None = None, read_only: bool = False) -> WebServer:
     """The web server of a running desk: the display routes plus the desk's own, behind the referees when
-    ``password`` or ``referees`` (their own accounts) is given, with the referees' actions; ``public_url``: the
+    ``password`` or ``referees`` (their own accounts) is given, with the referees' actions unless ``read_only``
+    (a standby desk: it keeps a copy, and referees act on the desk that is counting); ``public_url``: the
     address the overview gives spectators' phones."""
     if referees is None and password is not None:
         referees = Referees.with_password(password)
-    own = routes(store, hub, referee=referees is not None,
+    own = routes(store, hub, referee=referees is not None and not read_only,
                  link=desk.link.link_state if desk is not None else None)
     if referees is None:
         own.pop("/api/evidence/")  # camera pictures only for referees
         return WebServer(hub, port, host, extra=own, public_url=public_url)
-    return WebServer(hub, port, host, protected=own, referees=referees, actions=actions(store, desk),
-                     public_url=public_url)
+    return WebServer(hub, port, host, protected=own, referees=referees,
+                     actions={} if read_only else actions(store, desk), public_url=public_url)

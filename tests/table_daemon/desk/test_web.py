@@ -4,7 +4,9 @@ the 127.0.0.1 of a screen plugged into the desk's own machine."""
 
 from __future__ import annotations
 
+import base64
 import json
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -28,4 +30,28 @@ def test_the_overview_gives_phones_the_public_address(tmp_path: Path) -> None:
     finally:
         for web in servers:
             web.stop()
+        store.close()
+
+
+def test_a_standby_desk_serves_its_copy_read_only(tmp_path: Path) -> None:
+    """A standby desk keeps a copy of what the desk counts: a referee pairing a round there would write a round
+    the counting desk never sends. Its page is behind the password and shows, but does nothing."""
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up("ev", [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")], {}, "seed")
+    web = desk_server(store, Hub("ev"), password="standby-password", read_only=True)
+    web.start()
+    auth = "Basic " + base64.b64encode(b"li:standby-password").decode()
+    try:
+        req = urllib.request.Request(f"{web.url}/api/desk", headers={"Authorization": auth})
+        assert json.loads(urllib.request.urlopen(req, timeout=5).read())["referee"] is False  # the page: read-only
+        req = urllib.request.Request(f"{web.url}/api/pair", data=b"{}", method="POST",
+                                     headers={"Authorization": auth, "Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(req, timeout=5)
+            raise AssertionError("a standby desk paired a round")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 404
+        assert store.last_round() == 0
+    finally:
+        web.stop()
         store.close()
