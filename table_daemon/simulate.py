@@ -235,8 +235,17 @@ class SimTable:
     await_desk = False
 
     def start(self, match_end: dict[str, Any]) -> None:
-        self._match_end = match_end
+        """Connect and play at once (``connect`` then ``begin``)."""
+        self.connect()
+        self.begin(match_end)
+
+    def connect(self) -> None:
+        """Start the table: its devices, and its link to the broker (connecting in the background)."""
         self.app.start()
+
+    def begin(self, match_end: dict[str, Any]) -> None:
+        """Start a match of its own (unless the desk starts them, or the journal holds one going on)."""
+        self._match_end = match_end
         if self.await_desk:
             return
         if not self.app.controller.match_active and self.app.controller.phase != "match_over":
@@ -378,11 +387,15 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                 sim.app.on_published = _topic_filter(progress_printer(tid))
             sims.append(sim)
         for sim in sims:
-            sim.start(match_end)
+            sim.connect()
         print(f"模拟 {tables} 张牌桌 | simulating {tables} table(s), event {event}, profile {profile}",
               file=sys.stderr, flush=True)
+        # play starts once the broker is reached: a table flat out from the first second keeps paho's thread
+        # from the interpreter, and a run that cannot reach its broker has then truly published nothing
         if not _await_broker(sims, broker, broker_timeout, one_shot=not await_desk):
             return 1
+        for sim in sims:
+            sim.begin(match_end)
         if await_desk:
             for s in sims:  # a table restarted from its journal mid-match plays that match on first
                 c = s.app.controller
