@@ -336,6 +336,25 @@ def match_end_arg(text: str) -> dict[str, Any]:
     return end
 
 
+def _check_deal_file(path: str, boards: list[int] | None) -> None:
+    """The deal file the tables will deal from, when the desk's machine has it too: every board readable and
+    once, and every board a match plays in it. The tables read their own copy (``check-config`` checks it
+    there), so a file the desk does not have is said, not refused."""
+    from firmware_bridge.deal import DealFileError, check_deal_file
+
+    if not Path(path).exists():
+        print(f"desk init: --deal-file {path} 不在本机，无法检查；请在每张牌桌上用 check-config 检查 | is not on this "
+              "machine and was not checked: check it at each table with check-config", file=sys.stderr)
+        return
+    try:
+        held = set(check_deal_file(path))
+    except DealFileError as exc:
+        raise UsageError(f"--deal-file: {exc}") from None
+    missing = sorted(set(boards or []) - held)
+    if missing:
+        raise UsageError(f"--boards: board(s) {', '.join(map(str, missing[:10]))} are not in {path}")
+
+
 def _boards(text: str) -> list[int]:
     """``--boards`` (``1-8``, ``1,3,5``) as a list, at most the ``MAX_BOARDS`` a table's ``start_match`` takes;
     counted range by range, so that ``1-100000000`` is refused at once instead of filling the memory."""
@@ -374,6 +393,8 @@ def run_init(args: argparse.Namespace) -> int:
         settings["deal_file"] = args.deal_file
     if args.boards is not None:
         settings["boards"] = _boards(args.boards)
+    if args.deal_file:
+        _check_deal_file(args.deal_file, settings.get("boards"))
     try:
         settings["timezone"] = clock.zone(args.timezone).key
     except clock.ClockError as exc:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from firmware_bridge.deal import new_deal
 from table_daemon.cli import main
 from table_daemon.controller.match import MAX_BOARDS, MAX_DEALS, MAX_MINUTES
 from table_daemon.desk import clock, corrections, event
@@ -273,3 +274,17 @@ def test_penalty_points_must_be_finite_numbers(tmp_path: Path, pairs: Path, poin
     assert Store(db).corrections() == []
     _, out, _ = desk(["standings", "--db", db], capsys)
     json.loads(out, parse_constant=lambda name: pytest.fail(f"standings hold {name}"))
+
+
+def test_init_checks_the_deal_file_when_this_machine_has_it(tmp_path: Path, pairs: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A duplicate event's deal file: every board readable and once, and every board a match plays in it; a file
+    only the tables have is said to be unchecked here, not refused."""
+    deals = tmp_path / "boards.jsonl"
+    deals.write_text("".join(json.dumps(new_deal(b).deal_line(salted=False)) + "\n" for b in (1, 2)))
+    init = ["init", "--db", str(tmp_path / "d.sqlite"), "--event", "e1", "--pairs", str(pairs), "--deal-file"]
+    refused([*init, str(deals), "--boards", "1-3"], capsys, "--boards", "board(s) 3 are not in")
+    deals.write_text(deals.read_text() + json.dumps(new_deal(2).deal_line(salted=False)) + "\n")
+    refused([*init, str(deals), "--boards", "1-2"], capsys, "--deal-file", "board 2 again")
+    code, _, err = desk([*init, str(tmp_path / "only-at-the-tables.jsonl"), "--boards", "1-2"], capsys)
+    assert code == 0 and "not on this machine" in err
