@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import statistics
 import sys
 import tempfile
@@ -108,6 +109,7 @@ def main() -> int:
         fps = sim.zones.health()["fps"]
         sim.stop()
         sub.loop_stop()
+    shutil.rmtree(tmp, ignore_errors=True)  # the run's journal: its figures are taken
     if not lat:
         print("no plays measured", file=sys.stderr)
         return 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -94,6 +95,7 @@ def main() -> None:
         wall = time.monotonic() - t0
         refs = len(sim.app.publisher.refs)
         sim.stop()
+    shutil.rmtree(tmp, ignore_errors=True)  # the run's journal: its size is taken
     n = d1 - d0
     per_deal_mem = (mem1 - mem0) / n
     per_deal_journal = (j1 - j0) / n

@@ -24,6 +24,7 @@ import json
 import multiprocessing
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -121,6 +122,7 @@ def one_table(broker_url: str, deals: int, seed: int, deck: str | None, reader: 
     frames = sim.zones.health()["frames"]
     design = sim.zones.camera.deck
     sim.stop()
+    shutil.rmtree(tmp, ignore_errors=True)  # the run's journal: its figures are taken
     misread = alerts.get("misread", 0)
     fouls = sum(n for code, n in alerts.items() if code in FOULS)
     print(f"seed {seed}, design {design}, reader {reader}: {done} deals in {wall:.1f} s = "
