@@ -39,6 +39,17 @@ def jpeg_data_url() -> str:
     return "data:image/jpeg;base64," + base64.b64encode(bytes(data)).decode()
 
 
+def propose(page: Any, winner: str) -> None:
+    """Enter round 1 at T02 as NS 5 / EW A+ with ``winner``, from the page's correction form."""
+    page.fill("#c-round", "1")
+    page.fill("#c-table", "T02")
+    page.fill("#c-ns", "5")
+    page.fill("#c-ew", "A+")
+    page.select_option("#c-winner", winner)
+    page.fill("#c-reason", "scoresheet")
+    page.click("#propose")
+
+
 def step(page: Any, table: str) -> str:
     return page.get_attribute(f"#round-tables tr[data-key='{table}'] .step", "class") or ""
 
@@ -150,24 +161,12 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
 
         # A correction for a match its table is still playing is refused: it would stand over the real result.
         t2.state(phase="playing", start=f"{event}/T02/m1/start", match_active=True, deal=8)
-        page.fill("#c-round", "1")
-        page.fill("#c-table", "T02")
-        page.fill("#c-ns", "5")
-        page.fill("#c-ew", "A+")
-        page.select_option("#c-winner", "EW")
-        page.fill("#c-reason", "scoresheet")
-        page.click("#propose")
+        propose(page, "EW")
         page.wait_for_selector("#msg.err:has-text('still playing round 1 (deal 8)')", timeout=10000)
         t2.state(phase="match_over", start=f"{event}/T02/m1/start", match_active=False, deal=8)
 
         # A correction for T02: refused when it contradicts its winner, then entered and approved by another.
-        page.fill("#c-round", "1")
-        page.fill("#c-table", "T02")
-        page.fill("#c-ns", "5")
-        page.fill("#c-ew", "A+")
-        page.select_option("#c-winner", "NS")
-        page.fill("#c-reason", "scoresheet")
-        page.click("#propose")
+        propose(page, "NS")
         page.wait_for_selector("#msg.err:has-text('levels contradict the winner')")
         page.select_option("#c-winner", "EW")
         page.click("#propose")

@@ -6,8 +6,10 @@ than a 1080p screen with four tables."""
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,26 @@ SIZES = [(1920, 1080), (1280, 720), (1366, 768), (1920, 960), (3840, 2160)]
 STRAIGHT = {"seat": "N", "cards": ["S3", "H4", "C5", "D6", "S7"], "reading": {"type": "straight", "rank": "3", "size": 5}}
 HIGHER = {"seat": "W", "cards": ["H8", "H9", "HT", "HJ", "HQ"],
           "reading": {"type": "straight_flush", "rank": "8", "size": 5, "suit": "H"}}
+
+@contextlib.contextmanager
+def desk_pages(broker_url: str, event: str, db: Path, teams: list[Team]) -> Iterator[str]:
+    """A running desk (its hub fed by the broker) and its web server; the server's address."""
+    store = Store(db)
+    store.set_up(event, teams, {}, "seed")
+    desk = Desk(store, broker_url, event)
+    web = desk_server(store, desk.hub)
+    web.start()
+    desk.start()
+    try:
+        yield web.url
+    finally:
+        desk.stop()
+        web.stop()
+        store.close()
+
+
+TEAMS = [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")]
+
 
 #: every seat's descendants inside the seat, every seat inside the table, nothing wider than the screen; each
 #: seat's card width, in rem of the page
@@ -65,32 +87,24 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
     for other in others:
         other.state(phase="dealing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS", deal=1,
                     trick=[], trick_passes=0, teams={"NS": {"name": "红队"}, "EW": {"name": "蓝队"}})
-    store = Store(tmp_path / "desk.sqlite")
-    store.set_up(event, [Team(1, "红旗队 Red Flag", ("甲", "乙"), "U1"), Team(2, "长江队 Yangtze", ("丙", "丁"), "U2")],
-                 {}, "seed")
-    desk = Desk(store, broker.url, event)
-    web = desk_server(store, desk.hub)
-    web.start()
-    desk.start()
+    teams = [Team(1, "红旗队 Red Flag", ("甲", "乙"), "U1"), Team(2, "长江队 Yangtze", ("丙", "丁"), "U2")]
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
-        page.goto(web.url + "/display/")
-        page.wait_for_selector("#table-T04", timeout=10000)
-        for path, designed in (("/display/T01", 5.4), ("/display/", 3.6)):
-            page.goto(web.url + path)
-            page.wait_for_selector(".felt .seat-W svg.card", timeout=10000)
-            seen = page.evaluate(CHECK)
-            assert seen["problems"] == [], (path, width, height, seen["problems"])
-            # the plays are drawn, each seat's cards at least half the size the layout was drawn for
-            assert set(seen["cards"]) == {"N", "W"}, (path, seen)
-            assert min(seen["cards"].values()) >= designed / 2, (path, width, height, seen["cards"])
+        with desk_pages(broker.url, event, tmp_path / "desk.sqlite", teams) as url:
+            page.goto(url + "/display/")
+            page.wait_for_selector("#table-T04", timeout=10000)
+            for path, designed in (("/display/T01", 5.4), ("/display/", 3.6)):
+                page.goto(url + path)
+                page.wait_for_selector(".felt .seat-W svg.card", timeout=10000)
+                seen = page.evaluate(CHECK)
+                assert seen["problems"] == [], (path, width, height, seen["problems"])
+                # the plays are drawn, each seat's cards at least half the size the layout was drawn for
+                assert set(seen["cards"]) == {"N", "W"}, (path, seen)
+                assert min(seen["cards"].values()) >= designed / 2, (path, width, height, seen["cards"])
     finally:
         page.close()
-        desk.stop()
-        web.stop()
         for each in (table, *others):
             each.close()
-        store.close()
 
 
 def test_the_overview_features_no_table_that_is_offline(broker_factory: Callable[..., LocalBroker], topic_root: Any,
@@ -105,27 +119,19 @@ def test_the_overview_features_no_table_that_is_offline(broker_factory: Callable
         table.state(phase="playing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS",
                     turn="E", trick=[STRAIGHT], trick_passes=0)
         time.sleep(0.05)
-    store = Store(tmp_path / "desk.sqlite")
-    store.set_up(event, [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")], {}, "seed")
-    desk = Desk(store, broker.url, event)
-    web = desk_server(store, desk.hub)
-    web.start()
-    desk.start()
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
     try:
-        page.goto(web.url + "/display/")
-        page.wait_for_selector("#featured[data-table='T01']", timeout=10000)
-        tables[0].publish("status", {"online": False, "table": "T01"}, retain=True)
-        page.wait_for_selector("#featured[data-table='T02']", timeout=10000)
-        tables[1].publish("status", {"online": False, "table": "T02"}, retain=True)
-        page.wait_for_selector("#featured-box", state="hidden", timeout=10000)
+        with desk_pages(broker.url, event, tmp_path / "desk.sqlite", TEAMS) as url:
+            page.goto(url + "/display/")
+            page.wait_for_selector("#featured[data-table='T01']", timeout=10000)
+            tables[0].publish("status", {"online": False, "table": "T01"}, retain=True)
+            page.wait_for_selector("#featured[data-table='T02']", timeout=10000)
+            tables[1].publish("status", {"online": False, "table": "T02"}, retain=True)
+            page.wait_for_selector("#featured-box", state="hidden", timeout=10000)
     finally:
         page.close()
-        desk.stop()
-        web.stop()
         for table in tables:
             table.close()
-        store.close()
 
 
 def test_a_hall_of_more_tables_than_fit_turns_the_pages_of_its_list(
@@ -138,23 +144,15 @@ def test_a_hall_of_more_tables_than_fit_turns_the_pages_of_its_list(
     for table in tables:
         table.state(phase="dealing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS", deal=1,
                     trick=[], trick_passes=0)
-    store = Store(tmp_path / "desk.sqlite")
-    store.set_up(event, [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")], {}, "seed")
-    desk = Desk(store, broker.url, event)
-    web = desk_server(store, desk.hub)
-    web.start()
-    desk.start()
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     try:
-        page.goto(web.url + "/display/?page=1")
-        page.wait_for_selector("#table-T24", timeout=10000)
-        assert page.evaluate("document.documentElement.scrollHeight") <= 721  # the screen itself never scrolls
-        page.wait_for_function("document.querySelector('.all').scrollTop > 0", timeout=10000)
-        page.wait_for_function("document.querySelector('.all').scrollTop === 0", timeout=20000)  # round again
+        with desk_pages(broker.url, event, tmp_path / "desk.sqlite", TEAMS) as url:
+            page.goto(url + "/display/?page=1")
+            page.wait_for_selector("#table-T24", timeout=10000)
+            assert page.evaluate("document.documentElement.scrollHeight") <= 721  # the screen never scrolls
+            page.wait_for_function("document.querySelector('.all').scrollTop > 0", timeout=10000)
+            page.wait_for_function("document.querySelector('.all').scrollTop === 0", timeout=20000)  # round again
     finally:
         page.close()
-        desk.stop()
-        web.stop()
         for table in tables:
             table.close()
-        store.close()
