@@ -15,31 +15,13 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cli import UsageError
+from .cli_support import event_id, topic_prefix
 
-
-def _event_id(text: str) -> str:
-    """``--event``, as the table config allows an event id (``config.id_error``, the one rule): the id is a level
-    of every topic, so with ``a+b`` or ``a/b`` the desk would silently never reach its tables."""
-    from .config import id_error  # lazy: the table config pulls in the vision readers
-
-    error = id_error("event id", text)
-    if error is not None:
-        raise argparse.ArgumentTypeError(error)
-    return text
-
-
-def _prefix(text: str) -> str:
-    """``--prefix``, as the table config allows its topic prefix (``config.prefix_error``): with ``+``, ``#`` or
-    an empty level the desk's topics could never match the tables'."""
-    from .config import prefix_error  # lazy: the table config pulls in the vision readers
-
-    error = prefix_error(text)
-    if error is not None:
-        raise argparse.ArgumentTypeError(error)
-    return text
+if TYPE_CHECKING:
+    from .display.referees import Referees
 
 
 def _port(text: str) -> int:
@@ -70,14 +52,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "desk", help="scoring desk 记分台: results, pairings, standings, live displays",
         description="记分台 Scoring desk. Run form: desk --broker URL --event ID --db FILE [--http PORT].")
     desk.add_argument("--broker", help="MQTT broker, mqtt://HOST:PORT")
-    desk.add_argument("--event", type=_event_id, help="event id 赛事编号")
+    desk.add_argument("--event", type=event_id, help="event id 赛事编号")
     desk.add_argument("--db", help="SQLite file of the desk 记分数据库")
     desk.add_argument("--http", type=_port, default=None, help="serve the desk and display pages on this port")
     desk.add_argument("--host", default="127.0.0.1", help="address for --http (default 127.0.0.1)")
     desk.add_argument("--public-url", metavar="URL",
                       help="address spectators' phones open (the overview's link and QR code), e.g. "
                            "http://hall.example:8080; default: the address the screen itself used")
-    desk.add_argument("--prefix", type=_prefix, default="guandan/v1", help="topic prefix (default guandan/v1)")
+    desk.add_argument("--prefix", type=topic_prefix, default="guandan/v1", help="topic prefix (default guandan/v1)")
     desk.add_argument("--no-shared", action="store_true", help="plain subscriptions instead of $share")
     desk.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
     desk.add_argument("--standby", metavar="NAME",
@@ -102,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     init = actions.add_parser("init", help="set up the event from a CSV of registered pairs 报名表")
     init.add_argument("--db", required=True)
-    init.add_argument("--event", required=True, type=_event_id)
+    init.add_argument("--event", required=True, type=event_id)
     init.add_argument("--pairs", required=True, help="CSV: team,player1,player2,unit (队名,队员1,队员2,单位)")
     init.add_argument("--profile", default="national", help="rule profile sent to the tables")
     init.add_argument("--scoring", default="standard",
@@ -152,10 +134,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     disp = actions.add_parser("display", help="display server on its own 现场显示 (no desk)")
     disp.add_argument("--broker", required=True)
-    disp.add_argument("--event", required=True, type=_event_id)
+    disp.add_argument("--event", required=True, type=event_id)
     disp.add_argument("--http", type=_port, required=True)
     disp.add_argument("--host", default="127.0.0.1")
-    disp.add_argument("--prefix", type=_prefix, default="guandan/v1")
+    disp.add_argument("--prefix", type=topic_prefix, default="guandan/v1")
     disp.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://, wss://)")
     disp.add_argument("--public-url", metavar="URL",
                       help="address spectators' phones open (the hall screen's link and QR code), e.g. "
@@ -193,7 +175,7 @@ def _password(path: Path) -> str:
     return password
 
 
-def _referees(args: argparse.Namespace) -> Any:
+def _referees(args: argparse.Namespace) -> Referees | None:
     """Who may work from the desk page: the shared password, the referees' own accounts, or nobody."""
     from .display.referees import AccountsError, Referees
 

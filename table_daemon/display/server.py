@@ -68,13 +68,10 @@ class WebServer:
 
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
                  extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
-                 protected: dict[str, Route] | None = None, password: str | None = None,
-                 actions: dict[str, Action] | None = None, public_url: str | None = None,
-                 referees: Referees | None = None) -> None:
-        if referees is None and password:
-            referees = Referees.with_password(password)
+                 protected: dict[str, Route] | None = None, actions: dict[str, Action] | None = None,
+                 public_url: str | None = None, referees: Referees | None = None) -> None:
         if (protected or actions) and referees is None:
-            raise ValueError("protected routes need a password")
+            raise ValueError("protected routes need the referees (a password or their accounts)")
         self.hub = hub
         self.routes: dict[str, Route] = {
             "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),

@@ -9,6 +9,7 @@ import urllib.request
 
 from table_daemon.display.hub import Hub
 from table_daemon.display.login_limit import LoginLimiter
+from table_daemon.display.referees import Referees
 from table_daemon.display.server import WebServer, json_response
 
 
@@ -61,7 +62,7 @@ def _get(url: str, password: str | None) -> int:
 
 def test_protected_route_answers_429_after_wrong_passwords() -> None:
     server = WebServer(Hub("ev"), protected={"/commentary/": lambda rest, q: json_response({"ok": 1})},
-                       password="right-password")
+                       referees=Referees.with_password("right-password"))
     server.logins = LoginLimiter(Clock())  # time stands still: the waits do not run out during the test
     server.start()
     try:
