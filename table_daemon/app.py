@@ -32,7 +32,7 @@ from table_daemon.rules_ops_deal import resolve_profile
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
-from .adapters.publisher import Publisher, iso_now
+from .adapters.publisher import Publisher, iso_now, stamp
 from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
 from .controller import (
@@ -457,8 +457,7 @@ class TableApp:
     def _status_envelope(self) -> dict[str, Any]:
         """The fields every message carries (mqtt-api.md "Every message"); ``status`` has no ``seq``, which
         counts state, events, results and alerts only."""
-        return {"schema": 1, "table": self.cfg.table.id, "event": self.cfg.table.event, "epoch": self.epoch,
-                "ts": iso_now(), "type": "status"}
+        return {**stamp(self.cfg.table.id, self.cfg.table.event, self.epoch), "type": "status"}
 
     def status_payload(self) -> dict[str, Any]:
         return {**self._status_envelope(), "online": True, "since": getattr(self, "started_iso", None),

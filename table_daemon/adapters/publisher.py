@@ -31,6 +31,12 @@ def iso_now(t: float | None = None) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
+def stamp(table: str, event: str, epoch: str, ts: float | None = None) -> dict[str, Any]:
+    """The fields every message carries but ``seq`` (mqtt-api.md "Every message"): schema, table, event, the
+    run's epoch and the time (now when ``ts`` is None)."""
+    return {"schema": 1, "table": table, "event": event, "epoch": epoch, "ts": iso_now(ts)}
+
+
 def dumps(payload: dict[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
@@ -57,12 +63,11 @@ class Publisher:
     def envelope(self, topic: str, payload: dict[str, Any], ts: float) -> tuple[str, int]:
         """The message text for ``topic`` with the envelope; returns (text, seq or 0)."""
         seq = 0
-        body: dict[str, Any] = {"schema": 1, "table": self.table, "event": self.event, "epoch": self.epoch}
+        body = stamp(self.table, self.event, self.epoch, ts)
         if topic in SEQUENCED:
             self.seq += 1
             seq = self.seq
             body["seq"] = seq
-        body["ts"] = iso_now(ts)
         merged = {**body, **payload}
         merged["event"] = self.event  # a deal record's "event" is the same event id
         return dumps(merged), seq
