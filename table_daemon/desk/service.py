@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 TABLE_KINDS = ("results", "alerts", "status", "state", "events", "health")
 #: seconds before a start is sent again: after a refusal (the table is busy), and when no reply came at all
 BUSY_RETRY_S = 2.0
+#: how often the desk looks for tables gone mid-match (the alert itself waits presence.OFFLINE_ALERT_S)
+ABSENT_CHECK_S = 5.0
 SILENT_RETRY_S = 5.0
 FREE_PHASES = ("match_over",)
 
@@ -87,6 +89,7 @@ class Desk:
         #: fed on paho's thread, asked on the ticker's
         self.presence = Presence()
         self._presence_lock = threading.Lock()
+        self._absent_checked = 0.0
         self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._watch, name="desk-standings", daemon=True)
@@ -237,6 +240,10 @@ class Desk:
     def _check_absent(self) -> None:
         """Raise the alerts now due for tables gone in the middle of a match of the current round (never
         while the desk itself is away from the broker: it cannot know then)."""
+        at = time.monotonic()
+        if at - self._absent_checked < ABSENT_CHECK_S:  # the standings below are the whole ledger: not twice a second
+            return
+        self._absent_checked = at
         with self._presence_lock:
             waiting = self.presence.waiting_offline()
         if not self.link.connected.is_set() or not waiting:
