@@ -15,7 +15,7 @@ from .clock import DEFAULT_TZ
 STANDINGS_COLUMNS = (
     ("rank", "名次 Rank"), ("name", "队名 Team"), ("unit", "单位 Unit"), ("match_points", "场分 MP"),
     ("level_points", "级差分 Level pts"), ("opponent_points", "对手分 Opp."), ("fouls", "违例 Fouls"),
-    ("played", "场次 Played"), ("byes", "轮空 Byes"), ("duplicate", "复式 Dup."), ("lot", "抽签 Lot"),
+    ("played", "场次 Played"), ("byes", "轮空 Byes"), ("duplicate", "复式 Dup."), ("lot_no", "抽签号 Lot no."),
 )
 
 

@@ -3,7 +3,8 @@
 Order: 场分, then 级差分, then 对手分 (the sum of the 场分 of every opponent met), then fewer fouls (violations
 confirmed by a referee), then the rounds counted back from the last one (the 场分 of the last round, then the
 one before ...), then lots. Lots are drawn from a seed recorded with the event, so anyone can redraw them:
-``lot = int(sha256(f"{seed}:{team_id}"))`` (first 48 bits), the smaller draws the better place.
+``lot = int(sha256(f"{seed}:{team_id}"))`` (first 48 bits), the smaller draws the better place. The team's
+抽签号 (``lot_no``, 1 for the smallest lot) is what people read: a 15-digit lot is shown by Excel as 2.01E+14.
 In a duplicate event the board-by-board total (§12) comes first.
 """
 
@@ -80,6 +81,7 @@ class Row:
     by_round: dict[int, float] = field(default_factory=dict)
     opponents: list[int] = field(default_factory=list)
     lot: int = 0
+    lot_no: int = 0
     rank: int = 0
 
     def to_json(self) -> dict[str, object]:
@@ -89,6 +91,7 @@ class Row:
             "level_points": self.level_points, "opponent_points": self.opponent_points,
             "fouls": self.fouls, "played": self.played, "byes": self.byes, "duplicate": self.duplicate,
             "by_round": {str(k): v for k, v in sorted(self.by_round.items())}, "lot": self.lot,
+            "lot_no": self.lot_no,
         }
 
 
@@ -177,6 +180,8 @@ def compute(
         return (*head, -row.match_points, -row.level_points, -row.opponent_points, row.fouls, countback,
                 row.lot)
 
+    for number, row in enumerate(sorted(rows.values(), key=lambda r: (r.lot, r.team)), start=1):
+        row.lot_no = number
     ordered = sorted(rows.values(), key=key)
     for i, row in enumerate(ordered, start=1):
         row.rank = i

@@ -59,6 +59,15 @@ def test_tie_breaks_opponents_then_fouls_then_countback_then_lots() -> None:
     assert names(rows)[0] != fouler and rows[1].fouls == 1
 
 
+def test_each_team_has_a_draw_number_in_the_order_of_its_lot() -> None:
+    rows = compute(TEAMS, [], lot_seed="x")
+    by_lot = sorted(rows, key=lambda r: draw_lot("x", r.team))
+    assert [r.lot_no for r in by_lot] == list(range(1, len(TEAMS) + 1))
+    # with nothing played the lots alone decide, so the draw numbers are the places
+    assert [r.lot_no for r in rows] == [r.rank for r in rows]
+    assert rows[0].to_json()["lot_no"] == 1 and rows[0].to_json()["lot"] == draw_lot("x", rows[0].team)
+
+
 def test_countback_from_the_last_round() -> None:
     teams = TEAMS[:4]
     outcomes = [
