@@ -407,9 +407,16 @@ def run_pair(args: argparse.Namespace) -> int:
         rows = pair_round(store, args.round, args.method)
     except EventError as exc:
         raise UsageError(str(exc)) from exc
-    names = {t.id: t.name for t in store.teams()}
-    for row in export.pairing_rows(rows, names):
+    teams = store.teams()
+    paired = export.pairing_rows(rows, {t.id: t.name for t in teams}, {t.id: t.unit for t in teams})
+    for row in paired:
         print(json.dumps(row, ensure_ascii=False))
+    if store.settings().get("keep_units_apart"):
+        for row in paired:
+            if row["same_unit"]:
+                print(f"注意：{row['table']} {row['ns_name']} 对 {row['ew_name']} 同属 {row['same_unit']}，本轮无法回避 | "
+                      f"note: {row['table']} pairs two teams of {row['same_unit']}; no pairing this round kept "
+                      "them apart without a rematch or a point's difference", file=sys.stderr)
     return 0
 
 

@@ -35,11 +35,19 @@ def standings_csv(report: Mapping[str, Any]) -> str:
     return out.getvalue()
 
 
-def pairing_rows(pairings: Sequence[Mapping[str, Any]], names: Mapping[int, str]) -> list[dict[str, Any]]:
-    """Pairings with team names: round, table, NS, EW (``轮空 bye`` when EW is empty)."""
+def pairing_rows(pairings: Sequence[Mapping[str, Any]], names: Mapping[int, str],
+                 units: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
+    """Pairings with team names: round, table, NS, EW (``轮空 bye`` when EW is empty), and ``same_unit``: the
+    unit both teams belong to when they do (同单位相遇, which an organiser keeping units apart wants to see)."""
+    units = units or {}
+
+    def same_unit(p: Mapping[str, Any]) -> str | None:
+        unit = units.get(p["ns"]) or None
+        return unit if p["ew"] is not None and unit == units.get(p["ew"]) else None
+
     return [{"round": p["round"], "table": p["tbl"], "ns": p["ns"], "ns_name": names.get(p["ns"], "?"),
              "ew": p["ew"], "ew_name": names.get(p["ew"], "?") if p["ew"] is not None else "轮空 bye",
-             "method": p["method"], "sent": bool(p.get("sent_at"))} for p in pairings]
+             "method": p["method"], "sent": bool(p.get("sent_at")), "same_unit": same_unit(p)} for p in pairings]
 
 
 def pairings_csv(rows: Sequence[Mapping[str, Any]]) -> str:

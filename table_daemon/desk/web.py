@@ -203,8 +203,8 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         return zone_name(store.settings().get("timezone"))
 
     def pairings() -> list[dict[str, Any]]:
-        names = {t.id: t.name for t in store.teams()}
-        return export.pairing_rows(store.pairings(), names)
+        teams = store.teams()
+        return export.pairing_rows(store.pairings(), {t.id: t.name for t in teams}, {t.id: t.unit for t in teams})
 
     def csv(text: str) -> Response:
         return 200, "text/csv; charset=utf-8", ("\ufeff" + text).encode()

@@ -234,3 +234,20 @@ def test_desk_commands_refuse_bad_input(tmp_path: Path, capsys: pytest.CaptureFi
     assert lines[0].startswith("名次 Rank,队名 Team") and len(lines) == 9
     alpha = next(line for line in lines if ",Alpha," in line)
     assert alpha.split(",")[6] == "1"  # one confirmed violation
+
+
+def test_desk_pair_says_when_it_pairs_one_units_teams_together(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "d.sqlite"
+    # four teams, three of them from one unit: one match of the first round must be that unit's
+    (tmp_path / "pairs.csv").write_text("队名,队员1,队员2,单位\nA,a1,a2,一中\nB,b1,b2,一中\nC,c1,c2,一中\n"
+                                        "D,d1,d2,二中\n", encoding="utf-8")
+    assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "pairs.csv")]) == 0
+    capsys.readouterr()
+    assert main(["desk", "pair", "--db", str(db), "--round", "1"]) == 0
+    out, err = capsys.readouterr()
+    rows = [json.loads(line) for line in out.splitlines()]
+    together = [r for r in rows if r["same_unit"]]
+    assert len(together) == 1 and together[0]["same_unit"] == "一中"
+    assert all(r["same_unit"] is None for r in rows if r not in together)
+    assert "同属 一中" in err and "pairs two teams of 一中" in err and together[0]["table"] in err

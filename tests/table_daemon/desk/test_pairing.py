@@ -55,6 +55,40 @@ def test_swiss_keeps_units_apart_where_possible() -> None:
     assert pairing.swiss([1, 2, 3, 4], scores, set(), units=units, keep_units_apart=False) == [(1, 2), (3, 4)]
 
 
+def all_pairings(teams: list[int]) -> list[list[tuple[int, int]]]:
+    if not teams:
+        return [[]]
+    first, rest = teams[0], teams[1:]
+    return [[(first, b), *more] for i, b in enumerate(rest) for more in all_pairings(rest[:i] + rest[i + 1:])]
+
+
+def test_swiss_keeps_units_apart_whenever_a_same_score_pairing_allows_over_the_whole_round() -> None:
+    """Against every pairing of the round: a same-unit match is paired only when every pairing without it
+    costs at least a point of 场分 difference (or a rematch), counted over all the round's matches."""
+
+    def cost(pairs: list[tuple[int, int]], scores: dict[int, float], units: dict[int, str]) -> int:
+        half_points = sum((round(2 * scores[a]) - round(2 * scores[b])) ** 2 for a, b in pairs)
+        return half_points + 4 * sum(units[a] == units[b] for a, b in pairs)  # a unit weighs one point (4)
+
+    checked = 0
+    for seed in range(400):
+        rng = random.Random(seed)
+        teams = list(range(1, rng.choice((4, 6, 8)) + 1))
+        scores = {t: float(rng.choice((0, 1, 2, 3, 4))) for t in teams}
+        units = {t: rng.choice("ABC") for t in teams}
+        met = {frozenset(rng.sample(teams, 2)) for _ in range(rng.randint(0, len(teams)))}
+        order = sorted(teams, key=lambda t: (-scores[t], t))
+        legal = [m for m in all_pairings(order) if all(frozenset(p) not in met for p in m)]
+        if not legal:
+            continue
+        got = pairing.swiss(order, scores, met, units=units)
+        assert all(b is not None and frozenset((a, b)) not in met for a, b in got)
+        pairs = [(a, b) for a, b in got if b is not None]
+        assert cost(pairs, scores, units) == min(cost(m, scores, units) for m in legal), seed
+        checked += 1
+    assert checked > 300
+
+
 def test_odd_count_gives_the_bye_to_the_lowest_team_without_one() -> None:
     scores = {1: 4.0, 2: 2.0, 3: 2.0, 4: 0.0, 5: 0.0}
     pairs = pairing.swiss([1, 2, 3, 4, 5], scores, set(), had_bye={5})
