@@ -27,7 +27,7 @@ from typing import Any
 
 from firmware_bridge.deal import load_deal_file, new_deal
 from firmware_bridge.dealer_types import DealerError
-from firmware_bridge.runner import LinkError
+from firmware_bridge.runner import LinkError, Notice
 from guandan import SEATS
 from hardware.dealers import open_dealer
 from table_daemon.controller import CardsSeen, DealerCard, DealerDone, DealerFault, DealerStarted, Input
@@ -149,12 +149,23 @@ class SerialDealer(_DealerBase):
         self.deal_file = deal_file
         self.rng = random.Random(seed) if seed is not None else secrets.SystemRandom()
         self.client: Any = None
+        #: why the open link is down now (cable pulled mid-deal, the dealer silent), or None: the link reopens
+        #: by itself, and until it does the dealer is ``lost``, never ``dealing`` as if all were well
+        self.link_down: str | None = None
+
+    def on_notice(self, notice: Notice) -> None:
+        """The link's own news (from its thread): down on ``disconnected`` or ``link_lost``, up again once the
+        dealer has answered (``identified``, ``link_up``)."""
+        if notice.kind in ("disconnected", "link_lost"):
+            self.link_down = notice.detail or notice.kind
+        elif notice.kind in ("identified", "link_up"):
+            self.link_down = None
 
     def _run(self, board: int | None, deal_no: int) -> None:
         self.state = "dealing"
         try:
             if self.client is None:
-                self.client = open_dealer(self.port)
+                self.client = open_dealer(self.port, on_notice=self.on_notice)
             if self.deal_file:
                 plan = load_deal_file(self.deal_file, board or deal_no)
             else:
@@ -182,11 +193,14 @@ class SerialDealer(_DealerBase):
 
     def health(self) -> dict[str, Any]:
         """As the base, with the port; a port that is not there (unplugged, wrong path, no permission) is
-        ``missing`` with the reason, never an idle dealer."""
+        ``missing`` with the reason, never an idle dealer; a link that went down while open (a cable pulled
+        mid-deal) is ``lost`` until the dealer answers again."""
         out = {**super().health(), "port": self.port}
         problem = port_problem(self.port)
         if problem and self.state != "dealing":
             out["state"], out["error"] = "missing", problem
+        elif self.link_down is not None:
+            out["state"], out["error"] = "lost", f"{self.link_down} (check the dealer's USB cable and power)"
         return out
 
     def close(self) -> None:

@@ -107,8 +107,8 @@ FAILING = ("missing", "fault", "lost")
 
 def problems(figures: dict[str, Any], limits: HealthLimits) -> dict[str, str]:
     """The problems the health figures show, each code with its evidence in words: the Pi's power, heat and
-    disk against ``limits``, and every device that is missing (a device that fails while in use raises its own
-    alert: ``dealer_jam``, ``camera_lost``). Pure: the app raises an alert for each code that appears and says
+    disk against ``limits``, every device that is missing, and a dealer whose link is lost mid-deal (the deal
+    waits for it; other failures in use raise their own alerts: ``dealer_jam``, ``camera_lost``). Pure: the app raises an alert for each code that appears and says
     when it clears."""
     out: dict[str, str] = {}
     power = figures.get("power")
@@ -127,4 +127,6 @@ def problems(figures: dict[str, Any], limits: HealthLimits) -> dict[str, str]:
         state = device.get("state")
         if state == "missing":
             out[f"{name}_missing"] = str(device.get("error") or state)
+        elif state == "lost" and name == "dealer":  # the camera's loss has its own alert (camera_lost)
+            out["dealer_lost"] = str(device.get("error") or state)
     return out

@@ -18,6 +18,8 @@ TEXT = {
     "pi_disk_low": "存储卡空间不足 / SD card nearly full: the journal cannot grow",
     "dealer_missing": "找不到发牌机 / dealer not found: check its USB cable",
     "dealer_fault": "发牌机故障 / dealer failing",
+    "dealer_lost": "发牌机连接中断 / dealer link lost: check its USB cable and power; the deal goes on when it "
+                   "is back",
     "camera_missing": "找不到摄像头 / camera not found: check its cable and camera.camera_num",
     "camera_lost": "摄像头无画面 / camera delivers no frames",
     "panels_missing": "座位面板不可用 / seat panels not available: buttons and lights do not work",

@@ -37,6 +37,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "camera_calibrated": ("识别区已标定", "play areas calibrated"),
     "camera_missing": ("找不到摄像头", "camera not found"),
     "dealer_missing": ("找不到发牌机", "dealer not found"),
+    "dealer_lost": ("发牌机连接中断", "dealer link lost"),
     "panels_missing": ("座位面板不可用", "seat panels not available"),
     "panels_fault": ("座位面板故障", "seat panels failing"),
     "pi_under_voltage": ("树莓派供电不足", "Pi under-voltage"),
