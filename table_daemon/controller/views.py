@@ -32,10 +32,21 @@ def _levels(levels: dict[str, int]) -> dict[str, str]:
     return {t: format_team_level(v) for t, v in levels.items()}
 
 
+def match_clock(c: TableState) -> dict[str, Any] | None:
+    """A timed match's clock, so that a screen joining at any moment shows the time left: when the match
+    started and when its time is up (table time, as the turn timer), and whether it is up. None when the match
+    is not timed."""
+    minutes = c.match.profile.match_minutes
+    if not c.match_active or c.match.profile.match_end not in ("time", "time_or_deals") or minutes is None:
+        return None
+    start = c.match.t_start
+    return {"started": round(start, 3), "ends": round(start + minutes * 60.0, 3), "time_up": c.match.time_up}
+
+
 def public_state(c: TableState) -> dict[str, Any]:
     """The whole public state: seats (counts only), levels, phase, turn and timer, trick, tribute (with the
     cards laid face up and, under ``winner_chooses``, ``tribute_choice``: the table waits for 上游's pick),
-    last result."""
+    last result, and a timed match's clock."""
     d = c.deal
     st = d.state if d is not None else None
     seats: dict[str, Any] = {}
@@ -73,6 +84,7 @@ def public_state(c: TableState) -> dict[str, Any]:
         "last_result": c.last_result,
         "match_result": c.match_result,
         "match_end": c.match_end,
+        "match_clock": match_clock(c),
     }
     if d is not None and st is not None:
         out["turn"] = st.to_move

@@ -68,3 +68,15 @@ def test_each_card_dealt_is_a_new_state_with_the_seats_counts() -> None:
         h.send(DealerCard(index, card, seat))
     h.send(DealerDone(True, None, hands, "c0ffee"))
     assert h.c.phase == "playing" and all(h.of("state")[-1]["seats"][s]["cards_left"] == 27 for s in SEATS)
+
+
+def test_a_timed_match_says_when_its_time_is_up() -> None:
+    """A screen joining at any moment shows a timed match's time left: its start and end in table time."""
+    h = Harness("national", auto_deal=True)
+    h.start_match(match_end={"method": "time_or_deals", "minutes": 8, "deals": 5})
+    clock = h.of("state")[-1]["match_clock"]
+    assert clock == {"started": clock["started"], "ends": clock["started"] + 480.0, "time_up": False}
+    assert h.now - 10 < clock["started"] <= h.now  # table time, as the turn timer's
+    untimed = Harness("national", auto_deal=True)
+    untimed.start_match(match_end={"method": "deals", "deals": 1})
+    assert untimed.of("state")[-1]["match_clock"] is None
