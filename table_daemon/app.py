@@ -54,7 +54,7 @@ from .controller import (
 )
 from .controller.model import DealerFaultKind
 from .controller.views import hands_payload, public_state
-from .device_health import device_figures, device_states, rss_mb, with_picture
+from .device_health import device_figures, device_states, rss_mb, service_status, with_picture
 from .journal_faults import JOURNAL_READ_FAILED, JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
 from .snapshots import SNAPSHOT_EVERY, prune, recover, refused_entry, save_snapshot
 from .version import VERSION
@@ -91,6 +91,7 @@ class TableApp:
         self.limits = HealthLimits(cpu_temp_c=cfg.health.max_cpu_temp_c, disk_free_mb=cfg.health.min_free_mb)
         self.problems: dict[str, str] = {}
         self._device_states: dict[str, str] | None = None
+        self._service_status = ""  # the last STATUS= told to systemd
         self.clock = clock
         self.dealer, self.camera, self.panels = dealer, camera, panels
         self.inbox: queue.Queue[tuple[Input | None, Inbound | None]] = queue.Queue()
@@ -181,7 +182,10 @@ class TableApp:
         self._thread = threading.Thread(target=self._loop, name=f"table-{self.cfg.table.id}", daemon=True)
         self._thread.start()
         self.inbox.put((None, Inbound("resume", "", None)))
-        self.notifier.ready(f"table {self.cfg.table.id} up")
+        # ready: the table runs (and journals) with or without its broker and devices; STATUS= then says how
+        # they are at each health report (_health_news)
+        self.notifier.ready(f"牌桌 table {self.cfg.table.id} started, "
+                            f"{'connecting to the broker' if self.link is not None else 'no broker link'}")
 
     def stop(self) -> None:
         self.notifier.stopping()
@@ -422,6 +426,11 @@ class TableApp:
         if self._device_states is not None and states != self._device_states and self.link is not None:
             self.link.publish_status()
         self._device_states = states
+        line = service_status(self.cfg.table.id, self.link.connection.link_state() if self.link else None,
+                              figures["devices"], found)
+        if line != self._service_status:
+            self._service_status = line
+            self.notifier.status(line)
 
     def health(self) -> dict[str, Any]:
         now = self.clock()

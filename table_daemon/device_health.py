@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .config import TableConfig
@@ -41,6 +41,23 @@ def device_states(cfg: TableConfig, devices: Mapping[str, Any],
                 entry["error"] = str(got["error"])
         out[name] = entry
     return out
+
+
+def service_status(table: str, link: Mapping[str, Any] | None, devices: Mapping[str, Mapping[str, Any]],
+                   problems: Iterable[str]) -> str:
+    """The one line ``systemctl status`` shows for the table (sd_notify ``STATUS=``): the broker link, each
+    device's state and the health problems, so a technician at the Pi sees what the referee's alerts say."""
+    if link is None:
+        broker = "no broker link"
+    elif link.get("connected"):
+        broker = f"broker {link.get('broker')} connected"
+    else:
+        reason = f": {link['reason']}" if link.get("reason") else ""
+        broker = f"broker {link.get('broker')} unreachable{reason}"
+    states = ", ".join(f"{name} {d.get('state')}" for name, d in devices.items())
+    found = (["broker_unreachable"] if link is not None and not link.get("connected") else []) + sorted(problems)
+    verdict = f"问题 problems: {', '.join(found)}" if found else "正常 ok"
+    return f"牌桌 table {table} · {broker} · {states} · {verdict}"
 
 
 def device_figures(devices: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -1,8 +1,9 @@
 """systemd integration without a dependency: sd_notify over the ``NOTIFY_SOCKET`` datagram socket.
 
 The unit (deploy/guandan-table.service) is ``Type=notify`` with ``WatchdogSec``: the daemon says ``READY=1``
-once its devices and broker link are up, and ``WATCHDOG=1`` from its main loop, so a hung loop (not just a
-dead process) is restarted by systemd. Outside systemd (no ``NOTIFY_SOCKET``) every call is a no-op.
+once it runs (a table plays and journals with or without its broker and devices), ``STATUS=`` with the broker
+link, the devices and the health problems whenever that line changes, and ``WATCHDOG=1`` from its main loop, so
+a hung loop (not just a dead process) is restarted by systemd. Outside systemd (no ``NOTIFY_SOCKET``) every call is a no-op.
 """
 
 from __future__ import annotations

@@ -5,12 +5,14 @@ or failing in ``status.devices`` and ``health`` and raises an alert, and says so
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
 from table_daemon.adapters.pi_health import PiHealth
 from table_daemon.app import TableApp
 from table_daemon.config import parse_config
+from table_daemon.device_health import service_status
 from table_daemon.runtime import build_camera, build_dealer, build_panels
 
 THROTTLED = "sys/devices/platform/soc/soc:firmware/get_throttled"
@@ -102,3 +104,41 @@ def test_unwell_hardware_is_reported_missing_and_alerted(mosquitto: Any, topic_r
         os.close(secondary)
     finally:
         app.stop()
+
+
+def test_systemd_hears_the_broker_and_the_devices_not_just_up(tmp_path: Path, monkeypatch: Any,
+                                                              topic_root: Any) -> None:
+    """``systemctl status`` shows what the referee's alerts say: a broker nobody answers at and a dealer that is
+    not plugged in, in the unit's STATUS= line, after a READY=1 that does not claim the table is reachable."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"mqtt://127.0.0.1:{probe.getsockname()[1]}"
+    notify = tmp_path / "notify"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(notify))
+        sock.settimeout(10)
+        monkeypatch.setenv("NOTIFY_SOCKET", str(notify))
+        cfg = config(url, topic_root, tmp_path)
+        app = TableApp(cfg, dealer=build_dealer(cfg), camera=None, panels=None,
+                       pi_health=PiHealth(tmp_path / "no-sys", disk_path=tmp_path, vcgencmd=None))
+        app.start()
+        try:
+            ready = sock.recv(512).decode()
+            assert ready.startswith("READY=1\nSTATUS=") and "connecting to the broker" in ready
+            status = sock.recv(512).decode()
+            while status.startswith("WATCHDOG"):
+                status = sock.recv(512).decode()
+        finally:
+            app.stop()
+    assert status.startswith("STATUS=牌桌 table ") and "unreachable" in status and "dealer missing" in status
+    assert "问题 problems: broker_unreachable, dealer_missing" in status
+
+
+def test_the_service_status_line_says_ok_only_when_all_is() -> None:
+    link = {"connected": True, "broker": "hall:8883", "reason": ""}
+    devices = {"dealer": {"state": "ready"}, "camera": {"state": "ok"}}
+    assert service_status("T07", link, devices, []) == ("牌桌 table T07 · broker hall:8883 connected · dealer ready, "
+                                                        "camera ok · 正常 ok")
+    away = {"connected": False, "broker": "hall:8883", "reason": "connection refused"}
+    line = service_status("T07", away, devices, ["pi_hot"])
+    assert "unreachable: connection refused" in line and line.endswith("问题 problems: broker_unreachable, pi_hot")
