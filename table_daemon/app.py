@@ -53,7 +53,7 @@ from .controller import (
     TurnChanged,
 )
 from .controller.model import DealerFaultKind
-from .controller.views import hands_payload, public_state
+from .controller.views import hands_payload, public_state, seats_asked, status_light
 from .device_health import device_figures, device_states, rss_mb, service_status, with_picture
 from .journal_faults import JOURNAL_READ_FAILED, JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
 from .snapshots import SNAPSHOT_EVERY, prune, recover, refused_entry, save_snapshot
@@ -89,7 +89,7 @@ class TableApp:
         #: the Pi's power, heat and SD card (tests give one reading a temp dir laid out as /sys)
         self.pi_health = pi_health or PiHealth(disk_path=os.path.dirname(os.path.abspath(cfg.journal.path)))
         self.limits = HealthLimits(cpu_temp_c=cfg.health.max_cpu_temp_c, disk_free_mb=cfg.health.min_free_mb)
-        self.problems: dict[str, str] = {}
+        self.problems: dict[str, str] = {}  # set from the recovered controller below
         self._device_states: dict[str, str] | None = None
         self._service_status = ""  # the last STATUS= told to systemd
         self.clock = clock
@@ -124,6 +124,8 @@ class TableApp:
         self._thread: threading.Thread | None = None
         self.started_iso = iso_now()
         self.recovered = self._recover()
+        # problems open before a restart: the first health report says which have cleared since
+        self.problems = dict.fromkeys(self.controller.open_problems, "")
         self.started_at = clock()
         self.inputs_handled = 0
         self.last_health = 0.0
@@ -374,18 +376,17 @@ class TableApp:
         """After a restart: lights and simulated seats as the recovered state says; a deal caught while
         being dealt is void (the dealer's run was cut) and dealt again."""
         c = self.controller
+        if self.panels is not None:
+            self.panels.set_status(status_light(c))
         if c.phase == "dealing":
             self.handle(DealerFault(DealerFaultKind.RESTART, "the table restarted while dealing"))
             if self.cfg.table.auto_deal:
                 self.handle(Command("start_deal", {}))
             return
         d = c.deal
-        if d is not None and d.state is not None:
+        if d is not None and d.state is not None and c.phase != "paused":
             st = d.state
-            seats = [st.to_move] if st.to_move else (st.pending_gives() or [s for s, _ in st.pending_returns()])
-            asked = "play" if st.to_move else ("tribute" if st.pending_gives() else "return")
-            if d.pending_declare is not None:
-                seats, asked = [d.pending_declare["seat"]], "declare"
+            seats, asked = seats_asked(c)
             for seat in seats:
                 if self.panels is not None:
                     self.panels.set_light(seat, "turn", True)

@@ -101,6 +101,8 @@ class TablePanels:
                 if pin:
                     self.lights[(seat, light)] = LED(pin, pin_factory=pin_factory)
         self.status = LED(status_light, pin_factory=pin_factory) if status_light else None
+        #: the status light's mode last asked for (gpiozero does not say whether an LED blinks)
+        self.status_mode = "off"
         self.buzzer = Buzzer(buzzer, pin_factory=pin_factory) if buzzer else None
 
     def _handler(self, seat: str, button: str) -> Callable[[], None]:
@@ -136,6 +138,7 @@ class TablePanels:
 
     def set_status(self, mode: str) -> None:
         """``on`` (playing), ``blink`` (waiting/paused), ``fast`` (fault), ``off``."""
+        self.status_mode = mode
         if self.status is None:
             return
         if mode == "on":

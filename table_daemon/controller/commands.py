@@ -17,13 +17,13 @@ from guandan import deal as engine
 from .auth import check_signature
 from .dealing import start_deal
 from .match import start_match
-from .model import Command, Reply
+from .model import Command, Light, Reply
 from .play import declare, report
 from .referee import correct, penalty
 from .state import Phase, TableState
 from .steps import act_on
 from .tribute import choose as choose_tribute
-from .views import publish_state
+from .views import publish_state, seats_asked
 
 REFEREE_COMMANDS = frozenset({"correct", "penalty"})
 
@@ -68,6 +68,8 @@ def _pause(c: TableState, p: dict[str, Any]) -> str | None:
     if c.phase == Phase.PAUSED:
         return "already paused"
     c.paused_from, c.phase, c.paused_at = c.phase, Phase.PAUSED, c.now
+    for seat in SEATS:  # nobody is asked to act while the referee holds the table
+        c.effect(Light(seat, "turn", False))
     c.emit("paused", reason=p.get("reason"))
     publish_state(c)
     return None
@@ -82,6 +84,9 @@ def _resume(c: TableState, p: dict[str, Any]) -> str | None:
         d.state = replace(d.state, turn_since=d.state.turn_since + (c.now - c.paused_at))
         if d.tribute_choice is not None:
             d.tribute_choice["since"] += c.now - c.paused_at
+    asked, _ = seats_asked(c)
+    for seat in SEATS:  # the lamps of the seats the deal waits on, as before the pause
+        c.effect(Light(seat, "turn", seat in asked))
     c.emit("resumed")
     publish_state(c)
     return None

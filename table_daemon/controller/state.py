@@ -151,6 +151,12 @@ class TableState:
     timers, evidence), commands obeyed; and the few helpers every flow uses to queue effects (``emit``,
     ``alert``, ``set_turn``). The flows change it; :class:`~.table.TableController` dispatches inputs to them."""
 
+    # Kept at class level so that a snapshot taken before they existed still loads (pickle restores __dict__).
+    #: the health problems raised and not yet cleared (HealthNotice codes): the status light blinks fast
+    open_problems: frozenset[str] = frozenset()
+    #: the status light's mode last asked of the panels ("" before the first input)
+    status_mode: str = ""
+
     def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
                  software_seats: tuple[str, ...] = (), referee_role: str = "referee",
                  timing: Timing | None = None, referee_key: bytes | None = None, deal_file: str = "") -> None:

@@ -35,11 +35,13 @@ from .model import (
     HealthNotice,
     Input,
     Press,
+    StatusLight,
     Tick,
     ZoneCleared,
 )
 from .play import on_cards_seen, on_press, on_tick
 from .state import FOULS, Phase, TableDeal, TableState, Timing
+from .views import status_light
 
 __all__ = ["FOULS", "Phase", "TableController", "TableDeal", "Timing"]
 
@@ -56,6 +58,10 @@ class TableController(TableState):
         if self.settle_due:
             self.settle_due = False
             end_deal(self)
+        mode = status_light(self)
+        if mode != self.status_mode:
+            self.status_mode = mode
+            self.effect(StatusLight(mode))
         effects, self._effects = self._effects, []
         return effects
 

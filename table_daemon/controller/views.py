@@ -23,13 +23,38 @@ from guandan import (
 from guandan import deal as engine
 
 from .model import Publish
-from .state import TableDeal, TableState
+from .state import IN_DEAL, TableDeal, TableState
 
 CHOICE_TEXT = "上游选择进贡牌 / 上游 chooses a tribute card"
 
 
 def _levels(levels: dict[str, int]) -> dict[str, str]:
     return {t: format_team_level(v) for t, v in levels.items()}
+
+
+def seats_asked(c: TableState) -> tuple[list[str], str]:
+    """The seats the table waits on in a deal, and for what (``declare``, ``play``, ``tribute``, ``return``):
+    whose turn lamps are lit. None while the table is not in a deal (paused, between deals)."""
+    d = c.deal
+    if d is None or d.state is None or c.phase not in IN_DEAL:
+        return [], "wait"
+    st = d.state
+    if d.pending_declare is not None:
+        return [str(d.pending_declare["seat"])], "declare"
+    if st.to_move:
+        return [st.to_move], "play"
+    gives = list(st.pending_gives())
+    if gives:
+        return gives, "tribute"
+    return [s for s, _ in st.pending_returns()], "return"
+
+
+def status_light(c: TableState) -> str:
+    """The table's status light: ``fast`` while a health problem is open, ``on`` in a deal, ``blink`` while
+    waiting (no match, between deals, match over, paused by the referee)."""
+    if c.open_problems:
+        return "fast"
+    return "on" if c.phase in IN_DEAL else "blink"
 
 
 def match_clock(c: TableState) -> dict[str, Any] | None:
