@@ -67,22 +67,23 @@ def register(subparsers: Any) -> None:
     check.set_defaults(handler=cmd_check_config)
 
 
-def _load(path: str) -> Any:
+def _load(path: str, warnings: list[str] | None = None) -> Any:
     from table_daemon.config import ConfigError
     from table_daemon.config_check import load_checked
 
     try:
-        return load_checked(path)
+        return load_checked(path, warnings)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
 
 def cmd_check_config(args: argparse.Namespace) -> int:
-    cfg = _load(args.file)
+    warnings: list[str] = []  # devices absent here: the table would start and report them missing
+    cfg = _load(args.file, warnings)
     print(json.dumps({"ok": True, "file": args.file, "table": cfg.table.id, "event": cfg.table.event,
                       "profile": cfg.table.profile, "broker": cfg.mqtt.url, "dealer": cfg.dealer.port,
-                      "camera": cfg.camera.source, "pin_factory": cfg.panels.pin_factory or "default"},
-                     ensure_ascii=False))
+                      "camera": cfg.camera.source, "pin_factory": cfg.panels.pin_factory or "default",
+                      "warnings": warnings}, ensure_ascii=False))
     return 0
 
 

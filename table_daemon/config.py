@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
@@ -207,6 +208,34 @@ def prefix_error(prefix: str) -> str | None:
     return None
 
 
+_LABEL_RE = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
+
+
+def host_error(host: str) -> str | None:
+    """Why ``host`` cannot be a broker's host (a host name or an IP address), or None.
+
+    ``urlparse`` takes anything between ``//`` and the port as the host: ``mqtt://broker hall`` would only fail
+    at the first connect, as an unknown host, retried all evening. A name is dot-separated labels of letters,
+    digits, ``-`` (not at either end) and ``_`` (container names), at most 253 characters; a non-ASCII name
+    counts as its IDNA (punycode) form, as the resolver would look it up.
+    """
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host)
+        return None
+    except ValueError:
+        pass
+    try:
+        name = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        name = host
+    labels = name.removesuffix(".").split(".")
+    if len(name) > 253 or not all(_LABEL_RE.fullmatch(label) for label in labels) or name.replace(".", "").isdigit():
+        return f"主机名无效 | {host!r} is not a host name or IP address (letters, digits, - and . only, no spaces)"
+    return None
+
+
 def id_error(what: str, value: str) -> str | None:
     """Why ``value`` cannot be an event or table id (``what`` names which, e.g. "table id"), or None."""
     return None if _ID_RE.fullmatch(value) else f"bad {what} {value!r} ({ID_RULE})"
@@ -219,8 +248,11 @@ class _Locator:
         self.lines = text.splitlines()
 
     def line_of(self, path: tuple[str, ...]) -> int:
+        """The line of ``path``: its header or ``key =`` line; for an item inside a value (``colour_gains.1``
+        of ``colour_gains = [1.9, "x"]``, a key of an inline table) the line of the key holding it; 0: not found."""
         header: tuple[str, ...] = ()
         best = 0
+        within = 0
         for number, raw in enumerate(self.lines, 1):
             line = raw.split("#", 1)[0].strip()
             m = re.match(r"^\[\[?\s*([^\]]+?)\s*\]\]?$", line)
@@ -231,12 +263,15 @@ class _Locator:
                 if header == path[: len(header)] and not best and len(header) == len(path) - 1:
                     best = 0
                 continue
-            k = re.match(r'^("?)([A-Za-z0-9_.-]+)\1\s*=', line)
+            k = re.match(r'^(?:"([^"]+)"|([A-Za-z0-9_.-]+))\s*=', line)
             if k:
-                full = header + tuple(p.strip('"') for p in k.group(2).split("."))
+                key = k.group(1) if k.group(1) is not None else k.group(2)
+                full = header + (tuple(p.strip('"') for p in key.split(".")) if k.group(2) else (key,))
                 if full == path or full[: len(path)] == path:
                     return number
-        return best
+                if not within and len(full) < len(path) and path[: len(full)] == full:
+                    within = number  # the key whose value holds the path, unless the path has a line of its own
+        return best or within
 
 
 def _type_name(tp: Any) -> str:
@@ -302,6 +337,9 @@ def _validate(cfg: TableConfig, err: Any) -> None:
     url = urlparse(cfg.mqtt.url)
     if url.scheme not in ("mqtt", "mqtts", "tcp", "ssl", "ws", "wss") or not url.hostname:
         err(("mqtt", "url"), f"bad broker URL {cfg.mqtt.url!r} (mqtt://HOST:PORT or mqtts://HOST:PORT)")
+    bad_host = host_error(url.hostname or "")
+    if bad_host is not None:
+        err(("mqtt", "url"), f"bad broker URL {cfg.mqtt.url!r}: {bad_host}")
     if cfg.mqtt.protocol not in (4, 5):
         err(("mqtt", "protocol"), "must be 4 (MQTT 3.1.1) or 5")
     if not 2 <= cfg.mqtt.keepalive <= 120:
@@ -418,16 +456,53 @@ def _validate_values(cfg: TableConfig, err: Any) -> None:
         err(("health", "interval_seconds"), f"must be above 0, got {cfg.health.interval_seconds}")
 
 
-def error_reporter(text: str, source: str) -> Any:
-    """``err(path, message)`` raising :class:`ConfigError` with ``source:line: key: message``."""
+def message_reporter(text: str, source: str) -> Callable[[tuple[str, ...], str], str]:
+    """``say(path, message)`` -> ``source:line: key: message``: how every error and warning about a config
+    names its file, line and key (one line)."""
     locator = _Locator(text)
 
-    def err(path: tuple[str, ...], message: str) -> None:
+    def say(path: tuple[str, ...], message: str) -> str:
         line = locator.line_of(path)
         where = f"{source}:{line}" if line else source
-        raise ConfigError(f"{where}: {'.'.join(path)}: {message}")
+        return f"{where}: {'.'.join(path)}: {message}"
+
+    return say
+
+
+def error_reporter(text: str, source: str) -> Any:
+    """``err(path, message)`` raising :class:`ConfigError` with ``source:line: key: message``."""
+    say = message_reporter(text, source)
+
+    def err(path: tuple[str, ...], message: str) -> None:
+        raise ConfigError(say(path, message))
 
     return err
+
+
+#: what is said with a TOML error on a line whose key is not ASCII (帧率 = 10, [panels.seats.南])
+ASCII_KEYS = "键名须为英文半角 | keys are ASCII names such as fps"
+ASCII_SEATS = "座位为 S、E、N、W | seats are S, E, N, W"
+
+
+def toml_error(text: str, source: str, exc: tomllib.TOMLDecodeError) -> str:
+    """The one line that says why ``text`` is not TOML: file and line, tomllib's reason, the line itself (trimmed,
+    so the key is named) and, when the key there is not ASCII (a Chinese key, a full-width ``＝``), that keys
+    are ASCII: a Chinese key is the likely slip of a Chinese-speaking organiser, and tomllib says only
+    ``Invalid statement``."""
+    found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+    lines = text.splitlines()
+    if found is None or not 0 < int(found.group(1)) <= len(lines):
+        return f"{source}: not valid TOML: {exc}"
+    number = int(found.group(1))
+    raw = lines[number - 1].strip()
+    shown = raw if len(raw) <= 60 else raw[:57] + "..."
+    message = f"{source}:{number}: not valid TOML: {exc}: 「{shown}」"
+    key = raw if raw.startswith("[") else raw.split("=", 1)[0]
+    if not key.split("#", 1)[0].isascii():
+        message += f"; {ASCII_KEYS}"
+        if raw.startswith("[") and "seats" in key:
+            message += f"; {ASCII_SEATS}"
+    return message
 
 
 def parse_config(text: str, source: str = "<string>") -> TableConfig:
@@ -437,7 +512,7 @@ def parse_config(text: str, source: str = "<string>") -> TableConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+        raise ConfigError(toml_error(text, source, exc)) from None
     cfg: TableConfig = _build(TableConfig, data, (), err)
     cfg.source = source
     _validate(cfg, err)

@@ -3,27 +3,47 @@ are there (issue 14 item 6).
 
 :func:`table_daemon.config.parse_config` checks keys, types and values; this checks the machine: a journal
 directory that exists or can be made, a rule profile (a shipped name or a readable profile file), a deal file,
-deck, calibration, key and certificate files that can be read, a dealer port that exists. Each problem is one :class:`~table_daemon.config.ConfigError` naming the key,
+deck, calibration, key and certificate files that can be read, the TLS files loaded as the MQTT connection loads
+them, a dealer port that is a device path. Each problem is one :class:`~table_daemon.config.ConfigError` naming the key,
 the file and the line, so ``check-config`` on the Pi finds it before the event, and ``run`` says it instead of
 crashing at the first deal.
+
+A camera or pin driver that is absent on this machine is a warning, not an error (:func:`device_warnings`): the
+table is meant to start without it and report it missing (health, an alert) until it is plugged in, so refusing
+to run would take the rest of the table down with it; but the organiser checking the Pi hears of it now.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
-from .config import TableConfig, error_reporter, parse_config, read_config_text
+from .config import TableConfig, error_reporter, message_reporter, parse_config, read_config_text
 
 #: (section, key) of files a config may name; "" means not used
 FILES = (("table", "referee_key_file"), ("mqtt", "password_file"), ("mqtt", "ca_file"), ("mqtt", "cert_file"),
          ("mqtt", "key_file"), ("dealer", "deal_file"), ("camera", "deck"), ("camera", "calibration"))
 
 
-def load_checked(path: str | Path) -> TableConfig:
-    """Read, parse and check a config file and what it names; raises :class:`ConfigError`."""
+#: the pin driver module each gpiozero pin factory imports, and its Raspberry Pi OS package (``native``: none)
+PIN_DRIVERS = {"lgpio": ("lgpio", "python3-lgpio"), "rpigpio": ("RPi.GPIO", "python3-rpi.gpio"),
+               "pigpio": ("pigpio", "python3-pigpio")}
+#: where the video devices of ``usb://N`` cameras are (``/dev/videoN``; a variable for the tests)
+DEV = Path("/dev")
+
+
+def load_checked(path: str | Path, warnings: list[str] | None = None) -> TableConfig:
+    """Read, parse and check a config file and what it names; raises :class:`ConfigError`.
+
+    Devices named but absent on this machine (:func:`device_warnings`) do not stop it: each is printed on stderr
+    as one line ``guandan-table: warning: FILE:LINE: key: ...`` (for ``check-config`` and ``run`` alike) and
+    added to ``warnings`` when one is given (``check-config``'s JSON lists them)."""
     text = read_config_text(path)
     cfg = parse_config(text, str(path))
     err = error_reporter(text, str(path))
@@ -34,7 +54,67 @@ def load_checked(path: str | Path) -> TableConfig:
             # the defaults are the demo's: a real table left without them would join event "demo" as T01, and
             # a second one would take the first one's place at the broker (the same client id)
             err(("table", key), f"missing: a real table names its {what} in [table]")
+    found = device_warnings(cfg, message_reporter(text, str(path)))
+    for warning in found:
+        print(f"guandan-table: warning: {warning}", file=sys.stderr)
+    if warnings is not None:
+        warnings.extend(found)
     return cfg
+
+
+def device_warnings(cfg: TableConfig, say: Callable[[tuple[str, ...], str], str]) -> list[str]:
+    """The devices ``cfg`` names that this machine lacks, one line each (``say(path, message)`` names file, line
+    and key): a ``usb://N`` or ``/dev/videoN`` camera without its device, a ``picamera://`` camera without a
+    picamera2 that imports, a pin factory without its driver module, a dealer port that is not there. The table
+    runs without them and reports them missing."""
+    found: list[str] = []
+    port = cfg.dealer.port
+    if port.startswith("/") and not os.path.exists(port):
+        found.append(say(("dealer", "port"), f"发牌机不存在 | no such device: {port} (is the dealer plugged in? "
+                                             "`ls /dev/ttyACM*`): the table starts and reports the dealer missing "
+                                             "until it is plugged in"))
+    src = cfg.camera.source
+    device = _video_device(src)
+    if device is not None and sys.platform.startswith("linux") and not device.exists():
+        found.append(say(("camera", "source"), f"摄像头不存在 | no camera {device} on this machine ({src}): the "
+                                               "table starts and reports the camera missing until it is plugged in"))
+    if src.startswith("picamera://"):
+        # the import the camera itself makes, with its reasons (not installed, built for another numpy)
+        from hardware.cameras.base import CameraError
+        from hardware.cameras.picamera import _import_picamera2
+
+        try:
+            _import_picamera2()
+        except CameraError as exc:
+            found.append(say(("camera", "source"), f"Pi 摄像头不可用 | the Pi camera cannot be used here: {exc}; "
+                                                   "the table starts and reports the camera missing"))
+    if cfg.panels.pin_factory in PIN_DRIVERS:
+        driver, package = PIN_DRIVERS[cfg.panels.pin_factory]
+        try:
+            importlib.import_module(driver)
+        except Exception as exc:  # ImportError, or a driver that fails as it loads (no GPIO chip library)
+            found.append(say(("panels", "pin_factory"),
+                             f"引脚驱动 {driver} 无法导入 | the pin driver {driver} of pin factory "
+                             f"{cfg.panels.pin_factory!r} cannot be imported ({type(exc).__name__}: {exc}): the "
+                             "table starts and reports its seat panels missing (Raspberry Pi OS: sudo apt install "
+                             f"{package}, and a venv made with --system-site-packages)"))
+    return found
+
+
+def _video_device(source: str) -> Path | None:
+    """The ``/dev/videoN`` (or ``/dev/...``) an OpenCV camera source opens: ``usb://N``, ``usb:///dev/...`` or a
+    bare ``N`` or a bare ``/dev/...`` (hardware.cameras.open_camera); None for other sources."""
+    if source.isdigit():
+        return DEV / f"video{int(source)}"
+    if source.startswith("/dev/"):
+        return Path(source)
+    if not source.startswith("usb://"):
+        return None
+    parsed = urlparse(source)
+    target = (parsed.netloc + parsed.path) or "0"
+    if target.isdigit():
+        return DEV / f"video{int(target)}"
+    return Path(target) if target.startswith("/") else None
 
 
 def check_resources(cfg: TableConfig, err: Any) -> None:
@@ -48,6 +128,7 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
             err((section, key), f"no such file: {value}")
         if not os.access(f, os.R_OK):
             err((section, key), f"cannot read {value}")
+    _check_tls(cfg, err)
     _check_profile(cfg, err)
     if cfg.dealer.deal_file and Path(cfg.dealer.deal_file).is_file():
         _check_deal_file(cfg, err)
@@ -57,13 +138,24 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
     if not port.startswith("sim:"):
         if "://" in port or not port.startswith("/"):
             err(("dealer", "port"), f"must be a device path (/dev/ttyACM0) or sim://..., got {port!r}")
-        if not os.path.exists(port):
-            err(("dealer", "port"), f"no such device: {port} (is the dealer plugged in?)")
     src = cfg.camera.source
-    if src.startswith("/dev/") and not os.path.exists(src):
-        err(("camera", "source"), f"no such device: {src} (is the camera plugged in?)")
     if src.startswith("replay://") and not Path(src.removeprefix("replay://")).exists():
         err(("camera", "source"), f"no such replay folder or file: {src.removeprefix('replay://')}")
+
+
+def _check_tls(cfg: TableConfig, err: Any) -> None:
+    """The CA file, and the client certificate and key when given, load as the MQTT connection will load them:
+    a file that is there but holds no certificate (a text file, the key in place of the certificate) passed
+    before, and ``run`` then crashed in paho's ``tls_set`` with a bare ``ssl.SSLError`` naming no file."""
+    m = cfg.mqtt
+    if not (m.ca_file or m.cert_file or m.key_file):
+        return
+    from .adapters.mqtt_connection import tls_files_problem
+
+    problem = tls_files_problem(m.ca_file or None, m.cert_file or None, m.key_file or None)
+    if problem is not None:
+        setting, message = problem
+        err(("mqtt", setting), message)
 
 
 def _check_deal_file(cfg: TableConfig, err: Any) -> None:

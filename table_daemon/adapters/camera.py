@@ -36,6 +36,9 @@ MAX_FRAMES_AFTER_CHANGE = 30
 #: seconds without a frame before the camera counts as lost, and between attempts to reopen it
 LOST_AFTER = 2.0
 REOPEN_EVERY = 3.0
+#: while frames keep failing, one summary line at most this often (seconds): the first failure is logged, then
+#: how many failed since, so a camera missing all evening neither floods the SD card nor buries the log
+SAY_FAILING_EVERY = 60.0
 #: frames kept (downscaled to EVIDENCE_WIDTH px) as pictures for the referee's alerts, by frame number
 EVIDENCE_FRAMES = 8
 EVIDENCE_WIDTH = 480
@@ -86,6 +89,13 @@ class CameraZones:
         self.frames = 0
         self._evidence: OrderedDict[int, Any] = OrderedDict()
         self.errors = 0
+        # the run of failed frames now going on (_say_failed): since when, how many, how many not yet logged,
+        # when it was last logged, and the reopen attempts that failed in it
+        self._failing_since: float | None = None
+        self._failed_run = 0
+        self._failed_unsaid = 0
+        self._failed_said_at = 0.0
+        self._reopen_failures = 0
         self.last_confidence: float | None = None
         self._fps = 0.0
         self._pending = MAX_FRAMES_AFTER_CHANGE
@@ -214,12 +224,42 @@ class CameraZones:
         """One frame through the reader (``step``); a failed frame is a camera fault, never the end of the table."""
         try:
             self.step()
-            return True
         except Exception as exc:
             self.errors += 1
-            log.warning("camera frame failed: %s", exc)
+            self._say_failed(exc)
             self._frame_failed(exc)
             return False
+        if self._failing_since is not None:
+            self._say_back()
+        return True
+
+    def _say_failed(self, exc: Exception) -> None:
+        """Log a failed frame without flooding: the first of a run, then at most one line every
+        ``SAY_FAILING_EVERY`` seconds saying how many failed since (a missing camera fails ~5 times a second,
+        all evening). Health and the ``camera_lost`` alert say the camera's state; this is only the log."""
+        now = self.clock()
+        self._failed_run += 1
+        if self._failing_since is None:
+            self._failing_since = self._failed_said_at = now
+            self._failed_unsaid = 0
+            log.warning("摄像头取帧失败 camera frame failed: %s (while it keeps failing, one line a minute)", exc)
+            return
+        self._failed_unsaid += 1
+        if now - self._failed_said_at >= SAY_FAILING_EVERY:
+            reopened = f", {self._reopen_failures} reopen attempts failed" if self._reopen_failures else ""
+            log.warning("摄像头仍无画面 camera frame still failing: %d failures in the last %.0f s, %d since %.0f s "
+                        "ago%s; last: %s", self._failed_unsaid, now - self._failed_said_at, self._failed_run,
+                        now - self._failing_since, reopened, exc)
+            self._failed_said_at = now
+            self._failed_unsaid = 0
+
+    def _say_back(self) -> None:
+        """One line when frames come back after a run of failures (how many, for how long), and the run ends."""
+        since = self._failing_since if self._failing_since is not None else self.clock()
+        log.warning("摄像头恢复 camera frames back after %d failed frames over %.1f s", self._failed_run,
+                    self.clock() - since)
+        self._failing_since = None
+        self._failed_run = self._failed_unsaid = self._reopen_failures = 0
 
     def _frame_failed(self, exc: Exception) -> None:
         """No frame: after ``LOST_AFTER`` seconds the camera is lost (said once) and reopened now and then."""
@@ -234,7 +274,10 @@ class CameraZones:
             try:
                 reopen()
             except Exception as again:
-                log.warning("reopening the camera failed: %s", again)
+                # said once per run of failures; the minute's summary counts the rest (every 3 s is a flood too)
+                self._reopen_failures += 1
+                if self._reopen_failures == 1:
+                    log.warning("reopening the camera failed: %s (tried again every %.0f s)", again, REOPEN_EVERY)
 
     def _notice(self, what: str, detail: str, **evidence: Any) -> None:
         log.warning("camera: %s (%s)", what, detail)

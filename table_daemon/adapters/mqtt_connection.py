@@ -65,6 +65,74 @@ def parse_broker_url(url: str) -> BrokerAddress:
     return BrokerAddress(u.hostname, u.port or default, tls, ws, u.username, u.password)
 
 
+class TlsFilesError(ValueError):
+    """A CA, certificate or key file the TLS connection cannot load; ``setting`` names which (``ca_file``,
+    ``cert_file`` or ``key_file``), the message names the file and why, in one line."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(f"{setting}: {message}")
+        self.setting = setting
+        self.message = message
+
+
+def tls_files_problem(ca_file: str | None, cert_file: str | None = None,
+                      key_file: str | None = None) -> tuple[str, str] | None:
+    """Why the TLS files cannot be loaded, as (setting, message), or None when they can.
+
+    They are loaded as paho's ``tls_set`` will load them (``load_verify_locations`` for the CA file,
+    ``load_cert_chain`` for the client certificate and key), so a file that passes here is one the connection
+    takes, and one that fails is said by name (``tls_set`` itself raises a bare ``ssl.SSLError`` such as
+    ``[X509: NO_CERTIFICATE_OR_CRL_FOUND]`` that names no file). A key encrypted with a passphrase is refused:
+    the table runs unattended and nobody is there to type it.
+    """
+    if ca_file:
+        try:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=ca_file)
+        except ssl.SSLError as exc:  # before OSError: an SSLError is one
+            return "ca_file", (f"{ca_file}: 不是 CA 证书 | no CA certificate (PEM) in it"
+                               f"{_reason(exc)}; name the broker's CA certificate")
+        except OSError as exc:
+            return "ca_file", f"{ca_file}: cannot read it: {exc.strerror or exc}"
+    if key_file and not cert_file:
+        return "key_file", f"{key_file}: a client key needs its certificate (cert_file) beside it"
+    if cert_file:
+        try:  # a certificate at all? (load_cert_chain's error does not tell the certificate from the key)
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=cert_file)
+        except ssl.SSLError as exc:
+            return "cert_file", f"{cert_file}: 不是证书 | no certificate (PEM) in it{_reason(exc)}"
+        except OSError as exc:
+            return "cert_file", f"{cert_file}: cannot read it: {exc.strerror or exc}"
+        asked: list[bool] = []
+
+        def no_passphrase() -> bytes:
+            asked.append(True)
+            return b""
+
+        try:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(cert_file, key_file or None,
+                                                                    password=no_passphrase)
+        except ssl.SSLError as exc:
+            setting, name = ("key_file", key_file) if key_file else ("cert_file", cert_file)
+            if asked:
+                why = "the key is encrypted with a passphrase, which the table cannot type: use a key without one"
+            elif exc.reason == "KEY_VALUES_MISMATCH":
+                why = f"the key does not belong to the certificate {cert_file}"
+            elif key_file:
+                why = f"no private key (PEM) for the certificate {cert_file} in it{_reason(exc)}"
+            else:
+                why = f"no private key (PEM) in it{_reason(exc)}: name the certificate's key with key_file"
+            return setting, f"{name}: 客户端密钥无效 | {why}"
+        except OSError as exc:
+            return ("key_file", f"{key_file}: cannot read it: {exc.strerror or exc}") if key_file else \
+                ("cert_file", f"{cert_file}: cannot read it: {exc.strerror or exc}")
+    return None
+
+
+def _reason(exc: ssl.SSLError) -> str:
+    """OpenSSL's short reason (`` (NO_CERTIFICATE_OR_CRL_FOUND)``) for a message, or nothing where it gives none."""
+    return f" ({exc.reason})" if exc.reason else ""
+
+
 def unreachable_reason(address: BrokerAddress, timeout: float = 2.0) -> str:
     """Why a connection to the broker failed, in Chinese and English (a fresh TCP connect tells)."""
     try:
@@ -100,7 +168,8 @@ class MqttConnection:
     ``on_connect()`` runs; ``on_message(msg)`` gets every message. Both run in paho's thread. ``protocol`` is
     5 (MQTT 5) or 4 (3.1.1); ``persistent`` (3.1.1 only) keeps the session at the broker across disconnects,
     so QoS 1 messages for this client id wait there while it is away. ``username``/``password`` override the
-    URL's; TLS is used for ``mqtts``/``wss`` or when a CA file is given.
+    URL's; TLS is used for ``mqtts``/``wss`` or when a CA file is given. TLS files that cannot be loaded raise
+    :class:`TlsFilesError` (naming the setting and the file), not paho's bare ``ssl.SSLError``.
     """
 
     def __init__(self, address: BrokerAddress, *, client_id: str = "", protocol: int = 4,
@@ -156,6 +225,10 @@ class MqttConnection:
         if user:
             self.client.username_pw_set(user, password or address.password)
         if address.tls or ca_file:
+            # checked first: tls_set's own error is a bare ssl.SSLError naming no file (check-config runs the same)
+            problem = tls_files_problem(ca_file or None, cert_file or None, key_file or None)
+            if problem is not None:
+                raise TlsFilesError(*problem)
             self.client.tls_set(ca_certs=ca_file or None, certfile=cert_file or None, keyfile=key_file or None,
                                 cert_reqs=ssl.CERT_REQUIRED)
             if insecure:
@@ -291,9 +364,12 @@ class MqttConnection:
             log.info("disconnected from broker: %s", reason)
         elif was_connected:
             self.away_since, self.away_reason = time.time(), str(reason)
-            log.warning("%s: 与 MQTT 代理断开 lost the broker %s:%d (%s); 重连中 reconnecting%s", self.name,
-                        self.address.host, self.address.port, reason, self._waiting())
             self.short_lived = self.short_lived + 1 if time.monotonic() - self._connected_at < SHORT_LIVED_S else 0
+            if self.short_lived >= SHORT_LIVED_SAY:  # said below, at the 3rd and 30th: not a line every second
+                self.away_reason = f"{reason}; 桌号冲突 likely another device with client id {self.client_id!r}"
+            log.log(logging.INFO if self.short_lived > SHORT_LIVED_SAY else logging.WARNING,
+                    "%s: 与 MQTT 代理断开 lost the broker %s:%d (%s); 重连中 reconnecting%s", self.name,
+                    self.address.host, self.address.port, reason, self._waiting())
             if self.short_lived in (SHORT_LIVED_SAY, 10 * SHORT_LIVED_SAY):
                 log.error("%s: 代理连续 %d 次在连接后立即断开：可能有另一个客户端使用同一客户端编号 %r（两张牌桌配置了同一"
                           "桌号？）| the broker dropped %d connections in a row right after making them: another "

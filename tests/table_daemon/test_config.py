@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
 
 from firmware_bridge.deal import new_deal
+from table_daemon import config_check
 from table_daemon.cli import main
 from table_daemon.config import ConfigError, load_config, parse_config
+from table_daemon.config_check import load_checked
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,11 +45,24 @@ def test_bad_configs_name_key_file_and_line(text: str, where: str, what: str) ->
     assert f"table.toml{where}" in str(err.value) and what in str(err.value)
 
 
+def tls_pair(folder: Path, name: str = "hall") -> tuple[Path, Path]:
+    """A self-signed certificate (a CA certificate, and a client certificate too) and its key, made by openssl."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={name}"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
 def example_here(tmp_path: Path) -> Path:
-    """The shipped example with its files and devices made in ``tmp_path`` (this machine has no Pi's)."""
+    """The shipped example with its files and devices made in ``tmp_path`` (this machine has no Pi's): the CA file
+    a real certificate, as the MQTT connection loads it."""
     text = (ROOT / "config/table.example.toml").read_text()
+    (tmp_path / "mqtt-password").write_text("x\n")
+    shutil.copy(tls_pair(tmp_path)[0], tmp_path / "hall-ca.pem")
     for name in ("mqtt-password", "hall-ca.pem"):
-        (tmp_path / name).write_text("x\n")
         text = text.replace(f"/etc/guandan/{name}", str(tmp_path / name))
     text = text.replace("/var/lib/guandan-table/journal.sqlite", str(tmp_path / "var/journal.sqlite"))
     text = text.replace('port = "/dev/ttyACM0"', f'port = "{tmp_path / "ttyACM0"}"')
@@ -80,6 +99,10 @@ BAD_VALUES = [
     ('[mqtt]\nurl = "mqtt://h:port"\n', ":2:", "mqtt.url: the port"),
     ('[mqtt]\nurl = "mqtt://h:70000"\n', ":2:", "mqtt.url: the port"),
     ('[mqtt]\nurl = "mqtt://h:0"\n', ":2:", "mqtt.url: the port"),
+    ('[mqtt]\nurl = "mqtt://broker hall"\n', ":2:", "mqtt.url: bad broker URL 'mqtt://broker hall': 主机名无效"),
+    ('[mqtt]\nurl = "mqtts://broker..lan:8883"\n', ":2:", "is not a host name or IP address"),
+    ('[mqtt]\nurl = "mqtt://-broker:1883"\n', ":2:", "is not a host name or IP address"),
+    ('[mqtt]\nurl = "mqtt://999.0.0.1"\n', ":2:", "is not a host name or IP address"),
     ('[mqtt]\nprefix = "guandan/+/v1"\n', ":2:", "mqtt.prefix: bad topic prefix"),
     ('[mqtt]\nprefix = "guandan/#"\n', ":2:", "mqtt.prefix"),
     ('[mqtt]\nprefix = "a//b"\n', ":2:", "mqtt.prefix"),
@@ -121,12 +144,10 @@ def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: 
         ('deck = ""', 'deck = "/nonexistent/deck.npz"', "camera.deck: no such file"),
         ('deck = ""', f'deck = "{tmp_path / "a-file"}"', "camera.deck: 登记牌面文件无效 / not an enrolled deck file"),
         ('calibration = ""', 'calibration = "/nonexistent/cal.json"', "camera.calibration: no such file"),
-        (f'port = "{tmp_path / "ttyACM0"}"', 'port = "/dev/ttyNOPE9"', "dealer.port: no such device"),
         (f'port = "{tmp_path / "ttyACM0"}"', 'port = "COM3"', "dealer.port: must be a device path"),
         (str(tmp_path / "var/journal.sqlite"), str(tmp_path / "a-file/journal.sqlite"), "journal.path"),
         (str(tmp_path / "var/journal.sqlite"), str(tmp_path), "journal.path"),
         (str(tmp_path / "mqtt-password"), str(tmp_path / "no-password"), "mqtt.password_file: no such file"),
-        ('source = "picamera://"', 'source = "/dev/video99"', "camera.source: no such device"),
     ]
     for old, new, what in cases:
         assert old in good, old
@@ -151,6 +172,9 @@ def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: 
         ("[camera]\nflicker_hz = 60\nexposure_us = 20000\n", ":3:", "multiple of 8333 µs"),
         ("[camera]\nexposure_us = 80000\nfps = 15.0\n", ":2:", "longer than a frame"),
         ("[camera]\ncolour_gains = [1.5]\n", ":2:", "[red, blue]"),
+        ('[camera]\nfps = 10.0\ncolour_gains = [1.9, "x"]\n', ":3:", "camera.colour_gains.1: must be a number"),
+        ('[table]\nid = "T1"\nsoftware_seats = ["S", "X"]\n', ":3:", "table.software_seats.1: unknown seat"),
+        ('[camera]\nfps = 10.0\n"帧率" = 10\n', ":3:", "camera.帧率: unknown key"),
         ("[camera]\nflicker_hz = 55\n", ":2:", "camera.flicker_hz"),
         ("[camera]\ncamera_num = 9\n", ":2:", "CAM1"),
     ],
@@ -199,3 +223,145 @@ def test_check_config_names_the_runtime_a_reader_cannot_use(tmp_path: Path, caps
     assert main(["check-config", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert f"{bad}:{line}: camera.runtime: the network runtime 'onnxruntime' is for the learned reader" in err, err
+
+
+def test_hosts_that_are_names_or_addresses_pass() -> None:
+    for url in ("mqtts://broker.hall.lan:8883", "mqtt://10.0.0.2", "mqtt://[::1]:1883", "mqtt://mqtt_broker",
+                "mqtt://localhost.", "mqtt://裁判机.lan"):
+        assert parse_config(f'[mqtt]\nurl = "{url}"\n').mqtt.url == url
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "quoted", "seats"),
+    [
+        ('[table]\nid = "T1"\n\n[camera]\n帧率 = 10\n', 5, "「帧率 = 10」", False),
+        ("[panels.seats.南]\npass_button = 5\n", 1, "「[panels.seats.南]」", True),
+        ("[camera]\nfps ＝ 10\n", 2, "「fps ＝ 10」", False),
+    ],
+)
+def test_a_chinese_key_is_named_with_its_line_and_keys_are_said_to_be_ascii(text: str, line: int, quoted: str,
+                                                                           seats: bool) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(text, "table.toml")
+    message = str(err.value)
+    assert message.startswith(f"table.toml:{line}: not valid TOML: ") and "\n" not in message, message
+    assert quoted in message and "键名须为英文" in message and "keys are ASCII names such as fps" in message
+    assert ("seats are S, E, N, W" in message) is seats
+
+
+def test_other_toml_errors_quote_the_line_without_the_ascii_hint() -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config("[camera]\nfps = 1.2.3\n", "table.toml")
+    assert str(err.value).startswith("table.toml:2: not valid TOML: ") and "「fps = 1.2.3」" in str(err.value)
+    assert "ASCII" not in str(err.value)
+
+
+def minimal(tmp_path: Path, **sections: str) -> Path:
+    """A real table's config naming its table and event, with ``sections`` (name -> body) added."""
+    text = '[table]\nid = "T1"\nevent = "e1"\n\n[journal]\npath = ":memory:"\n'
+    for name, body in sections.items():
+        text += f"\n[{name}]\n{body}"
+    out = tmp_path / "table.toml"
+    out.write_text(text)
+    return out
+
+
+def line_of(path: Path, start: str) -> int:
+    return next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith(start))
+
+
+def test_a_ca_file_that_holds_no_certificate_is_refused_by_check_config_and_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A CA file that exists but is no certificate passed check-config, and ``run`` crashed in paho's tls_set
+    with a traceback ending in ``ssl.SSLError: [X509: NO_CERTIFICATE_OR_CRL_FOUND]``."""
+    ca = tmp_path / "x.pem"
+    ca.write_text("plain text\n")
+    bad = minimal(tmp_path, mqtt=f'url = "mqtts://127.0.0.1:1883"\nca_file = "{ca}"\n')
+    for argv in (["check-config", str(bad)], ["run", "--config", str(bad)]):
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        err = captured.err.strip()
+        assert err.count("\n") == 0 and f"{bad}:{line_of(bad, 'ca_file')}: mqtt.ca_file: {ca}: " in err, err
+        assert "no CA certificate" in err and "Traceback" not in err and '"ok"' not in captured.out
+
+
+def test_client_certificate_and_key_are_loaded_as_the_connection_loads_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ca, _ = tls_pair(tmp_path, "ca")
+    cert, key = tls_pair(tmp_path, "client")
+    _, other_key = tls_pair(tmp_path, "other")
+    text = tmp_path / "text.pem"
+    text.write_text("plain text\n")
+    base = f'url = "mqtts://127.0.0.1:8883"\nca_file = "{ca}"\n'
+    good = minimal(tmp_path, mqtt=base + f'cert_file = "{cert}"\nkey_file = "{key}"\n')
+    assert main(["check-config", str(good)]) == 0
+    assert '"ok": true' in capsys.readouterr().out
+    cases = [
+        (f'cert_file = "{cert}"\nkey_file = "{other_key}"\n', "key_file", "does not belong to the certificate"),
+        (f'cert_file = "{text}"\nkey_file = "{key}"\n', "cert_file", "no certificate (PEM)"),
+        (f'cert_file = "{cert}"\nkey_file = "{text}"\n', "key_file", "no private key"),
+        (f'cert_file = "{cert}"\n', "cert_file", "no private key"),
+        (f'key_file = "{key}"\n', "key_file", "needs its certificate"),
+    ]
+    for body, setting, what in cases:
+        bad = minimal(tmp_path, mqtt=base + body)
+        assert main(["check-config", str(bad)]) == 2, body
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and f"{bad}:{line_of(bad, setting)}: mqtt.{setting}: " in err, err
+        assert what in err, err
+
+
+@pytest.fixture
+def no_devices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A machine without video devices (``/dev`` is an empty folder), picamera2 or lgpio."""
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    monkeypatch.setattr(config_check, "DEV", dev)
+    monkeypatch.setattr(sys, "platform", "linux")
+    for module in ("picamera2", "lgpio"):
+        monkeypatch.setitem(sys.modules, module, None)  # import fails, as where it is not installed
+    return dev
+
+
+def test_devices_absent_here_are_warnings_naming_key_file_and_line(
+        tmp_path: Path, no_devices: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The table starts without them and reports them missing, so check-config still passes (exit 0, ok), but
+    says each one on stderr, one line each, naming key, file and line, in Chinese and English."""
+    cases = [
+        ('source = "usb://9"\n', "camera", "camera.source: 摄像头不存在 | no camera"),
+        ('source = "9"\n', "camera", f"no camera {no_devices / 'video9'}"),
+        ('source = "picamera://"\n', "camera", "camera.source: Pi 摄像头不可用 | the Pi camera cannot be used here: "
+                                                "picamera2 is not installed"),
+        ('pin_factory = "lgpio"\n', "panels", "panels.pin_factory: 引脚驱动 lgpio 无法导入 | the pin driver lgpio"),
+        ('source = "/dev/video99"\n', "camera", "camera.source: 摄像头不存在 | no camera /dev/video99"),
+        ('port = "/dev/ttyNOPE9"\n', "dealer", "dealer.port: 发牌机不存在 | no such device: /dev/ttyNOPE9"),
+    ]
+    for body, section, what in cases:
+        cfg = minimal(tmp_path, **{section: body})
+        assert main(["check-config", str(cfg)]) == 0, body
+        captured = capsys.readouterr()
+        said = json.loads(captured.out)
+        assert said["ok"] is True and len(said["warnings"]) == 1 and what in said["warnings"][0]
+        err = captured.err.strip()
+        key = body.split(" ")[0]
+        assert err.count("\n") == 0 and err.startswith(f"guandan-table: warning: {cfg}:{line_of(cfg, key)}: "), err
+        assert what in err, err
+        warnings: list[str] = []
+        load_checked(cfg, warnings)
+        assert len(warnings) == 1 and what in warnings[0]
+        capsys.readouterr()
+
+
+def test_devices_that_are_there_give_no_warning(tmp_path: Path, no_devices: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    (no_devices / "video0").touch()
+    picamera2 = types.ModuleType("picamera2")
+    picamera2.Picamera2 = object  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", picamera2)
+    monkeypatch.setitem(sys.modules, "lgpio", types.ModuleType("lgpio"))
+    for section, body in (("camera", 'source = "usb://0"\n'), ("camera", 'source = "picamera://"\n'),
+                          ("panels", 'pin_factory = "lgpio"\n'), ("panels", 'pin_factory = "mock"\n')):
+        warnings: list[str] = []
+        load_checked(minimal(tmp_path, **{section: body}), warnings)
+        assert warnings == [] and capsys.readouterr().err == "", body
