@@ -57,6 +57,11 @@ class MqttSection:
     protocol: int = 5
 
 
+#: the gpiozero pin factories the panels can be built on (hardware.panels.make_pin_factory); pigpio is not one: it
+#: does not run on a Raspberry Pi 5
+PIN_FACTORIES = ("", "mock", "lgpio", "rpigpio", "native")
+
+
 @dataclass
 class JournalSection:
     path: str = "journal.sqlite"
@@ -347,8 +352,9 @@ def _validate(cfg: TableConfig, err: Any) -> None:
     for seat in cfg.panels.seats:
         if seat not in SEATS:
             err(("panels", "seats", seat), f"unknown seat {seat!r} (S, E, N or W)")
-    if cfg.panels.pin_factory not in ("", "mock", "lgpio", "rpigpio", "pigpio", "native"):
-        err(("panels", "pin_factory"), f"unknown pin factory {cfg.panels.pin_factory!r}")
+    if cfg.panels.pin_factory not in PIN_FACTORIES:
+        err(("panels", "pin_factory"), f"unknown pin factory {cfg.panels.pin_factory!r} (one of "
+                                       f"{', '.join(repr(f) for f in PIN_FACTORIES)})")
     used: dict[int, str] = {}
     pins: list[tuple[str, ...]] = [("panels", "status_light"), ("panels", "buzzer")]
     values = [cfg.panels.status_light, cfg.panels.buzzer]

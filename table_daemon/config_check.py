@@ -32,8 +32,7 @@ FILES = (("table", "referee_key_file"), ("mqtt", "password_file"), ("mqtt", "ca_
 
 
 #: the pin driver module each gpiozero pin factory imports, and its Raspberry Pi OS package (``native``: none)
-PIN_DRIVERS = {"lgpio": ("lgpio", "python3-lgpio"), "rpigpio": ("RPi.GPIO", "python3-rpi.gpio"),
-               "pigpio": ("pigpio", "python3-pigpio")}
+PIN_DRIVERS = {"lgpio": ("lgpio", "python3-lgpio"), "rpigpio": ("RPi.GPIO", "python3-rpi.gpio")}
 #: where the video devices of ``usb://N`` cameras are (``/dev/videoN``; a variable for the tests)
 DEV = Path("/dev")
 

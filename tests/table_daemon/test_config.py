@@ -365,3 +365,16 @@ def test_devices_that_are_there_give_no_warning(tmp_path: Path, no_devices: Path
         warnings: list[str] = []
         load_checked(minimal(tmp_path, **{section: body}), warnings)
         assert warnings == [] and capsys.readouterr().err == "", body
+
+
+def test_every_pin_factory_a_config_accepts_is_one_the_panels_can_be_built_on() -> None:
+    from hardware.panels import make_pin_factory
+    from table_daemon.config import PIN_FACTORIES
+
+    for name in PIN_FACTORIES:
+        try:
+            make_pin_factory(name)
+        except Exception as exc:  # a real driver not installed here, or no Pi: the factory is known all the same
+            assert "unknown pin factory" not in str(exc), name
+    with pytest.raises(ConfigError, match="unknown pin factory 'pigpio'"):
+        parse_config('[panels]\npin_factory = "pigpio"\n', "table.toml")
