@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from guandan import SEATS
+
 from .config import TableConfig, error_reporter, message_reporter, parse_config, read_config_text
 
 #: (section, key) of files a config may name; "" means not used
@@ -87,6 +89,14 @@ def device_warnings(cfg: TableConfig, say: Callable[[tuple[str, ...], str], str]
         except CameraError as exc:
             found.append(say(("camera", "source"), f"Pi 摄像头不可用 | the Pi camera cannot be used here: {exc}; "
                                                    "the table starts and reports the camera missing"))
+    bare = [seat for seat in SEATS if seat not in cfg.table.software_seats and not (
+        (pins := cfg.panels.seats.get(seat)) and pins.pass_button and pins.confirm_button)]
+    if cfg.panels.pin_factory != "mock" and bare:
+        seats = ", ".join(bare)
+        found.append(say(("panels", "pin_factory"), f"座位 {seats} 没有过牌/确认按钮 | seat {seats}: no pass or "
+                                                    "confirm button in [panels.seats.*] (nor in table.software_seats): "
+                                                    "a player there could neither pass nor report; the table reports "
+                                                    "its panels missing"))
     if cfg.panels.pin_factory in PIN_DRIVERS:
         driver, package = PIN_DRIVERS[cfg.panels.pin_factory]
         try:

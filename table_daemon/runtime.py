@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from guandan import SEATS
 from hardware.panels import MissingPanels, PanelPins, TablePanels, make_pin_factory
 
 from .adapters.devices import DirectZones, PlannedDealer, SerialDealer
@@ -44,8 +45,11 @@ def build_panels(cfg: TableConfig) -> TablePanels | MissingPanels:
     try:
         factory = make_pin_factory(cfg.panels.pin_factory)
         pins = {s: PanelPins(**vars(p)) for s, p in cfg.panels.seats.items()}
+        # where people play (a real pin factory, seats not played by software), each seat needs its buttons
+        players = () if cfg.panels.pin_factory == "mock" else tuple(
+            s for s in SEATS if s not in cfg.table.software_seats)
         return TablePanels(pins, status_light=cfg.panels.status_light, buzzer=cfg.panels.buzzer,
-                           pin_factory=factory, debounce_ms=cfg.panels.debounce_ms)
+                           pin_factory=factory, debounce_ms=cfg.panels.debounce_ms, players=players)
     except Exception as exc:
         error = f"{cfg.source}: panels (pin_factory {cfg.panels.pin_factory!r}): {type(exc).__name__}: {exc}"
         log.error("座位面板不可用 seat panels not available: %s", error)

@@ -77,10 +77,13 @@ class TablePanels:
 
     def __init__(self, seats: Mapping[str, PanelPins], *, status_light: int = 0, buzzer: int = 0,
                  pin_factory: Any = None, debounce_ms: int = 40,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, players: tuple[str, ...] = ()) -> None:
+        """``players``: the seats where a person plays, whose panel must have its pass and confirm buttons (a
+        seat without them could neither pass nor report): the panels are ``missing`` for them, never ``ok``."""
         from gpiozero import LED, Button, Buzzer
 
         self.pin_factory = pin_factory
+        self.players = players
         self.debounce = debounce_ms / 1000.0
         self.clock = clock
         self.on_press: Callable[[ButtonPress], None] = lambda _p: None
@@ -154,9 +157,20 @@ class TablePanels:
         if self.buzzer is not None:
             self.buzzer.beep(on_time=0.08, off_time=0.08, n=times, background=True)
 
+    def seats_without_buttons(self) -> list[str]:
+        """The players' seats whose pass or confirm button is not wired (no pin in the config)."""
+        return [s for s in self.players if (s, "pass") not in self.buttons or (s, "confirm") not in self.buttons]
+
     def health(self) -> dict[str, Any]:
-        return {"state": "ok", "buttons": len(self.buttons), "lights": len(self.lights),
-                "presses_rejected": self.presses_rejected}
+        out: dict[str, Any] = {"state": "ok", "buttons": len(self.buttons), "lights": len(self.lights),
+                               "presses_rejected": self.presses_rejected}
+        bare = self.seats_without_buttons()
+        if bare:
+            seats = ", ".join(bare)
+            out["state"] = "missing"
+            out["error"] = (f"座位 {seats} 没有过牌/确认按钮 | no pass or confirm button for seat {seats} "
+                            f"(panels.seats.{bare[0]}.pass_button, confirm_button)")
+        return out
 
     def close(self) -> None:
         for device in [*self.buttons.values(), *self.lights.values(), self.status, self.buzzer]:

@@ -61,3 +61,17 @@ def test_lights_status_and_buzzer(rig: Rig) -> None:
 def test_unknown_pin_factory() -> None:
     with pytest.raises(ValueError, match="unknown pin factory"):
         make_pin_factory("bogus")
+
+
+def test_a_players_seat_without_its_buttons_is_missing_not_ok() -> None:
+    panels = TablePanels({"S": PanelPins(5, 6, 13, 19, 26), "E": PanelPins(pass_button=12)},
+                         pin_factory=make_pin_factory("mock"), players=("S", "E", "N"))
+    try:
+        health = panels.health()
+        assert panels.seats_without_buttons() == ["E", "N"]
+        assert health["state"] == "missing" and "seat E, N" in health["error"]
+    finally:
+        panels.close()
+    software = TablePanels({}, pin_factory=make_pin_factory("mock"))  # no seat played by a person here
+    assert software.health()["state"] == "ok"
+    software.close()
