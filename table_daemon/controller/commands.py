@@ -26,6 +26,8 @@ from .tribute import choose as choose_tribute
 from .views import publish_state, seats_asked
 
 REFEREE_COMMANDS = frozenset({"correct", "penalty"})
+#: how many referee command ids a table remembers to obey each once (a day's rulings at one table are far fewer)
+REMEMBERED_IDS = 1000
 
 
 def handle_command(c: TableState, cmd: Command) -> None:
@@ -36,6 +38,10 @@ def handle_command(c: TableState, cmd: Command) -> None:
         error = f"unknown command {cmd.name[:60]!r} (known: {', '.join(sorted(HANDLERS))})"
     elif cmd.name in REFEREE_COMMANDS and cmd.payload.get("role") != c.referee_role:
         error = f"{cmd.name} needs the {c.referee_role!r} role (裁判权限)"
+    elif cmd.name in REFEREE_COMMANDS and _command_id(cmd) in c.referee_ids:
+        # the same ruling again (a QoS 1 redelivery, a referee's retry after no reply): obeyed once, answered again
+        c.effect(Reply(cmd.token, True, None, {"id": cmd.payload.get("id"), "duplicate": True}))
+        return
     else:
         nonce = None
         if cmd.name in REFEREE_COMMANDS and c.referee_key:
@@ -47,7 +53,16 @@ def handle_command(c: TableState, cmd: Command) -> None:
                 error = f"bad {cmd.name} command: {exc}"
             if error is None and nonce is not None:
                 c.referee_nonces.add(nonce)
+            if error is None and cmd.name in REFEREE_COMMANDS and _command_id(cmd):
+                c.referee_ids = (*c.referee_ids[-(REMEMBERED_IDS - 1):], _command_id(cmd))
     c.effect(Reply(cmd.token, error is None, error, {"id": cmd.payload.get("id")} if cmd.payload else None))
+
+
+def _command_id(cmd: Command) -> str:
+    """A referee command's ``id`` ("" for none): one id is one ruling, however often it arrives."""
+    value = cmd.payload.get("id") if isinstance(cmd.payload, dict) else None
+    return f"{cmd.name}:{value}" if isinstance(value, str | int) and not isinstance(value, bool) and value != "" \
+        else ""
 
 
 def _seat(payload: dict[str, Any]) -> str:

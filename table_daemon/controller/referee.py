@@ -179,6 +179,12 @@ def penalty(c: TableState, p: dict[str, Any]) -> str | None:
     team = p.get("team") or (team_of(seat) if seat else None)
     if team not in ("NS", "EW"):
         return "penalty needs a team (NS or EW) or a seat"
+    if seat is not None and team_of(seat) != team:
+        return f"seat {seat} plays for {team_of(seat)}, not {team} (座位与队不符)"
+    if not c.match_active:
+        # counted nowhere: the desk counts a table's penalties from its match (its result lists them)
+        return ("no match in play at this table (本桌无进行中的比赛): a penalty after a match is a correction at "
+                "the desk (desk correct --penalty)")
     other = "EW" if team == "NS" else "NS"
     counts = c.penalties[team]
     counts[kind] += 1

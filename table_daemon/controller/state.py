@@ -156,6 +156,8 @@ class TableState:
     open_problems: frozenset[str] = frozenset()
     #: the status light's mode last asked of the panels ("" before the first input)
     status_mode: str = ""
+    #: the ids of the referee commands obeyed, newest last (commands.REMEMBERED_IDS of them): each once
+    referee_ids: tuple[str, ...] = ()
 
     def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
                  software_seats: tuple[str, ...] = (), referee_role: str = "referee",

@@ -209,6 +209,9 @@ def match_result(c: TableState, winner: str | None, reason: str) -> dict[str, An
         out["match_points"], out["level_points"] = points
     if c.profile.deal_points == "one_to_three":
         out["deal_points"] = dict(c.match.deal_points)
+    # every penalty of the match, escalations included, per team: the desk counts the violations from here, since
+    # one given between deals, or with a forfeit that ends the deal, is in no deal record
+    out["penalties"] = {team: {k: n for k, n in sorted(c.penalties[team].items()) if n} for team in ("NS", "EW")}
     return out
 
 

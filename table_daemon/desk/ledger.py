@@ -84,6 +84,9 @@ def tally(
     by_match = {(p["round"], p["tbl"]): p for p in pairings}
     matches: dict[tuple[int, str], dict[str, Any]] = {}
     deals: dict[str, Mapping[str, Any]] = {}
+    #: the penalties a match result lists (a table since the twenty-seventh session): every one of the match,
+    #: those between deals and with a forfeit too; an older table's are read from its deal records
+    match_penalties: dict[tuple[int, str], Mapping[str, Any]] = {}
     for res in results:
         key = (res["match"], res["tbl"])
         if res["kind"] == "match" and key in by_match:
@@ -92,6 +95,8 @@ def tally(
             matches[key] = {"levels": dict(p["levels"]), "winner": _winner(p, side_names),
                             "finished": p.get("finished"), "walkover": bool(p.get("walkover", False)),
                             "void": False}
+            if isinstance(p.get("penalties"), dict):
+                match_penalties[key] = p["penalties"]
         elif res["kind"] == "deal" and key in by_match:
             deals[res["id"]] = res
     void_deals: set[str] = set()
@@ -134,12 +139,19 @@ def tally(
         if rec.get("board") is not None and pair["ew"] is not None:
             boards.append(st.BoardPlay(int(rec["board"]), res["tbl"], pair["ns"], pair["ew"],
                                        board_result_ns(result.get("winner"), int(result.get("up") or 0))))
-        for action in rec.get("actions") or []:
+        for action in [] if key in match_penalties else rec.get("actions") or []:
             if isinstance(action, dict) and action.get("referee") == "penalty" and action.get("kind") == "violation":
                 team_side = action.get("team") or _seat_side(action.get("seat"))
                 team = pair["ns"] if team_side == "NS" else pair["ew"] if team_side == "EW" else None
                 if team is not None:
                     penalties.append(st.Penalty(team, 1))
+    for key, listed in sorted(match_penalties.items()):
+        pair = by_match[key]
+        for side, team in (("NS", pair["ns"]), ("EW", pair["ew"])):
+            counts = listed.get(side)
+            violations = counts.get("violation") if isinstance(counts, dict) else None
+            if team is not None and isinstance(violations, int) and violations > 0:
+                penalties.append(st.Penalty(team, violations))
     for key, pair in sorted(by_match.items()):
         if pair["ew"] is None:
             outcomes.append(st.Outcome(pair["round"], pair["tbl"], pair["ns"], None))

@@ -213,6 +213,8 @@ def test_table_checks_referee_signature_and_reply_topic(hall: LocalBroker, clien
     try:
         assert app.link is not None and app.link.connected.wait(10)
         time.sleep(0.2)
+        start = {"match_end": {"method": "deals", "deals": 1}}  # a penalty counts in a match
+        assert _request(referee, root("T01") + "cmd/start_match", start, reply_topic("referee", "T01"))["ok"]
         topic = root("T01") + "cmd/penalty"
         body = {"team": "NS", "kind": "verbal_warning", "reason": "talking", "role": "referee"}
         r = _request(referee, topic, body, reply_topic("referee", "T01"))

@@ -33,6 +33,7 @@ def test_signature_binds_table_command_payload_and_nonce() -> None:
 
 def test_controller_obeys_a_signed_referee_command_once() -> None:
     c = TableController("T01", "ev", get_profile("national"), referee_key=KEY)
+    c.handle(Command("start_match", {"match_end": {"method": "deals", "deals": 1}}, "s"), 0.5)  # a penalty's match
     body = {"team": "EW", "kind": "verbal_warning", "role": "referee"}
 
     def reply(payload: dict[str, Any]) -> Reply:

@@ -89,3 +89,23 @@ def test_duplicate_boards_and_voided_deal(store: Store) -> None:
     assert {r["team"]: r["duplicate"] for r in event.standings_report(store)["rows"]}[t1["ns"]] == 5
     with pytest.raises(corrections.CorrectionError):
         corrections.void_deal(store, "ref", "x", "ev/T99/m1/d1")
+
+
+def test_violations_are_counted_from_the_match_result_once(store: Store) -> None:
+    """A table's match result lists every penalty of the match (those between deals and with a forfeit too); the
+    deal record's copy of one given in play is not counted a second time. An older table's (no list in its match
+    result) are counted from its deal records, as before."""
+    t1, t2 = event.pair_round(store, 1, "swiss")
+    in_play = {"referee": "penalty", "kind": "violation", "team": "EW"}
+    for tbl in (t1["tbl"], t2["tbl"]):
+        store.add_result(f"ev/{tbl}/m1/d1", tbl, "deal", 1, 1,
+                         {"format": "guandan-deal/1", "match": 1, "deal": 1, "actions": [in_play],
+                          "result": {"finish": ["S", "N"], "winner": "NS", "up": 3}})
+    listed = {"NS": {}, "EW": {"forfeit": 1, "violation": 3}}
+    store.add_result(f"ev/{t1['tbl']}/m1", t1["tbl"], "match", 1, None,
+                     {"levels": {"NS": "5", "EW": "2"}, "winner": "NS", "reason": "forfeit (EW)",
+                      "penalties": listed})
+    store.add_result(f"ev/{t2['tbl']}/m1", t2["tbl"], "match", 1, None,
+                     {"levels": {"NS": "5", "EW": "2"}, "winner": "NS"})
+    fouls = {r["team"]: r["fouls"] for r in event.standings_report(store)["rows"]}
+    assert fouls == {t1["ns"]: 0, t1["ew"]: 3, t2["ns"]: 0, t2["ew"]: 1}
