@@ -108,3 +108,29 @@ def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_
         out["levels"] = state.get("levels")
         out["deal"] = state.get("deal")
     return out
+
+
+#: the penalty kinds of rules §11 (seed 003) in the referees' words
+PENALTY_WORDS = {"verbal_warning": "口头警告 verbal warning", "warning": "警告 warning", "violation": "记违例 violation",
+                 "level_down": "降级 level down", "level_up_opponent": "对方升级 opponent up",
+                 "forfeit": "判负 forfeit", "suspension": "停赛 suspension"}
+
+
+def ruling_words(result: Mapping[str, Any] | None) -> str:
+    """What a match result says the referees ruled at the table: a forfeit that decided it, and each team's
+    penalties (the match result lists them); "" when there were none. The desk page shows it on the round's row,
+    so a match won with level scores that do not say why reads why."""
+    if not result:
+        return ""
+    parts: list[str] = []
+    reason = str(result.get("reason") or "")
+    if reason.startswith("forfeit"):
+        parts.append(f"判负结束 ended by forfeit ({reason.removeprefix('forfeit').strip(' ()') or '?'})")
+    listed = result.get("penalties")
+    if isinstance(listed, Mapping):
+        for team in ("NS", "EW"):
+            counts = listed.get(team)
+            if isinstance(counts, Mapping) and counts:
+                said = ", ".join(f"{PENALTY_WORDS.get(str(k), str(k))} {n}" for k, n in counts.items())
+                parts.append(f"{team} 判罚 penalties: {said}")
+    return " · ".join(parts)

@@ -173,8 +173,10 @@ class Desk:
                 self._say(f"{table} 第{match}轮 已接受开赛（由成绩得知） round {match} start accepted (seen in a result)")
             if self.store.add_result(rid, table, kind, match, deal, msg) and kind == "match":
                 lv = msg.get("levels") or {}
+                ruling = rounds.ruling_words(msg)
                 self._say(f"{table} 第{match}轮 成绩已收 round {match} result in: NS {lv.get('NS')} / EW "
-                          f"{lv.get('EW')}, 胜方 winner {msg.get('winner') or '平局 draw'}")
+                          f"{lv.get('EW')}, 胜方 winner {msg.get('winner') or '平局 draw'}"
+                          f"{' · ' + ruling if ruling else ''}")
                 over = [c["n"] for c in self.store.corrections()
                         if c.get("target") == {"round": match, "table": table}]
                 if over:  # a referee's correction came first: it stands, and the referees must know it does

@@ -44,6 +44,7 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
     current = {p["tbl"]: p for p in store.pairings(round_no) if p["ew"] is not None}
     waiting = {(p["round"], p["table"]) for p in report["pending"]}  # no result yet, nor a referee's entry
     names = {t.id: t.name for t in store.teams()}
+    match_results = {r["tbl"]: r["payload"] for r in store.results("match") if r["match"] == round_no}
     out = []
     for name in sorted(set(live) | set(statuses) | set(current)):
         tab = live.get(name, {})
@@ -67,6 +68,7 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
                                               offline=status.get("online") is False)}
             for key in ("sent_at", "accepted_at"):
                 row["match"][key] = local(row["match"][key], tz)
+            row["match"]["ruling"] = rounds.ruling_words(match_results.get(name))
         out.append(row)
     broker = dict(link()) if link is not None else None
     if broker is not None and broker.get("away_since") is not None:

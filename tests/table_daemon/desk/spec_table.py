@@ -103,9 +103,9 @@ class SpecTable:
             "hands": {"S": ["HR"], "E": [], "N": [], "W": []}, "actions": extra.pop("actions", []),
             "result": {"finish": finish, "winner": winner, "up": up}, **extra})
 
-    def match_result(self, match: int, levels: dict[str, str], winner: str | None) -> dict[str, Any]:
+    def match_result(self, match: int, levels: dict[str, str], winner: str | None, **extra: Any) -> dict[str, Any]:
         return self.result({"type": "match_result", "id": f"{self.event}/{self.table}/m{match}",
-                            "match": match, "levels": levels, "winner": winner})
+                            "match": match, "levels": levels, "winner": winner, **extra})
 
     def resend(self) -> None:
         with self.lock:

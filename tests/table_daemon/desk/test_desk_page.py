@@ -153,11 +153,14 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         page.wait_for_selector("#alerts tbody tr:has-text('桌号冲突 two devices as one table')", timeout=10000)
 
         # Results: T01's counts; a T02 publishing an id of T01 does not, and says why.
-        t1.match_result(1, {"NS": "A+", "EW": "5"}, "NS")
+        t1.match_result(1, {"NS": "A+", "EW": "5"}, "NS", reason="forfeit (EW)",
+                        penalties={"NS": {}, "EW": {"forfeit": 1, "violation": 3}})
         t2.result({"type": "match_result", "id": f"{event}/T01/m1", "match": 1, "levels": {"NS": "2", "EW": "A+"},
                    "winner": "EW"})
         page.wait_for_selector("#rejects tbody tr:has-text('does not name the table T02')", timeout=10000)
         page.wait_for_selector("#round-tables tr[data-key='T01'] .step-result_in", timeout=10000)
+        row = page.inner_text("#round-tables tr[data-key='T01']")  # why a match was won: the referee's rulings
+        assert "判负结束 ended by forfeit (EW)" in row and "EW 判罚 penalties: 判负 forfeit 1, 记违例 violation 3" in row
 
         # A correction for a match its table is still playing is refused: it would stand over the real result.
         t2.state(phase="playing", start=f"{event}/T02/m1/start", match_active=True, deal=8)

@@ -109,3 +109,11 @@ def test_violations_are_counted_from_the_match_result_once(store: Store) -> None
                      {"levels": {"NS": "5", "EW": "2"}, "winner": "NS"})
     fouls = {r["team"]: r["fouls"] for r in event.standings_report(store)["rows"]}
     assert fouls == {t1["ns"]: 0, t1["ew"]: 3, t2["ns"]: 0, t2["ew"]: 1}
+
+
+def test_the_rulings_a_match_result_tells_in_words() -> None:
+    from table_daemon.desk.rounds import ruling_words
+
+    assert ruling_words(None) == "" and ruling_words({"reason": "deals", "penalties": {"NS": {}, "EW": {}}}) == ""
+    said = ruling_words({"reason": "forfeit (NS)", "penalties": {"NS": {"warning": 2, "violation": 1}, "EW": {}}})
+    assert said == "判负结束 ended by forfeit (NS) · NS 判罚 penalties: 警告 warning 2, 记违例 violation 1"
