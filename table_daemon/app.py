@@ -89,7 +89,8 @@ class TableApp:
         #: the Pi's power, heat and SD card (tests give one reading a temp dir laid out as /sys)
         self.pi_health = pi_health or PiHealth(disk_path=os.path.dirname(os.path.abspath(cfg.journal.path)))
         self.limits = HealthLimits(cpu_temp_c=cfg.health.max_cpu_temp_c, disk_free_mb=cfg.health.min_free_mb)
-        self.problems: dict[str, str] = {}  # set from the recovered controller below
+        self.problems: dict[str, str] = {}
+        self._phase_light = "blink"  # the status light as the controller last asked (fast over it on a problem)
         self._device_states: dict[str, str] | None = None
         self._service_status = ""  # the last STATUS= told to systemd
         self.clock = clock
@@ -124,8 +125,6 @@ class TableApp:
         self._thread: threading.Thread | None = None
         self.started_iso = iso_now()
         self.recovered = self._recover()
-        # problems open before a restart: the first health report says which have cleared since
-        self.problems = dict.fromkeys(self.controller.open_problems, "")
         self.started_at = clock()
         self.inputs_handled = 0
         self.last_health = 0.0
@@ -310,8 +309,9 @@ class TableApp:
             self.panels.set_light(ef.seat, ef.light, ef.on)
         elif isinstance(ef, Beep) and self.panels is not None:
             self.panels.beep(ef.times)
-        elif isinstance(ef, StatusLight) and self.panels is not None:
-            self.panels.set_status(ef.mode)
+        elif isinstance(ef, StatusLight):
+            self._phase_light = ef.mode
+            self._drive_status_light()
         elif isinstance(ef, DealerDo):
             if self.dealer is None:
                 self.feed(DealerFault(DealerFaultKind.NO_DEALER, "no dealer configured"))
@@ -376,8 +376,8 @@ class TableApp:
         """After a restart: lights and simulated seats as the recovered state says; a deal caught while
         being dealt is void (the dealer's run was cut) and dealt again."""
         c = self.controller
-        if self.panels is not None:
-            self.panels.set_status(status_light(c))
+        self._phase_light = status_light(c)
+        self._drive_status_light()
         if c.phase == "dealing":
             self.handle(DealerFault(DealerFaultKind.RESTART, "the table restarted while dealing"))
             if self.cfg.table.auto_deal:
@@ -396,6 +396,11 @@ class TableApp:
                     self._effect(TurnChanged(seat, "report", st))
         elif c.phase in ("idle", "deal_over") and c.match_active and self.cfg.table.auto_deal:
             self.handle(Command("start_deal", {}))
+
+    def _drive_status_light(self) -> None:
+        """The status light: fast while the health has a problem, else as the controller's phase asks."""
+        if self.panels is not None:
+            self.panels.set_status("fast" if self.problems else self._phase_light)
 
     # -- health ------------------------------------------------------------------------------------------------
     def _housekeeping(self) -> None:
@@ -422,7 +427,10 @@ class TableApp:
             self.handle(HealthNotice(code, found[code], {**pi, "devices": figures.get("devices")}))
         for code in sorted(self.problems.keys() - found.keys()):
             self.handle(HealthNotice("health_restored", self.problems[code], {"cleared": code}))
+        changed = bool(found) != bool(self.problems)
         self.problems = found
+        if changed:
+            self._drive_status_light()
         states = {name: d["state"] for name, d in figures["devices"].items()}
         if self._device_states is not None and states != self._device_states and self.link is not None:
             self.link.publish_status()

@@ -35,12 +35,7 @@ TEXT = {
 
 
 def on_health_notice(c: TableState, e: HealthNotice) -> None:
-    """Alert the referee with the figures that crossed the limit, and keep the problems open until cleared (the
-    table's status light blinks fast while any is)."""
-    if e.what == "health_restored":
-        c.open_problems = c.open_problems - {str(e.evidence.get("cleared"))}
-    else:
-        c.open_problems = c.open_problems | {e.what}
+    """Alert the referee with the figures that crossed the limit."""
     text = TEXT.get(e.what, e.what)
     if e.what == "health_restored" and e.evidence.get("cleared"):
         cleared = str(e.evidence["cleared"])

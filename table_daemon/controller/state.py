@@ -152,9 +152,7 @@ class TableState:
     ``alert``, ``set_turn``). The flows change it; :class:`~.table.TableController` dispatches inputs to them."""
 
     # Kept at class level so that a snapshot taken before they existed still loads (pickle restores __dict__).
-    #: the health problems raised and not yet cleared (HealthNotice codes): the status light blinks fast
-    open_problems: frozenset[str] = frozenset()
-    #: the status light's mode last asked of the panels ("" before the first input)
+    #: the status light's mode last asked of the panels ("" in a snapshot older than it: asked at the next input)
     status_mode: str = ""
     #: the ids of the referee commands obeyed, newest last (commands.REMEMBERED_IDS of them): each once
     referee_ids: tuple[str, ...] = ()
@@ -177,6 +175,8 @@ class TableState:
         self.referee_key = referee_key
         self.referee_nonces: set[str] = set()
         self.phase = Phase.IDLE
+        #: idle's status light (views.status_light), which the app drives at start: no effect until it changes
+        self.status_mode = "blink"
         self.paused_from: Phase | None = None
         self.paused_at = 0.0
         self.match_no = 0

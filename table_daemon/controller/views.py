@@ -50,10 +50,9 @@ def seats_asked(c: TableState) -> tuple[list[str], str]:
 
 
 def status_light(c: TableState) -> str:
-    """The table's status light: ``fast`` while a health problem is open, ``on`` in a deal, ``blink`` while
-    waiting (no match, between deals, match over, paused by the referee)."""
-    if c.open_problems:
-        return "fast"
+    """The table's status light by where the table is: ``on`` in a deal, ``blink`` while waiting (no match,
+    between deals, match over, paused by the referee). The app blinks it fast over this while the table's health
+    has a problem (it alone knows the health of this run)."""
     return "on" if c.phase in IN_DEAL else "blink"
 
 
