@@ -148,7 +148,8 @@ class DealVerifier:
             causes = ", ".join(
                 f["fault"] + (f" at card {f['card_index']}" if "card_index" in f else "") for f in self.faults[:4]
             )
-            reason = f"{reason} [dealer faults: {causes}]"
+            more = f", and {len(self.faults) - 4} more" if len(self.faults) > 4 else ""
+            reason = f"{reason} [{len(self.faults)} dealer faults: {causes}{more}]"
         return reason is None, reason
 
     def hands(self) -> dict[str, list[str | None]]:

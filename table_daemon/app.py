@@ -323,6 +323,7 @@ class TableApp:
                 body: dict[str, Any] = {"ok": ef.ok, "error": ef.error}
                 if isinstance(inbound.payload, dict) and "id" in inbound.payload:
                     body["id"] = inbound.payload["id"]
+                body.update({k: v for k, v in (ef.data or {}).items() if k not in body and v is not None})  # duplicate
                 self.link.reply(inbound, body)
         elif isinstance(ef, TurnChanged):
             for listener in self.turn_listeners:
@@ -378,6 +379,12 @@ class TableApp:
         c = self.controller
         self._phase_light = status_light(c)
         self._drive_status_light()
+        if c.match_active:  # a restart mid-match (power cut, kill -9, watchdog) is not a network blip: say so
+            where = f"第{c.match_no}场 match {c.match_no}" + (f", 第{c.deal.number}副 deal {c.deal.number}"
+                                                             if c.deal is not None else "")
+            self.handle(HealthNotice("table_restarted", f"{where}, {c.phase}; {self.recovered} inputs replayed",
+                                     {"match": c.match_no, "deal": c.deal.number if c.deal else None,
+                                      "phase": str(c.phase), "replayed": self.recovered}))
         if c.phase == "dealing":
             self.handle(DealerFault(DealerFaultKind.RESTART, "the table restarted while dealing"))
             if self.cfg.table.auto_deal:

@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "table_daemon.cli_vision",
     "table_daemon.cli_table",
     "table_daemon.cli_desk",
+    "table_daemon.cli_referee",
     "table_daemon.cli_demo",
 )
 

@@ -17,11 +17,11 @@ from guandan import deal as engine
 from .auth import check_signature
 from .dealing import start_deal
 from .match import start_match
-from .model import Command, Light, Reply
+from .model import Command, Reply
 from .play import declare, report
 from .referee import correct, penalty
 from .state import Phase, TableState
-from .steps import act_on
+from .steps import try_act
 from .tribute import choose as choose_tribute
 from .views import publish_state, seats_asked
 
@@ -83,8 +83,7 @@ def _pause(c: TableState, p: dict[str, Any]) -> str | None:
     if c.phase == Phase.PAUSED:
         return "already paused"
     c.paused_from, c.phase, c.paused_at = c.phase, Phase.PAUSED, c.now
-    for seat in SEATS:  # nobody is asked to act while the referee holds the table
-        c.effect(Light(seat, "turn", False))
+    c.set_turn(None, "wait")  # nobody is asked to act while the referee holds the table (lamps off, seats told)
     c.emit("paused", reason=p.get("reason"))
     publish_state(c)
     return None
@@ -99,9 +98,8 @@ def _resume(c: TableState, p: dict[str, Any]) -> str | None:
         d.state = replace(d.state, turn_since=d.state.turn_since + (c.now - c.paused_at))
         if d.tribute_choice is not None:
             d.tribute_choice["since"] += c.now - c.paused_at
-    asked, _ = seats_asked(c)
-    for seat in SEATS:  # the lamps of the seats the deal waits on, as before the pause
-        c.effect(Light(seat, "turn", seat in asked))
+    asked, what = seats_asked(c)
+    c.set_turn(asked or None, what)  # the seats the deal waits on are asked again, lamps lit, as before the pause
     c.emit("resumed")
     publish_state(c)
     return None
@@ -120,7 +118,7 @@ def _pass(c: TableState, p: dict[str, Any]) -> str | None:
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
         return "no deal in play"
-    return None if act_on(c, act.pass_turn(seat), {"command": "pass"}) else "pass refused"
+    return try_act(c, act.pass_turn(seat), {"command": "pass"})
 
 
 def _report(c: TableState, p: dict[str, Any]) -> str | None:

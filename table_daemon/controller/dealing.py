@@ -55,6 +55,10 @@ def on_dealer_card(c: TableState, e: DealerCard) -> None:
     publish_state(c)  # each seat's cards so far are public state: a screen that joins mid-deal reads them
 
 
+#: fouled deals in a row that the table deals again by itself; then it waits for a referee
+REDEALS = 3
+
+
 def on_dealer_fault(c: TableState, e: DealerFault) -> None:
     code = "dealer_jam" if e.reason == DealerFaultKind.JAM else "dealer_fault"
     c.alert(code, None, f"dealer: {e.reason} {e.detail}".strip(), {"reason": e.reason, "detail": e.detail})
@@ -67,14 +71,22 @@ def on_dealer_done(c: TableState, e: DealerDone) -> None:
     if d is None or c.phase != "dealing":
         return
     if not e.ok:
-        c.alert("dealer_jam" if DealerFaultKind.JAM in e.faults else "dealer_fault", None,
-                f"deal fouled by the dealer (发牌错误): {e.fouled}",
-                {"fouled": e.fouled, "counts": {s: len(e.hands.get(s, [])) for s in SEATS},
-                 "retransmits": e.retransmits, "faults": list(e.faults)})
         attempts = d.redeal_attempts + 1
+        again = c.auto_deal and attempts < REDEALS
+        c.alert("dealer_jam" if DealerFaultKind.JAM in e.faults else "dealer_fault", None,
+                f"发牌错误，本副作废{'，重新发牌' if again else ''} | deal fouled by the dealer, void"
+                f"{', dealt again' if again else ''}: {e.fouled}",
+                {"fouled": e.fouled, "counts": {s: len(e.hands.get(s, [])) for s in SEATS},
+                 "retransmits": e.retransmits, "faults": list(e.faults), "attempt": attempts})
         void_deal(c, f"fouled deal: {e.fouled}")
-        if c.auto_deal and attempts < 3 and start_deal(c) is None and c.deal is not None:
+        if again and start_deal(c) is None and c.deal is not None:
             c.deal.redeal_attempts = attempts
+        elif c.auto_deal:
+            # the table waits for a person now: say so, or it just sits idle in the middle of its match
+            c.alert("dealer_gave_up", None,
+                    f"发牌机连续 {attempts} 副发牌错误，已停止自动发牌：排除故障后由裁判发送 start_deal（guandan-table "
+                    f"referee start-deal） | {attempts} fouled deals in a row: the table stopped dealing by itself; "
+                    "clear the dealer, then a referee sends start_deal", {"attempts": attempts})
         return
     try:
         d.hands = {s: [parse_card(x) for x in e.hands[s]] for s in SEATS}

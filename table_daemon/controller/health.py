@@ -31,6 +31,7 @@ TEXT = {
     "journal_read_failed": "牌局日志无法读取 / the journal cannot be read: the SD card may be gone or failing; "
                            "replace it between deals",
     "health_restored": "恢复正常 / back to normal",
+    "table_restarted": "牌桌重启，已从日志恢复比赛 / the table restarted and took up its match from its journal",
 }
 
 

@@ -42,20 +42,38 @@ FOUL_OF_REASON = {"not_your_turn": "out_of_turn", "not_held": "not_held", "does_
                   "wrong_report": "wrong_report", "deal_over": "out_of_turn", "ambiguous": "illegal_play"}
 
 
-def act_on(c: TableState, action: act.Action, evidence: dict[str, Any]) -> bool:
-    """Apply one action through the rules engine; a refusal becomes an alert. Returns True when accepted."""
+#: the rules engine's refusals in the referees' words (Chinese first; the engine's own English follows)
+REFUSAL_WORDS = {"not_your_turn": "未轮到该座位", "not_held": "所出之牌不在手中", "does_not_beat": "压不过上家",
+                 "not_a_combination": "不成牌型", "must_lead": "须领出，不能不出", "wrong_tribute": "进贡牌不对",
+                 "wrong_return": "还贡牌不对", "wrong_report": "报牌不当", "deal_over": "本副已结束",
+                 "ambiguous": "牌型不明，须声明", "bad_action": "动作无效", "not_a_seat": "座位无效"}
+
+
+def refusal_words(exc: GuandanError) -> str:
+    """An engine refusal as a referee reads it: ``未轮到该座位 | it is N's turn, not S's``."""
+    return f"{REFUSAL_WORDS.get(exc.reason, '不合规则')} | {exc}"
+
+
+def try_act(c: TableState, action: act.Action, evidence: dict[str, Any]) -> str | None:
+    """Apply one action through the rules engine; a refusal becomes an alert, and is returned in words (None
+    when the action was accepted)."""
     d = c.deal
     assert d is not None and d.state is not None
     try:
         new, effects = engine.apply(d.state, action, c.now)
     except GuandanError as exc:
         code = FOUL_OF_REASON.get(exc.reason, "illegal_play")
-        c.alert(code, action.seat, str(exc), {**evidence, "reason": exc.reason})
-        return False
+        c.alert(code, action.seat, refusal_words(exc), {**evidence, "reason": exc.reason})
+        return refusal_words(exc)
     before, d.state = d.state, new
     d.log_since(before, c.ref + 1)
     run_effects(c, effects)
-    return True
+    return None
+
+
+def act_on(c: TableState, action: act.Action, evidence: dict[str, Any]) -> bool:
+    """:func:`try_act`; True when the action was accepted."""
+    return try_act(c, action, evidence) is None
 
 
 def run_effects(c: TableState, effects: list[EngineEffect]) -> None:

@@ -27,6 +27,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "misread": ("识别不确定", "misread (the reader is unsure)"),
     "dealer_fault": ("发牌机故障", "dealer fault"),
     "dealer_jam": ("发牌机卡牌", "dealer jam"),
+    "dealer_gave_up": ("发牌机停止重发", "dealer stopped redealing"),
     "referee_call": ("呼叫裁判", "referee called"),
     "camera_lost": ("摄像头无画面", "camera lost"),
     "camera_restored": ("摄像头恢复", "camera restored"),
@@ -48,6 +49,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "snapshot_failed": ("牌局快照无法保存", "snapshot cannot be saved"),
     "journal_read_failed": ("牌局日志无法读取", "journal cannot be read"),
     "health_restored": ("恢复正常", "back to normal"),
+    "table_restarted": ("牌桌重启已恢复", "table restarted, match recovered"),
     # the desk's own (desk/presence.py)
     "table_offline": ("牌桌离线", "table offline mid-match"),
     "table_id_clash": ("桌号冲突", "two devices as one table"),

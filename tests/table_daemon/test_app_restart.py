@@ -83,3 +83,19 @@ def test_a_snapshot_this_version_cannot_read_stops_the_table_loudly(tmp_path: Pa
     with pytest.raises(RuntimeError, match="cannot be read by this version") as failed:
         h.restart()
     assert "日志快照无法读取" in str(failed.value) and "9.9" in str(failed.value)
+
+
+def test_a_restart_mid_match_is_said_as_one_not_as_a_network_blip(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", seed=2, auto_deal=False)
+    h.app._resume_after_recovery()  # a fresh table, no match: nothing to say
+    assert not [m for m in h.sent if m.get("code") == "table_restarted"]
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    for _ in range(3):
+        h.bot_step()
+    h.restart()
+    h.app._resume_after_recovery()  # what start() does first
+    (said,) = [m for m in h.sent if m.get("code") == "table_restarted"]
+    assert said["message"].startswith("牌桌重启，已从日志恢复比赛") and "match 1, 第1副 deal 1" in said["message"]
+    assert said["evidence"]["health"]["replayed"] == h.app.recovered > 0

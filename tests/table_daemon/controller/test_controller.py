@@ -276,3 +276,29 @@ def test_an_unsure_tribute_card_is_chosen_by_what_is_owed() -> None:
     h.send(CardsSeen(giver, [wrong], 0.5, candidates=[[(wrong, 0.5), (owed_card, 0.49)]]))
     assert not h.alerts("wrong_tribute") and len(h.alerts("misread")) == 1
     assert giver not in h.state.pending_gives() or h.deal.tribute_held.get(giver)
+
+
+def test_a_refusal_is_said_in_chinese_too_and_a_refused_pass_says_why() -> None:
+    h = _leader_game()
+    leader = h.to_move
+    other = next(s for s in "SENW" if s != leader)
+    h.send(Command("pass", {"seat": other}, token="o"))  # a pass out of turn, by a seat's screen
+    (alert,) = h.alerts("out_of_turn")
+    assert alert["message"].startswith("未轮到该座位 | ") and "turn" in alert["message"]
+    assert (_replies(h)[-1].error or "") == alert["message"]
+    h.send(Command("pass", {"seat": leader}, token="p"))
+    reply = _replies(h)[-1]
+    assert not reply.ok and (reply.error or "").startswith("须领出，不能不出 | ")
+
+
+def test_after_three_fouled_deals_the_table_says_it_waits_for_a_referee() -> None:
+    h = Harness(auto_deal=True)
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1}}))
+    h.pending.clear()
+    for _ in range(3):
+        h.send(DealerDone(False, "jam", {"S": [], "E": [], "N": [], "W": []}))
+    (gave_up,) = h.alerts("dealer_gave_up")
+    assert "start_deal" in gave_up["message"] and "已停止自动发牌" in gave_up["message"]
+    assert h.c.deal is None and h.c.match_active
+    assert [a["message"].split(" | ")[0] for a in h.alerts("dealer_fault")] == [
+        "发牌错误，本副作废，重新发牌", "发牌错误，本副作废，重新发牌", "发牌错误，本副作废"]

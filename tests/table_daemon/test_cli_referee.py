@@ -1,0 +1,79 @@
+"""``guandan-table referee`` against a real table on a real Mosquitto: the command reaches the table as the
+referee's, its answer comes back on the referee's reply topic, a refusal is exit 1 with the table's reason, the
+same ruling twice (one id) is obeyed once, and a broker nobody answers at is said in one line."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from table_daemon.app import TableApp
+from table_daemon.cli import main
+from table_daemon.config import simulated_config
+
+
+def referee(url: str, tr: Any, *action: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
+    code = main(["referee", "--broker", url, "--event", tr.event, "--table", tr.table, "--timeout", "10", *action])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out.strip() else {}, err
+
+
+def test_a_referee_pauses_penalises_once_and_is_told_why_a_command_is_refused(
+        mosquitto: Any, topic_root: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = simulated_config(table=topic_root.table, event=topic_root.event, broker=mosquitto.url,
+                           journal=str(tmp_path / "j.sqlite"))
+    cfg.table = replace(cfg.table, auto_deal=False)
+    app = TableApp(cfg)
+    app.start()
+    try:
+        assert app.link is not None and app.link.connected.wait(10)
+        time.sleep(0.2)
+        code, said, err = referee(mosquitto.url, topic_root, "penalty", "--kind", "warning", "--seat", "N",
+                                  capsys=capsys)
+        assert code == 1 and said["ok"] is False and "no match in play" in err  # refused, with the table's reason
+        code, said, _ = referee(mosquitto.url, topic_root, "pause", "--reason", "裁判查看 referee looking",
+                                capsys=capsys)
+        assert code == 0 and said["ok"] is True and said["command"] == "pause"
+        deadline = time.monotonic() + 5
+        while app.controller.phase != "paused" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app.controller.phase == "paused"
+        assert referee(mosquitto.url, topic_root, "resume", capsys=capsys)[0] == 0
+        start = {"match_end": {"method": "deals", "deals": 1}}
+        code, said, _ = referee(mosquitto.url, topic_root, "--id", "pen-7", "penalty", "--kind", "warning",
+                                "--seat", "N", capsys=capsys)
+        assert code == 1  # still no match: the id is not spent on a refusal
+        app.inbox.put((None, _start(start)))  # the desk's start, as it arrives from the broker
+        deadline = time.monotonic() + 5
+        while not app.controller.match_active and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for _ in range(2):  # the same ruling twice: one warning
+            code, said, _ = referee(mosquitto.url, topic_root, "--id", "pen-7", "penalty", "--kind", "warning",
+                                    "--seat", "N", capsys=capsys)
+            assert code == 0 and said["id"] == "pen-7"
+        assert said.get("duplicate") is True and app.controller.penalties["NS"]["warning"] == 1
+    finally:
+        app.stop()
+
+
+def _start(payload: dict[str, Any]) -> Any:
+    from table_daemon.adapters.mqtt import Inbound
+
+    return Inbound("command", "start_match", payload)
+
+
+def test_a_broker_nobody_answers_at_is_one_line_and_exit_2(topic_root: Any,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"mqtt://127.0.0.1:{probe.getsockname()[1]}"
+    code = main(["referee", "--broker", url, "--event", topic_root.event, "--table", topic_root.table,
+                 "--timeout", "2", "resume"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and "cannot reach the broker" in err
