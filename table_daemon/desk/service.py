@@ -96,11 +96,17 @@ class Desk:
 
     # -- life -----------------------------------------------------------------------------------------------
     def start(self) -> None:
+        # the level charts of the screens, back from the deal records the desk keeps (the hub keeps nothing on
+        # disk: after a restart a chart would draw a line through the deals it did not see)
+        for record in self.store.results("deal"):
+            self.hub.recall(record["tbl"], [record["payload"]])
+        self.hub.follow_link(self.link.link_state)  # the screens say when the desk has lost the broker
         self.link.start()
         self._ticker.start()
 
     def stop(self) -> None:
         self._stop.set()
+        self.hub.stop_following()
         self.link.stop(final=(self.status_topic, dumps(self._status(False))))
 
     def _status(self, online: bool) -> dict[str, Any]:

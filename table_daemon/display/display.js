@@ -2,7 +2,9 @@
 // every table, drawn from the server's Server-Sent Events. The server sends a "snapshot" first (so a screen
 // opened mid-deal shows the whole deal at once: state, the deal's events, the level chart, standings), then
 // each change. EventSource reconnects by itself after a network or server drop, and every reconnect starts
-// with a fresh snapshot. Needs cards.js.
+// with a fresh snapshot. While the page has lost the server, or the server has lost the broker (its "link"),
+// nothing shown is live: a banner says as of when it is, the live parts are dimmed and the turn timer stops.
+// Needs cards.js.
 "use strict";
 
 const PHASES = {
@@ -19,6 +21,36 @@ function el(tag, cls, text) {
 }
 
 function levelWord(l) { return l === "A+" ? "过A" : rankWord(l || "—"); }
+
+/** A seat's words ("东 E"), kept on one line. */
+function seatEl(seat, cls) {
+  return el("span", "sw" + (cls ? " " + cls : ""), seatWord(seat));
+}
+
+/** A card in words for a line of text ("♥A", "大王"), red or black. */
+function cardChip(code) {
+  const c = parseCard(code);
+  const red = c.suit ? SUIT[c.suit].color === "red" : c.rank === "HR";
+  const chip = el("span", "cw " + (red ? "red" : "black"), c.suit ? SUIT[c.suit].sym + rankWord(c.rank) : rankWord(c.rank));
+  chip.dataset.card = c.code;
+  return chip;
+}
+
+// -- is what the page shows live? ---------------------------------------------------------------------------
+// LIVE.link: the server's link to the broker (null: not said); LIVE.lostAt: when this page lost the server.
+const LIVE = { link: null, lostAt: null };
+
+/** Seconds (epoch) as of which the page's picture stands when it is not live, else null. */
+function staleAt() {
+  if (LIVE.lostAt) return LIVE.lostAt;
+  if (LIVE.link && LIVE.link.connected === false) return LIVE.link.away_since || Date.now() / 1000;
+  return null;
+}
+
+function clockWords(t) {
+  const d = new Date(t * 1000);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
+}
 
 // -- names ------------------------------------------------------------------------------------------------
 function teamName(state, team) {
@@ -45,9 +77,16 @@ function tellEvent(tab, ev) {
   if (ev.type === "match_started") tab.chart = [];
   tab.events = (tab.events || []).concat([ev]).slice(-600);
   if (ev.type === "deal_over") {
-    const point = { deal: ev.deal, finish: ev.finish, winner: ev.winner, up: ev.up, levels: ev.levels };
-    tab.chart = (tab.chart || []).filter((p) => p.deal !== ev.deal).concat([point]);
+    addPoint(tab, { deal: ev.deal, finish: ev.finish, winner: ev.winner, up: ev.up, levels: ev.levels,
+      match: ev.match !== undefined ? ev.match : (tab.state || {}).match });
   }
+}
+
+/** One deal's point of the level chart, in deal order (hub.add_point). */
+function addPoint(tab, point) {
+  const match = (tab.state || {}).match;
+  if (match != null && point.match != null && point.match !== match) return;
+  tab.chart = (tab.chart || []).filter((p) => p.deal !== point.deal).concat([point]).sort((a, b) => a.deal - b.deal);
 }
 
 /** Tricks of the deal from its events: [{n, plays: [{seat, cards, reading} | {seat, pass}], winner}]. */
@@ -56,9 +95,11 @@ function storyOf(events) {
   const notes = [];
   let cur = null;
   let tribute = [];
+  let plan = null;
   for (const ev of events || []) {
     switch (ev.type) {
-      case "deal_started": tricks.length = 0; cur = null; tribute = []; break;
+      case "deal_started": tricks.length = 0; cur = null; tribute = []; plan = null; break;
+      case "tribute_plan": plan = { resisted: !!ev.resisted, payments: ev.payments || [], leader: ev.leader }; break;
       case "play":
         if (!cur) { cur = { n: tricks.length + 1, plays: [] }; tricks.push(cur); }
         cur.plays.push({ seat: ev.seat, cards: ev.cards || [], reading: ev.reading, left: ev.cards_left });
@@ -73,7 +114,7 @@ function storyOf(events) {
       default: break;
     }
   }
-  return { tricks, open: cur, tribute, notes };
+  return { tricks, open: cur, tribute, notes, plan };
 }
 
 // -- the last deal in words ------------------------------------------------------------------------------
@@ -91,6 +132,26 @@ function resultWords(state, r) {
     " · " + teamName(state, team) + " " + up + lv;
 }
 
+/** Every seat's place in a finished deal: [[place words, [seats]]], 上游 first. After a 双下 the two seats
+ *  left holding cards share the last place. */
+function placesOf(r) {
+  const finish = (r && r.finish) || [];
+  if (!finish.length) return [];
+  const rest = PLAY_ORDER.filter((s) => !finish.includes(s));
+  const out = finish.slice(0, 4).map((s, i) => [PLACES[i + 1], [s]]);
+  if (rest.length === 1) out.push([PLACES[4], rest]);
+  else if (rest.length) out.push(["下游 last", rest]);
+  return out;
+}
+
+/** The match's 场分 and 级差分 as the table gave them ("" when it did not). */
+function pointsWords(state, m) {
+  const mp = m.match_points, lp = m.level_points;
+  const num = (x) => typeof x === "number";
+  if (!mp || !lp || !num(mp.NS) || !num(mp.EW) || !num(lp.NS) || !num(lp.EW)) return "";
+  return "场分 match points " + mp.NS + " : " + mp.EW + " · 级差分 level points " + lp.NS + " : " + lp.EW;
+}
+
 function matchWords(state) {
   const m = state.match_result;
   if (!m) return "";
@@ -103,16 +164,53 @@ function matchWords(state) {
 function timerText(state) {
   const t = state.timer;
   if (!t || !state.turn) return "";
-  const now = Date.now() / 1000;
-  if (t.deadline) {
-    const left = Math.max(0, Math.round(t.deadline - now));
+  return timerWords(t.since, t.deadline);
+}
+
+/** The turn's clock in words; it stops where the page's picture stops being live. */
+function timerWords(since, deadline) {
+  const now = staleAt() || Date.now() / 1000;
+  if (deadline) {
+    const left = Math.max(0, Math.round(deadline - now));
     return "剩 " + left + " 秒 · " + left + " s left";
   }
-  if (t.since) {
-    const used = Math.max(0, Math.round(now - t.since));
+  if (since) {
+    const used = Math.max(0, Math.round(now - since));
     return "用时 " + used + " 秒 · " + used + " s";  // words, not an emoji clock: a hall screen may lack the font
   }
   return "";
+}
+
+/** A timed match's time left (state.match_clock, table time as the turn timer), or "" for an untimed one. */
+function matchClockWords(ends, timeUp) {
+  if (timeUp) return "时间到 · time up";
+  if (!ends) return "";
+  const left = ends - Date.now() / 1000;
+  if (left <= 0) return "时间到 · time up";
+  if (left < 60) { const sec = Math.ceil(left); return "剩 " + sec + " 秒 · " + sec + " s left"; }
+  const min = Math.floor(left / 60);
+  return "剩 " + min + " 分 · " + min + " min left";
+}
+
+function matchClockEl(state, cls) {
+  const mc = state.match_clock;
+  if (!mc || typeof mc !== "object" || (!mc.ends && !mc.time_up) || state.phase === "match_over") return null;
+  const e = el("span", "mclock" + (cls ? " " + cls : "") + (mc.time_up ? " up" : ""), matchClockWords(mc.ends, mc.time_up));
+  if (mc.ends) e.dataset.ends = String(mc.ends);
+  if (mc.time_up) e.dataset.up = "1";
+  return e;
+}
+
+/** Once a second: the turn timers (stopped while the picture is not live) and the match clocks. */
+function tickClocks() {
+  document.querySelectorAll(".timer[data-since], .timer[data-deadline]").forEach((t) => {
+    t.textContent = timerWords(Number(t.dataset.since) || 0, Number(t.dataset.deadline) || 0);
+  });
+  document.querySelectorAll(".mclock").forEach((c) => {
+    const text = matchClockWords(Number(c.dataset.ends) || 0, c.dataset.up === "1");
+    c.textContent = text;
+    c.classList.toggle("up", text.startsWith("时间到"));
+  });
 }
 
 function seatBox(state, seat, lastAct) {
@@ -133,7 +231,10 @@ function seatBox(state, seat, lastAct) {
   }
   if (state.turn === seat) {
     info.append(el("span", "turnmark", "▶ 出牌 to play"));
-    info.append(el("span", "timer", timerText(state)));
+    const timer = el("span", "timer", timerText(state));
+    if (state.timer && state.timer.since) timer.dataset.since = String(state.timer.since);
+    if (state.timer && state.timer.deadline) timer.dataset.deadline = String(state.timer.deadline);
+    info.append(timer);
   }
   box.append(info);
   const act = el("div", "act");
@@ -200,15 +301,17 @@ function trickBanner(state, story) {
   }
   const t = topPlay(state);
   if (t && t.reading) {
-    const beat = el("div", "tb-beat", "要压 to beat: " + playName(t.reading) + " — " + seatWord(t.seat));
+    const beat = el("div", "tb-beat", "要压 to beat: " + playName(t.reading) + " — ");
+    beat.append(seatEl(t.seat));
     box.append(beat);
     const passes = trickPasses(state);
     if (passes) box.append(el("div", "tb-pass", passes + " 家不出 · " + passes + " passed"));
   } else {
     const last = story.tricks[story.tricks.length - 1];
     if (last && last.winner) {
-      box.append(el("div", "tb-pass", "上一轮 " + seatLabel(state, last.winner) + " 胜" + (last.jiefeng ? "，接风 " + seatWord(state.turn) : "") +
-        " · last trick won by " + SEAT[last.winner].en));
+      box.append(el("div", "tb-pass", "上一轮 " + seatLabel(state, last.winner) + " 胜" +
+        (last.jiefeng && state.turn ? "，借风 " + seatWord(state.turn) : "") + " · last trick won by " + SEAT[last.winner].en +
+        (last.jiefeng && state.turn ? ", partner " + SEAT[state.turn].en + " leads (借风)" : "")));
     }
   }
   return box;
@@ -258,7 +361,7 @@ function historyEl(state, story, limit) {
     });
     li.append(plays);
     if (tr.winner) li.append(el("span", "twin", (SEAT[tr.winner] ? SEAT[tr.winner].zh : tr.winner) + " 胜" +
-      (tr.jiefeng ? " 接风" : "")));
+      (tr.jiefeng ? " · 借风 partner leads" : "")));
     list.append(li);
   });
   if (!tricks.length) list.append(el("li", "empty", "尚未出牌 · no play yet"));
@@ -266,12 +369,30 @@ function historyEl(state, story, limit) {
   return box;
 }
 
-/** The match's levels deal by deal: one line per team (SVG). */
+/** The finished deals of the match the page knows of, in deal order: the chart's points (of the state's
+ *  match) and the state's last result. */
+function knownDeals(state, chart) {
+  const pts = (chart || []).filter((p) => p && p.levels && typeof p.deal === "number" &&
+    (state.match == null || p.match == null || p.match === state.match));
+  const lr = state.last_result;
+  if (lr && typeof lr.deal === "number" && (lr.levels_after || lr.levels) && !pts.some((p) => p.deal === lr.deal)) {
+    pts.push({ deal: lr.deal, finish: lr.finish, winner: lr.winner, up: lr.up, levels: lr.levels_after || lr.levels });
+  }
+  return pts.sort((a, b) => a.deal - b.deal);
+}
+
+/** The match's levels deal by deal: one line per team (SVG). A line joins only deals next to each other: deals
+ *  the page was never told of (a desk restarted mid-match) are a grey band marked "?", never a line. */
 function chartEl(state, chart) {
   const box = el("div", "chart");
   box.append(el("h2", "", "级数走势 · Levels deal by deal"));
-  const pts = [{ deal: 0, levels: { NS: "2", EW: "2" } }].concat((chart || []).filter((p) => p.levels));
-  if (!(chart || []).length && state.levels && state.deals_played) pts.push({ deal: state.deals_played, levels: state.levels });
+  const pts = [{ deal: 0, levels: { NS: "2", EW: "2" } }].concat(knownDeals(state, chart));
+  const runs = [[pts[0]]];
+  const gaps = [];
+  for (let i = 1; i < pts.length; i++) {
+    if (pts[i].deal === pts[i - 1].deal + 1) runs[runs.length - 1].push(pts[i]);
+    else { gaps.push([pts[i - 1].deal + 1, pts[i].deal - 1]); runs.push([pts[i]]); }
+  }
   const n = Math.max(4, pts[pts.length - 1].deal);
   const W = 600, H = 210, L = 34, R = 12, T = 10, B = 26;
   const x = (d) => L + (W - L - R) * d / n;
@@ -284,9 +405,17 @@ function chartEl(state, chart) {
   for (let d = 0; d <= n; d += Math.max(1, Math.ceil(n / 12))) {
     g.append(svg("text", { x: x(d), y: H - 6, "text-anchor": "middle", class: "axis" }, String(d)));
   }
+  gaps.forEach(([a, b]) => {
+    g.append(svg("rect", { x: x(a - 1), y: T, width: x(b + 1) - x(a - 1), height: H - T - B, class: "gap" }));
+    g.append(svg("text", { x: (x(a - 1) + x(b + 1)) / 2, y: (T + H - B) / 2 + 6, "text-anchor": "middle", class: "gap-t" }, "?"));
+  });
   ["NS", "EW"].forEach((team) => {
-    const line = pts.map((p) => x(p.deal) + "," + y(p.levels[team])).join(" ");
-    g.append(svg("polyline", { points: line, class: "line line-" + team }));
+    runs.filter((run) => run.length > 1).forEach((run) => {
+      const line = run.map((p) => x(p.deal) + "," + y(p.levels[team])).join(" ");
+      const poly = svg("polyline", { points: line, class: "line line-" + team });
+      poly.dataset.deals = run.map((p) => p.deal).join(",");
+      g.append(poly);
+    });
     pts.forEach((p) => {
       const dot = svg("circle", { cx: x(p.deal), cy: y(p.levels[team]), r: 5, class: "dot dot-" + team });
       if (p.deal) dot.dataset.deal = p.deal;
@@ -296,14 +425,129 @@ function chartEl(state, chart) {
   box.append(g);
   const legend = el("div", "legend");
   ["NS", "EW"].forEach((t) => legend.append(el("span", "key team-" + t, teamName(state, t))));
+  if (gaps.length) {
+    const which = gaps.map(([a, b]) => (a === b ? String(a) : a + "–" + b)).join(", ");
+    legend.append(el("span", "gapnote", "第 " + which + " 副未知 · deal" + (gaps.length > 1 || gaps[0][0] !== gaps[0][1] ? "s " : " ") +
+      which + " not known"));
+  }
   box.append(legend);
   box.dataset.points = String(pts.length - 1);
+  box.dataset.gaps = gaps.map(([a, b]) => a + "-" + b).join(",");
   return box;
 }
 
 function outOrder(state) {
   const seats = state.seats || {};
   return PLAY_ORDER.filter((s) => seats[s] && seats[s].place).sort((a, b) => seats[a].place - seats[b].place);
+}
+
+/** Who pays whom in this deal's tribute (state.tribute: given, returned, laid, pending, resisted), in words. */
+function tributeParts(state, story) {
+  const t = state.tribute && typeof state.tribute === "object" ? state.tribute : null;
+  if (!t) return null;
+  const given = t.given || [], returned = t.returned || [];
+  const receivers = given.map((g) => g.to);
+  const pending = (t.pending || []).filter((s) => SEAT[s]);
+  return {
+    resisted: !!t.resisted, given, returned, laid: t.laid || {},
+    toReturn: pending.filter((s) => receivers.includes(s)),
+    toGive: pending.filter((s) => !receivers.includes(s)),
+    leader: story.plan && SEAT[story.plan.leader] ? story.plan.leader : null,
+  };
+}
+
+/** One line for the whole deal: tribute and return (who to whom, which card), or 抗贡, and who led. */
+function tributeLine(state, story) {
+  const p = tributeParts(state, story);
+  if (!p || (!p.resisted && !p.given.length && !p.returned.length)) return null;
+  const box = el("div", "tribute-line");
+  box.dataset.phase = state.phase || "";
+  const item = (cls) => box.appendChild(el("span", "tl " + cls));
+  if (p.resisted) item("tl-resist").textContent = "抗贡 · tribute refused";
+  p.given.forEach((g) => {
+    const one = item("tl-give");
+    one.append(el("span", "k", "进贡 tribute"), seatEl(g.from), " → ", seatEl(g.to), " ", cardChip(g.card));
+  });
+  p.returned.forEach((g) => {
+    const one = item("tl-return");
+    one.append(el("span", "k", "还贡 return"), seatEl(g.from), " → ", seatEl(g.to), " ", cardChip(g.card));
+  });
+  if (p.leader) {
+    const one = item("tl-lead");
+    one.append(seatEl(p.leader), " 领出 · leads");
+  }
+  return box;
+}
+
+/** The tribute as it happens (phase "tribute"): the cards given and returned, face up, who still has to give
+ *  or return, and who will lead. */
+function tributeBlock(state, story) {
+  const p = tributeParts(state, story);
+  const fromEvents = story.tribute;
+  if (!p && !fromEvents.length) return null;
+  const tb = el("div", "tribute");
+  const row = (kind, from, to, card) => {
+    const r = el("div", "trib");
+    const words = el("span", "tw", kind + " ");
+    words.append(seatEl(from), " → ", seatEl(to));
+    r.append(words);
+    if (card) r.append(cardRow([card], { level: state.level, cls: "mini" }));
+    tb.append(r);
+  };
+  if (p) {
+    if (p.resisted) tb.append(el("div", "trib resist", "抗贡 · tribute refused"));
+    p.given.forEach((g) => row("进贡 tribute", g.from, g.to, g.card));
+    Object.keys(p.laid).filter((s) => SEAT[s] && !p.given.some((g) => g.from === s)).forEach((s) => {
+      const r = el("div", "trib");
+      const words = el("span", "tw");
+      words.append(seatEl(s), " 亮出 laid");
+      r.append(words, cardRow([p.laid[s]], { level: state.level, cls: "mini" }));
+      tb.append(r);
+    });
+    p.returned.forEach((g) => row("还贡 return", g.from, g.to, g.card));
+    const wait = el("div", "trib-wait");
+    if (p.toGive.length) {
+      const w = el("span", "pend");
+      w.append("待进贡 to give: ");
+      p.toGive.forEach((s, i) => { if (i) w.append("、"); w.append(seatEl(s)); });
+      wait.append(w);
+    }
+    if (p.toReturn.length) {
+      const w = el("span", "pend");
+      w.append("待还贡 to return: ");
+      p.toReturn.forEach((s, i) => { if (i) w.append("、"); w.append(seatEl(s)); });
+      wait.append(w);
+    }
+    if (p.leader) {
+      const w = el("span", "lead");
+      w.append(seatEl(p.leader), " 领出 · leads");
+      wait.append(w);
+    }
+    if (wait.children.length) tb.append(wait);
+  } else {
+    fromEvents.forEach((t) => row(t.kind, t.from, t.to, t.card));
+  }
+  return tb;
+}
+
+/** The last deal in full: the team that went up, then every seat's place. */
+function lastDealEl(state, r) {
+  const box = el("div", "result-words");
+  if (!r || !r.finish || !r.finish.length) {
+    box.textContent = "本场尚无结果 · no deal finished yet";
+    return box;
+  }
+  box.textContent = resultWords(state, r);
+  const places = el("div", "places");
+  placesOf(r).forEach(([words, seats]) => {
+    const one = el("span", "pl1");
+    one.dataset.place = words.split(" ")[0];
+    one.append(el("b", "", words + " "));
+    seats.forEach((s, i) => { if (i) one.append("、"); one.append(el("span", "sw", seatLabel(state, s))); });
+    places.append(one);
+  });
+  box.append(places);
+  return box;
 }
 
 // -- one table, large (hall screen) or as a tile ----------------------------------------------------------
@@ -321,7 +565,11 @@ function drawTable(root, name, tab) {
   const what = el("div", "what");
   what.append(el("div", "deal", (state.match ? "第" + state.match + "场 " : "") + (state.deal ? "第" + state.deal + "副" : "") +
     (state.deal ? " · Deal " + state.deal : "")));
-  what.append(el("div", "phase", PHASES[state.phase] || state.phase || "—"));
+  const phase = el("div", "phase", PHASES[state.phase] || state.phase || "—");
+  const clock = matchClockEl(state);
+  if (clock) phase.append(" ", clock);
+  what.append(phase);
+  if (state.level) what.append(el("div", "wl", "打 " + rankWord(state.level) + " · playing " + rankWord(state.level)));
   top.append(what);
   top.append(scoreboard(state));
   const playing = el("div", "playing-level");
@@ -335,6 +583,10 @@ function drawTable(root, name, tab) {
     playing.append(el("div", "pl-k", "红心级牌为配 · ♥" + rankWord(state.level) + " is wild"));
   }
   top.append(playing);
+  if (state.phase !== "tribute" && state.phase !== "match_over") {
+    const line = tributeLine(state, story);
+    if (line) top.append(line);
+  }
   root.append(top);
 
   const main = el("div", "main");
@@ -350,18 +602,14 @@ function drawTable(root, name, tab) {
     order.forEach((s) => o.append(el("span", "o1", PLACES[state.seats[s].place].split(" ")[0] + " " + seatLabel(state, s))));
     centre.append(o);
   }
-  if (state.phase === "tribute" && story.tribute.length) {
-    const tb = el("div", "tribute");
-    story.tribute.forEach((t) => {
-      const row = el("div", "trib");
-      row.append(el("span", "", t.kind + " " + seatWord(t.from) + " → " + seatWord(t.to)));
-      row.append(cardRow([t.card], { level: state.level, cls: "mini" }));
-      tb.append(row);
-    });
-    centre.append(tb);
+  if (state.phase === "tribute") {
+    const tb = tributeBlock(state, story);
+    if (tb) centre.append(tb);
   }
   const words = state.match_result ? matchWords(state) : resultWords(state, state.last_result);
   if (words && state.phase !== "playing") centre.append(el("div", "result-words", words));
+  const points = state.match_result ? pointsWords(state, state.match_result) : "";
+  if (points) centre.append(el("div", "match-points", points));
   felt.append(centre);
   main.append(felt);
   const side = el("div", "side-col");
@@ -373,12 +621,17 @@ function drawTable(root, name, tab) {
   foot.append(chartEl(state, tab && tab.chart));
   const last = el("div", "lastdeal");
   last.append(el("h2", "", "上一副 · Last deal"));
-  last.append(el("div", "result-words", resultWords(state, state.last_result) || "本场尚无结果 · no deal finished yet"));
-  if (state.match_result) last.append(el("div", "match-words", matchWords(state)));
-  const earlier = ((tab && tab.chart) || []).filter((p) => p.finish && (!state.last_result || p.deal !== state.last_result.deal));
+  last.append(lastDealEl(state, state.last_result));
+  if (state.match_result) {
+    last.append(el("div", "match-words", matchWords(state)));
+    const pts = pointsWords(state, state.match_result);
+    if (pts) last.append(el("div", "match-points", pts));
+  }
+  const known = knownDeals(state, tab && tab.chart);
+  const earlier = known.filter((p) => p.finish && (!state.last_result || p.deal !== state.last_result.deal));
   if (earlier.length) {
     const list = el("ol", "deals");
-    earlier.slice(-3).reverse().forEach((p) => list.append(el("li", "", resultWords(state, p))));
+    earlier.slice(state.match_result ? -1 : -2).reverse().forEach((p) => list.append(el("li", "", resultWords(state, p))));
     last.append(list);
   }
   const end = state.match_end || {};
@@ -409,15 +662,20 @@ function drawTile(root, name, tab) {
   const head = el("div", "tile-head");
   head.append(el("span", "tname", name));
   head.append(el("span", "deal", state.deal ? "第" + state.deal + "副" : ""));
+  const clock = matchClockEl(state);
+  if (clock) head.append(clock);
   head.append(el("span", "phase", PHASES[state.phase] || "—"));
   root.append(head);
-  const levels = state.levels || {};
+  const over = state.phase === "match_over";
+  const won = over && state.match_result ? state.match_result.winner : null;
+  const levels = (over && state.match_result && state.match_result.levels) || state.levels || {};
   const lead = LEVEL_STEPS.indexOf(levels.NS) - LEVEL_STEPS.indexOf(levels.EW);
   ["NS", "EW"].forEach((team) => {
-    const row = el("div", "tile-team team-" + team + (state.played === team ? " playing" : ""));
+    const row = el("div", "tile-team team-" + team + (state.played === team && !over ? " playing" : ""));
     row.dataset.team = team;
     row.append(el("span", "tn", teamName(state, team)));
-    if ((team === "NS" && lead > 0) || (team === "EW" && lead < 0)) row.append(el("span", "lead", "领先 leads"));
+    if (over) { if (won === team) row.append(el("span", "lead won", "胜 wins")); }
+    else if ((team === "NS" && lead > 0) || (team === "EW" && lead < 0)) row.append(el("span", "lead", "领先 leads"));
     row.append(el("span", "lvn", levelWord(levels[team])));
     root.append(row);
   });
@@ -466,8 +724,32 @@ function drawStandings(root, standings, limit) {
 // -- the live feed ---------------------------------------------------------------------------------------
 // Calls draw(snapshot) after changes, at most five times a second (a burst of messages is drawn once, and a
 // phone's battery is spared); reconnects forever.
+// A table publishes an event and then the state it leads to (consecutive seq): an event newer than the state
+// shown is held until that state arrives (at most HOLD_MS), so the trick history and the turn banner change
+// together. While the page has lost the server (body.disconnected) or the server the broker (body.stale), a
+// banner above the page says as of when the picture is, and the live parts are dimmed.
+const HOLD_MS = 1500;
+
+function showLive() {
+  const body = document.body;
+  const lost = LIVE.link && LIVE.link.connected === false;
+  body.classList.toggle("stale", !!lost);
+  body.classList.toggle("disconnected", !!LIVE.lostAt);
+  const at = staleAt();
+  const stale = document.querySelector(".stale-banner");
+  if (stale) {
+    stale.textContent = lost ? "数据中断，显示的是 " + clockWords(at) + " 的状态 · data lost, showing the state as of " + clockWords(at) : "";
+  }
+  const conn = document.querySelector(".conn");
+  if (conn) {
+    conn.textContent = "连接中断，正在重连 · Reconnecting…" + (LIVE.lostAt ? " 显示的是 " + clockWords(LIVE.lostAt) +
+      " 的状态 · showing the state as of " + clockWords(LIVE.lostAt) : "");
+  }
+  tickClocks();
+}
+
 function liveFeed(query, draw) {
-  const snap = { tables: {}, standings: null };
+  const snap = { tables: {}, standings: null, link: null };
   let queued = false;
   let last = 0;
   function redraw() {
@@ -476,34 +758,72 @@ function liveFeed(query, draw) {
     setTimeout(() => requestAnimationFrame(() => { queued = false; last = Date.now(); draw(snap); }),
       Math.max(0, 200 - (Date.now() - last)));
   }
+  const held = {};  // table -> events newer than its state, waiting for it
+  function release(name, st) {  // the held events older than the state st (all of them without st)
+    const tab = snap.tables[name];
+    const waiting = held[name];
+    if (!tab || !waiting) return;
+    const now = waiting.events.filter((ev) => !st || ev.epoch !== st.epoch || !(ev.seq >= st.seq));
+    waiting.events = waiting.events.filter((ev) => !now.includes(ev));
+    now.forEach((ev) => tellEvent(tab, ev));
+    if (!waiting.events.length) { clearTimeout(waiting.timer); delete held[name]; }
+  }
+  function hold(name, tab, ev) {
+    const st = tab.state;
+    const newer = st && typeof ev.seq === "number" && typeof st.seq === "number" && ev.epoch === st.epoch && ev.seq > st.seq;
+    if (!newer && !held[name]) return false;
+    const waiting = held[name] || (held[name] = { events: [], timer: null });
+    waiting.events.push(ev);
+    clearTimeout(waiting.timer);
+    waiting.timer = setTimeout(() => { release(name); redraw(); }, HOLD_MS);
+    return true;
+  }
   let tries = 0;
   function connect() {
     const src = new EventSource("/events" + (query ? "?" + query : ""));
     src.addEventListener("snapshot", (e) => {
       const data = JSON.parse(e.data);
+      Object.keys(held).forEach((name) => { clearTimeout(held[name].timer); delete held[name]; });
       snap.event = data.event;
       snap.tables = data.tables || {};
       snap.standings = data.standings;
+      snap.link = LIVE.link = data.link || null;
+      LIVE.lostAt = null;
       tries = 0;
+      showLive();
       redraw();
     });
     ["state", "status", "results", "health", "events"].forEach((kind) => {
       src.addEventListener(kind, (e) => {
         const msg = JSON.parse(e.data);
         const tab = snap.tables[msg.table] || (snap.tables[msg.table] = { table: msg.table, events: [], chart: [] });
-        if (kind === "events") tellEvent(tab, msg.data);
-        else if (kind === "results") tab.last_result = msg.data;
-        else tab[kind] = msg.data;
+        if (kind === "events") {
+          if (hold(msg.table, tab, msg.data)) return;
+          tellEvent(tab, msg.data);
+        } else if (kind === "results") {
+          tab.last_result = msg.data;
+          const r = msg.data || {};
+          if (r.type !== "match_result" && typeof r.deal === "number" && r.levels_after) {
+            addPoint(tab, { deal: r.deal, finish: r.finish, winner: r.winner, up: r.up, levels: r.levels_after, match: r.match });
+          }
+        } else {
+          tab[kind] = msg.data;
+          if (kind === "state" && msg.data) release(msg.table, msg.data);
+        }
         redraw();
       });
     });
     src.addEventListener("standings", (e) => { snap.standings = JSON.parse(e.data).data; redraw(); });
-    src.onopen = () => { document.body.classList.remove("disconnected"); };
+    src.addEventListener("link", (e) => { snap.link = LIVE.link = JSON.parse(e.data).data || null; showLive(); redraw(); });
+    src.onopen = () => { LIVE.lostAt = null; showLive(); };
     src.onerror = () => {
-      document.body.classList.add("disconnected");
+      if (!LIVE.lostAt) LIVE.lostAt = Date.now() / 1000;
+      showLive();
+      redraw();
       if (src.readyState === EventSource.CLOSED) { src.close(); setTimeout(connect, 1000 + (tries++ % 5) * 500); }
     };
   }
   connect();
+  setInterval(tickClocks, 1000);
   return { snap, redraw, drawNow: () => draw(snap) };
 }

@@ -8,6 +8,15 @@ queue. A screen that
 cannot keep up loses its queue (it reconnects and gets a fresh snapshot); it never slows the MQTT thread, and
 so never a table.
 
+Whether the server itself still reaches the broker (``link``: connected, and since when it is not) is part of
+the picture: while it does not, nothing a screen shows is live any more, and the pages say so. The server's
+MQTT link is followed with :meth:`Hub.follow_link` (or told with :meth:`Hub.set_link`).
+
+The level chart holds only deals the hub was told of: a ``deal_over`` event, a deal record on ``results``, the
+retained state's ``last_result``, or the deal records a desk kept (:meth:`Hub.recall`, after a restart). Each
+point carries its match; a point of another match than the table's state is dropped. Deals nobody told it of
+are left out (the page marks them as not known), never drawn as a line through them.
+
 Hidden hands never pass through: ``private/*`` topics are ignored, and any field that could hold a hand
 (``hands``, ``hand``, ``deal_line``) is stripped from what reaches a screen; a deal result is reduced to its
 public summary.
@@ -19,6 +28,7 @@ import json
 import queue
 import threading
 from collections import deque
+from collections.abc import Callable, Iterable
 from typing import Any
 
 #: What a listener gets: (kind, table, data, the Server-Sent Events frame of it, encoded once for every screen).
@@ -29,6 +39,8 @@ PUBLIC_KINDS = ("status", "state", "events", "results", "health")  # alerts are 
 UNTOLD = frozenset({"card_dealt", "deal_commitment", "timer_warning", "report_due"})
 #: Events that start a new story: the deal's event list begins again.
 NEW_DEAL = frozenset({"deal_started", "match_started"})
+#: The most points a table's level chart keeps.
+CHART_POINTS = 200
 
 
 def json_object(payload: bytes | dict[str, Any]) -> dict[str, Any] | None:
@@ -76,6 +88,9 @@ class Hub:
         self._lock = threading.Lock()
         self._history = history
         self._queue_size = queue_size
+        #: whether the server reaches the broker: None while nobody said (screens take the data as live)
+        self._link: dict[str, Any] | None = None
+        self._follow_stop: threading.Event | None = None
 
     # -- input ----------------------------------------------------------------------------------------------
     def feed(self, table: str, kind: str, payload: bytes | dict[str, Any]) -> bool:
@@ -86,20 +101,21 @@ class Hub:
         if msg is None:
             return False
         with self._lock:
-            tab = self._tables.setdefault(table, {"table": table, "events": deque(maxlen=self._history),
-                                                  "chart": []})
+            tab = self._table(table)
             if kind == "state":
                 old = tab.get("state")
                 if old and _newer(old, msg) is False:
                     return False
                 data: Any = scrub(msg)
                 tab["state"] = data
+                chart_of_state(tab, data)
             elif kind == "status":
                 data = scrub(msg)
                 tab["status"] = data
             elif kind == "results":
                 data = result_summary(msg)
                 tab["last_result"] = data
+                add_point(tab, deal_point(data))
             elif kind == "health":
                 data = scrub(msg)
                 tab["health"] = data
@@ -117,14 +133,76 @@ class Hub:
         self._push(listeners, (kind, table, data, sse_frame(kind, table, data)))
         return True
 
+    def _table(self, table: str) -> dict[str, Any]:
+        return self._tables.setdefault(table, {"table": table, "events": deque(maxlen=self._history),
+                                               "chart": []})
+
+    def recall(self, table: str, results: Iterable[dict[str, Any]]) -> int:
+        """Put back into a table's level chart the deal records kept elsewhere (a desk's store after a
+        restart: the hub itself keeps nothing on disk); returns how many deals were taken. Only the chart
+        changes (what a screen shows as the last deal stays what the table says), nothing is sent."""
+        taken = 0
+        with self._lock:
+            tab = self._table(table)
+            for msg in results:
+                if isinstance(msg, dict) and add_point(tab, deal_point(result_summary(msg))):
+                    taken += 1
+            state = tab.get("state")
+            if state:
+                chart_of_state(tab, state)
+        return taken
+
+    # -- the server's own link to the broker -----------------------------------------------------------------
+    def set_link(self, state: dict[str, Any] | None) -> None:
+        """Whether the server reaches the broker (an ``MqttConnection.link_state()``); a change goes to every
+        screen as a ``link`` message. Only ``connected`` and ``away_since`` (time.time() of the loss) are
+        kept: the broker's address and the reason are not for the audience."""
+        link = None if state is None else {"connected": bool(state.get("connected")),
+                                           "away_since": None if state.get("connected") else
+                                           _seconds(state.get("away_since"))}
+        with self._lock:
+            if link == self._link:
+                return
+            self._link = link
+        self.broadcast("link", link)
+
+    def link(self) -> dict[str, Any] | None:
+        with self._lock:
+            return dict(self._link) if self._link is not None else None
+
+    def follow_link(self, link_state: Callable[[], dict[str, Any]], every: float = 0.5) -> None:
+        """Ask ``link_state()`` (the MQTT link's) every ``every`` seconds in a thread of its own, and tell the
+        screens each change (:meth:`set_link`), until :meth:`stop_following`."""
+        self.stop_following()
+        stop = threading.Event()
+        self._follow_stop = stop
+
+        def watch() -> None:
+            while True:
+                try:
+                    self.set_link(link_state())
+                except Exception:  # a link that cannot say must not end the watch
+                    pass
+                if stop.wait(every):
+                    return
+
+        threading.Thread(target=watch, name="display-link", daemon=True).start()
+
+    def stop_following(self) -> None:
+        if self._follow_stop is not None:
+            self._follow_stop.set()
+            self._follow_stop = None
+
     # -- output ---------------------------------------------------------------------------------------------
     def snapshot(self, table: str | None = None, *, brief: bool = False) -> dict[str, Any]:
         """Every table's latest public picture (or one table's), ready for JSON. ``brief`` keeps only each
-        table's last few events (what an overview of many tables shows)."""
+        table's last few events (what an overview of many tables shows). ``link``: whether the server
+        reaches the broker (None when it was not told)."""
         with self._lock:
             tables = {name: _plain(tab, brief) for name, tab in self._tables.items() if table in (None, name)}
             standings = self._standings
-        return {"event": self.event, "tables": tables, "standings": standings}
+            link = dict(self._link) if self._link is not None else None
+        return {"event": self.event, "tables": tables, "standings": standings, "link": link}
 
     def set_standings(self, report: dict[str, Any]) -> None:
         """Keep the desk's latest standings (its ``desk/standings`` report) and send them to every screen."""
@@ -195,7 +273,52 @@ def tell(tab: dict[str, Any], event: dict[str, Any]) -> None:
     tab["events"].append(event)
     if kind == "deal_over":
         point = {k: event.get(k) for k in ("deal", "finish", "winner", "up", "levels")}
-        tab["chart"] = [p for p in tab["chart"] if p.get("deal") != point["deal"]][-199:] + [point]
+        point["match"] = event.get("match", (tab.get("state") or {}).get("match"))
+        add_point(tab, point)
+
+
+def deal_point(result: dict[str, Any]) -> dict[str, Any] | None:
+    """A level chart's point from a deal's result summary (``result_summary``), or None for anything else
+    (a match result, a record without the levels after the deal)."""
+    levels = result.get("levels_after")
+    if result.get("type") == "match_result" or not isinstance(levels, dict):
+        return None
+    if not isinstance(result.get("deal"), int):
+        return None
+    return {"deal": result["deal"], "finish": result.get("finish"), "winner": result.get("winner"),
+            "up": result.get("up"), "levels": levels, "match": result.get("match")}
+
+
+def add_point(tab: dict[str, Any], point: dict[str, Any] | None) -> bool:
+    """Add (or replace) one deal's point of the level chart, kept in deal order; a point of another match
+    than the table's state is not taken. True when it was taken."""
+    if point is None or not isinstance(point.get("deal"), int):
+        return False
+    match = (tab.get("state") or {}).get("match")
+    if match is not None and point.get("match") is not None and point["match"] != match:
+        return False
+    point = {k: v for k, v in scrub(point).items() if not (k == "match" and v is None)}
+    chart = [p for p in tab.get("chart", []) if p.get("deal") != point["deal"]] + [point]
+    tab["chart"] = sorted(chart, key=lambda p: p["deal"])[-CHART_POINTS:]
+    return True
+
+
+def chart_of_state(tab: dict[str, Any], state: dict[str, Any]) -> None:
+    """Keep a table's chart to the match of its state, and take the state's ``last_result`` as a point (the
+    retained state is what a restarted desk hears first: the last deal is then known, if none before it)."""
+    match = state.get("match")
+    if match is not None:
+        tab["chart"] = [p for p in tab.get("chart", []) if p.get("match") in (None, match)]
+    last = state.get("last_result")
+    if isinstance(last, dict) and not any(p.get("deal") == last.get("deal") for p in tab["chart"]):
+        add_point(tab, deal_point({"match": match, **last}))
+
+
+def _seconds(value: Any) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
 
 
 def standings_summary(report: dict[str, Any]) -> dict[str, Any]:

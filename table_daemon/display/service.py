@@ -3,7 +3,8 @@ the web server for screens. Any number of screens share this one subscription, s
 
 It subscribes only to public topics (``status``, ``state``, ``events``, ``results``, ``health``), so a broker
 ACL that gives displays no ``private/#`` costs it nothing. A clean session: after a drop it gets the retained
-``state`` of every table again.
+``state`` of every table again. While it does not reach the broker, the hub tells every screen so (``link``):
+the pages then say that what they show is the state as of the moment the link was lost.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ class DisplayService:
     def start(self) -> None:
         self.web.start()
         self.link.start()
+        self.hub.follow_link(self.link.link_state)
 
     def stop(self) -> None:
+        self.hub.stop_following()
         self.link.stop()
         self.web.stop()

@@ -82,7 +82,12 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
                  "reported": s == "S"} for s in "SENW"}
     table.state(phase="playing", seats=seats, levels={"NS": "5", "EW": "3"}, level="5", played="NS", deal=3,
                 turn="S", trick=[STRAIGHT, HIGHER], trick_passes=0, timer={"since": 0, "deadline": None},
-                teams={"NS": {"name": "红旗队 Red Flag"}, "EW": {"name": "长江队 Yangtze"}})
+                teams={"NS": {"name": "红旗队 Red Flag"}, "EW": {"name": "长江队 Yangtze"}}, match=1,
+                match_clock={"started": time.time(), "ends": time.time() + 2400, "time_up": False},
+                tribute={"resisted": False, "given": [{"from": "E", "to": "N", "card": "SA"},  # a double tribute
+                                                      {"from": "W", "to": "S", "card": "HR"}],
+                         "returned": [{"from": "N", "to": "E", "card": "C4"}, {"from": "S", "to": "W", "card": "D3"}],
+                         "laid": {}, "pending": []})
     others = [SpecTable(broker.url, event, f"T0{n}") for n in (2, 3, 4)]  # four tiles on the overview
     for other in others:
         other.state(phase="dealing", seats=seats, levels={"NS": "2", "EW": "2"}, level="2", played="NS", deal=1,
@@ -96,11 +101,17 @@ def test_the_table_and_the_overview_fit_the_screen(width: int, height: int, brok
             for path, designed in (("/display/T01", 5.4), ("/display/", 3.6)):
                 page.goto(url + path)
                 page.wait_for_selector(".felt .seat-W svg.card", timeout=10000)
-                seen = page.evaluate(CHECK)
-                assert seen["problems"] == [], (path, width, height, seen["problems"])
-                # the plays are drawn, each seat's cards at least half the size the layout was drawn for
-                assert set(seen["cards"]) == {"N", "W"}, (path, seen)
-                assert min(seen["cards"].values()) >= designed / 2, (path, width, height, seen["cards"])
+                page.wait_for_selector(".tribute-line", timeout=10000)
+                # live, then with the banner of a lost link above the page (it makes room, nothing moves off)
+                for banner in ("", "stale"):
+                    if banner:
+                        page.evaluate("LIVE.link = {connected: false, away_since: Date.now() / 1000}; showLive()")
+                        page.wait_for_selector(".stale-banner", state="visible", timeout=5000)
+                    seen = page.evaluate(CHECK)
+                    assert seen["problems"] == [], (path, width, height, banner, seen["problems"])
+                    # the plays are drawn, each seat's cards at least half the size the layout was drawn for
+                    assert set(seen["cards"]) == {"N", "W"}, (path, seen)
+                    assert min(seen["cards"].values()) >= designed / 2, (path, width, height, banner, seen["cards"])
     finally:
         page.close()
         for each in (table, *others):
