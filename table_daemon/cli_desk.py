@@ -21,6 +21,7 @@ from .cli import UsageError
 from .cli_support import event_id, topic_prefix
 
 if TYPE_CHECKING:
+    from .adapters.referee_link import RefereeLink
     from .display.referees import Referees
 
 
@@ -71,6 +72,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     desk.add_argument("--referee-accounts", type=Path, metavar="FILE",
                       help="referees' own accounts instead (desk referee adds one): each logs in as themself, "
                            "so a correction's second referee is a second account, not a second name typed")
+    desk.add_argument("--referee-broker-user", metavar="NAME",
+                      help="牌桌指令 the broker's referee account (deploy/mosquitto/guandan.acl: referee): the page "
+                           "then commands tables (pause, resume, deal, penalty, correction); the desk's own account "
+                           "may only start matches")
+    desk.add_argument("--referee-broker-password-file", type=Path, metavar="FILE",
+                      help="file holding that account's broker password")
+    desk.add_argument("--referee-key-file", type=Path, metavar="KEY",
+                      help="the referees' signing key, when the tables check signatures (table.referee_key_file)")
     desk.set_defaults(handler=run_desk)
     actions = desk.add_subparsers(dest="desk_action", metavar="ACTION")
 
@@ -191,6 +200,53 @@ def _referees(args: argparse.Namespace) -> Referees | None:
     return None
 
 
+def _secret(path: Path, option: str) -> str:
+    """The first line's worth of a password or key file, refused in one line when unreadable or empty."""
+    try:
+        text = path.read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{option} {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+    if not text:
+        raise UsageError(f"{option} {path}: empty")
+    return text
+
+
+def _referee_link(args: argparse.Namespace, referees: Referees | None) -> RefereeLink | None:
+    """The referee account's link for the page's table commands, or None without ``--referee-broker-user``.
+
+    Checked before the desk starts, each problem in one line: the password file and key file read, the
+    account's name one the tables answer, and a page to send from (``--http`` with the referee login). A
+    standby desk's page is read-only: it sends nothing, and says so."""
+    from .adapters.consumer_link import parse_broker
+    from .adapters.mqtt_connection import TlsFilesError
+    from .adapters.referee_link import RefereeLink
+
+    if args.referee_broker_user is None:
+        for option, value in (("--referee-broker-password-file", args.referee_broker_password_file),
+                              ("--referee-key-file", args.referee_key_file)):
+            if value is not None:
+                raise UsageError(f"{option} needs --referee-broker-user (the referee account's name)")
+        return None
+    if args.referee_broker_password_file is None:
+        raise UsageError("--referee-broker-user needs --referee-broker-password-file (that account's password)")
+    password = _secret(args.referee_broker_password_file, "--referee-broker-password-file")
+    key = _secret(args.referee_key_file, "--referee-key-file").encode("utf-8") if args.referee_key_file else None
+    if args.standby:
+        print("desk: 备用记分台只读，不发牌桌指令 a standby desk's page is read-only: --referee-broker-user not used",
+              file=sys.stderr)
+        return None
+    if args.http is None or referees is None:
+        raise UsageError("--referee-broker-user: table commands are sent from the desk page, which needs --http "
+                         "PORT and the referee login (--referee-password-file or --referee-accounts)")
+    try:
+        return RefereeLink(parse_broker(args.broker), args.event, user=args.referee_broker_user, password=password,
+                           key=key, prefix=args.prefix, ca_file=args.ca_file, name="desk referee 记分台裁判指令")
+    except TlsFilesError as exc:
+        raise UsageError(f"--ca-file: {exc.message}") from None
+    except ValueError as exc:
+        raise UsageError(f"--referee-broker-user: {exc}") from None
+
+
 def run_referee(args: argparse.Namespace) -> int:
     from getpass import getpass
 
@@ -250,6 +306,7 @@ def run_desk(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     _ca_file(args.ca_file)
     referees = _referees(args)
+    referee_link = _referee_link(args, referees)
     store = _store(args.db, create=True)
     try:
         if args.standby:
@@ -265,7 +322,7 @@ def run_desk(args: argparse.Namespace) -> int:
         # a standby desk serves the pages read-only: referees act on the desk that is counting
         web = (desk_server(store, hub, args.http, args.host, referees=referees,
                            desk=None if args.standby else desk, public_url=args.public_url,
-                           read_only=bool(args.standby))
+                           read_only=bool(args.standby), referee_link=referee_link)
                if args.http is not None else None)
     except OSError as exc:
         raise UsageError(f"无法在端口 {args.http} 提供网页 cannot serve the desk pages on {args.host}:{args.http}: "
@@ -277,12 +334,21 @@ def run_desk(args: argparse.Namespace) -> int:
                 "referee password 裁判密码")
         print(f"desk: pages at http://{args.host}:{web.port}/ ({mode}; displays at /display/)", file=sys.stderr,
               flush=True)
+        if referees is not None and not args.standby:
+            print("desk: 牌桌指令 table commands " + (
+                f"as broker user {args.referee_broker_user}{', signed' if args.referee_key_file else ''}"
+                if referee_link is not None else "off: they need --referee-broker-user and its password file"),
+                file=sys.stderr, flush=True)
+    if referee_link is not None:
+        referee_link.start()
     desk.start()
     print(f"desk: event {args.event} on {args.broker}", file=sys.stderr)
     try:
         _wait_for_signal()
     finally:
         desk.stop()
+        if referee_link is not None:
+            referee_link.stop()
         if web:
             web.stop()
         store.close()

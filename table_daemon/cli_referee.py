@@ -7,7 +7,8 @@ account's. The command goes with ``role`` and an ``id`` (a repeated id is the sa
 once), signed when the table checks signatures (``--key-file``, ``table.referee_key_file``), and the answer comes
 on the referee's own reply topic ``{prefix}/replies/{user}/{event}/{table}``. Exit status: 0 when the table
 obeyed, 1 when it refused (its reason on stderr) or did not answer, 2 for bad arguments or a broker that cannot
-be reached.
+be reached. The sending and waiting is :class:`~table_daemon.adapters.referee_link.RefereeLink`'s, shared with the
+desk page's table commands.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -85,11 +85,9 @@ def command_of(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 
 def run_referee(args: argparse.Namespace) -> int:
-    from paho.mqtt.packettypes import PacketTypes
-    from paho.mqtt.properties import Properties
-
-    from table_daemon.adapters.mqtt_connection import MqttConnection, TlsFilesError, parse_broker_url
-    from table_daemon.controller.auth import sign_command
+    """Send the command through a :class:`~table_daemon.adapters.referee_link.RefereeLink`, print the answer."""
+    from table_daemon.adapters.mqtt_connection import TlsFilesError, parse_broker_url
+    from table_daemon.adapters.referee_link import BrokerUnreachable, NoAnswer, RefereeLink
 
     try:
         address = parse_broker_url(args.broker)
@@ -99,50 +97,31 @@ def run_referee(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be more than 0 seconds")
     password = _read(args.password_file, "--password-file") if args.password_file else None
     name, body = command_of(args)
+    key = None
     if args.key_file is not None:
         key = _read(args.key_file, "--key-file").encode("utf-8")
         if not key:
             raise UsageError(f"--key-file {args.key_file}: empty")
-        body = sign_command(key, args.table, name, body, uuid.uuid4().hex)
-    topic = f"{args.prefix}/{args.event}/{args.table}/cmd/{name}"
-    reply_topic = f"{args.prefix}/replies/{args.user}/{args.event}/{args.table}"
-    correlation = uuid.uuid4().bytes
-    answer: dict[str, Any] = {}
-    answered = threading.Event()
-
-    def on_message(msg: Any) -> None:
-        if getattr(msg.properties, "CorrelationData", None) != correlation:
-            return  # another referee's answer on this shared topic
-        try:
-            answer.update(json.loads(msg.payload))
-        except ValueError:
-            answer.update({"ok": False, "error": f"unreadable answer: {msg.payload[:200]!r}"})
-        answered.set()
-
     try:
-        conn = MqttConnection(address, client_id=f"referee-{uuid.uuid4().hex[:10]}", protocol=5,
-                              subscriptions=[(reply_topic, 1)], on_message=on_message, username=args.user,
-                              password=password if password is not None else address.password,
-                              ca_file=args.ca_file, name=f"referee → {args.table}")
+        link = RefereeLink(address, args.event, user=args.user,
+                           password=password if password is not None else address.password, key=key,
+                           role=args.role, prefix=args.prefix, ca_file=args.ca_file, name=f"referee → {args.table}")
     except TlsFilesError as exc:
         raise UsageError(f"--ca-file: {exc.message}") from None
-    conn.start()
+    except ValueError as exc:
+        raise UsageError(f"--user: {exc}") from None
+    link.start()
     try:
-        if not conn.connected.wait(args.timeout):
-            link = conn.link_state()
-            raise UsageError(f"无法连接 MQTT 代理 cannot reach the broker {link['broker']}"
-                             f"{': ' + link['reason'] if link['reason'] else ''}")
-        props = Properties(PacketTypes.PUBLISH)
-        props.ResponseTopic = reply_topic
-        props.CorrelationData = correlation
-        conn.publish(topic, json.dumps(body, ensure_ascii=False), qos=1, properties=props)
-        if not answered.wait(args.timeout):
-            print(f"guandan-table: 牌桌 {args.table} {args.timeout:g} 秒内无应答 | no answer from table {args.table} "
-                  f"in {args.timeout:g} s: is it online (its status), and may {args.user!r} command it?",
-                  file=sys.stderr)
-            return 1
+        if not link.wait_connected(args.timeout):
+            raise UsageError(str(link.unreachable()))
+        answer = link.send(args.table, name, body, args.timeout)
+    except BrokerUnreachable as exc:  # lost between the connect and the send
+        raise UsageError(str(exc)) from None
+    except NoAnswer as exc:
+        print(f"guandan-table: {exc}", file=sys.stderr)
+        return 1
     finally:
-        conn.stop()
+        link.stop()
     print(json.dumps({"table": args.table, "command": name, "id": body.get("id"), **answer}, ensure_ascii=False))
     if not answer.get("ok"):
         print(f"guandan-table: 牌桌 {args.table} 拒绝 refused {name}: {answer.get('error')}", file=sys.stderr)

@@ -6,14 +6,25 @@ the page: pair and start the next round, enter a correction and approve another 
 ask the tables for their unacknowledged results, acknowledge alerts. Every change leaves who, when and why
 in the store. Without a password the page is read-only. The displays (``/display/``) stay public. Times are
 shown in the event's time zone.
+
+With the referee account's broker credentials (``desk --referee-broker-user``: a
+:class:`~table_daemon.adapters.referee_link.RefereeLink`) referees also command a table from its row: pause,
+resume, deal (again, after the dealer gave up), a penalty, a correction (``/api/table-command``). The desk's
+own account may only start matches, so without them the page offers no table commands and says why.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from guandan import PENALTY_KINDS, SEATS
+
+from ..adapters.referee_link import BrokerUnreachable, NoAnswer
+from ..config import id_error
+from ..controller.referee import CORRECTIONS
 from ..display.hub import Hub
 from ..display.referees import Referees
 from ..display.server import Action, Response, Route, WebServer, json_response
@@ -25,7 +36,24 @@ from .clock import local, local_at, zone_name
 from .store import Store, StoreError
 
 if TYPE_CHECKING:
+    from ..adapters.referee_link import RefereeLink
     from .service import Desk
+
+#: why the page offers no table commands: the desk was started without the referee account's credentials
+NO_TABLE_COMMANDS = ("牌桌指令需要裁判账号 table commands need the referee account: --referee-broker-user NAME "
+                     "--referee-broker-password-file FILE [--referee-key-file KEY]")
+#: the commands a referee sends a table from the page, the fields each takes, and their words
+TABLE_COMMANDS: dict[str, tuple[str, ...]] = {
+    "pause": ("reason",), "resume": (), "start_deal": ("board",), "penalty": ("kind", "team", "seat", "reason"),
+    "correct": ("action", "seat", "reason")}
+COMMAND_WORDS = {"pause": "暂停 pause", "resume": "继续 resume", "start_deal": "发牌 deal",
+                 "penalty": "判罚 penalty", "correct": "更正 correction"}
+CORRECTION_WORDS = {"undo_last": "撤销上一步 undo the last action", "take_back": "收回重出 take back a play",
+                    "skip_turn": "跳过出牌 skip the turn", "skip_trick": "本墩不出 skip the rest of the trick",
+                    "redo_tribute": "重新进贡 redo the tribute", "void_deal": "本副作废 void the deal"}
+#: seconds the page's request waits for the table's answer
+TABLE_COMMAND_WAIT_S = 10.0
+MAX_REASON = 200
 
 
 def _page(name: str) -> Response:
@@ -88,9 +116,50 @@ def _int(body: dict[str, Any], key: str) -> int:
         raise cor.CorrectionError(f"{key} 须为整数 must be a whole number, got {value!r}") from None
 
 
-def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
+def table_command(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    """(table, command, fields) of a page's ``/api/table-command`` request, checked before it goes out: a known
+    command, a table id a topic can hold, only the fields that command takes, each a value the table accepts
+    (the table checks again; this says it to the referee before a command is spent). Raises ValueError."""
+    command = str(body.get("command") or "")
+    if command not in TABLE_COMMANDS:
+        raise ValueError(f"未知的牌桌指令 unknown table command {command!r} (one of {', '.join(TABLE_COMMANDS)})")
+    table = str(body.get("table") or "")
+    error = id_error("table id", table)
+    if error is not None:
+        raise ValueError(error)
+    given = body.get("fields") or {}
+    if not isinstance(given, dict):
+        raise ValueError("fields 须为对象 must be a JSON object")
+    fields = {k: v for k, v in given.items() if v not in (None, "")}  # a form's empty choice is no choice
+    extra = sorted(set(fields) - set(TABLE_COMMANDS[command]))
+    if extra:
+        raise ValueError(f"{command} 不接受 does not take {', '.join(map(repr, extra))}")
+    if not isinstance(fields.get("reason", ""), str) or len(fields.get("reason", "")) > MAX_REASON:
+        raise ValueError(f"原因 reason: text of at most {MAX_REASON} characters")
+    if "board" in fields and (not isinstance(fields["board"], int) or isinstance(fields["board"], bool)
+                              or fields["board"] < 1):
+        raise ValueError(f"board 须为正整数 must be a whole number from 1, got {fields['board']!r}")
+    if fields.get("seat", "S") not in SEATS:
+        raise ValueError(f"座位 seat must be one of {', '.join(SEATS)}, got {fields['seat']!r}")
+    if command == "penalty":
+        if fields.get("kind") not in PENALTY_KINDS:
+            raise ValueError(f"判罚 penalty kind must be one of {', '.join(PENALTY_KINDS)}, got {fields.get('kind')!r}")
+        if ("team" in fields) == ("seat" in fields):
+            raise ValueError("判罚需要一队或一个座位 a penalty names a team (NS, EW) or a seat, not both")
+        if fields.get("team", "NS") not in ("NS", "EW"):
+            raise ValueError(f"队 team must be NS or EW, got {fields['team']!r}")
+    if command == "correct":
+        if fields.get("action") not in CORRECTIONS:
+            raise ValueError(f"更正 correction must be one of {', '.join(CORRECTIONS)}, got {fields.get('action')!r}")
+        if fields["action"] == "skip_trick" and "seat" not in fields:
+            raise ValueError("本墩不出需要座位 skip_trick needs the seat")
+    return table, command, {k: fields[k] for k in TABLE_COMMANDS[command] if k in fields}
+
+
+def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = None) -> dict[str, Action]:
     """The referees' POST actions (JSON in, ``{"ok": ...}`` out); each one done is also a line on the desk's
-    console, with who did it."""
+    console, with who did it. ``referee_link``: the referee account's link, for the table commands (None: the
+    page's table commands are refused, saying why)."""
 
     def note(text: str) -> None:
         if desk is not None:
@@ -195,12 +264,46 @@ def actions(store: Store, desk: Desk | None) -> dict[str, Action]:
         desk.rerequest_results(str(body.get("by") or ""))
         return json_response({"ok": True})
 
+    def command_table(body: dict[str, Any]) -> Response:
+        """A referee's command to one table, sent as the referee account with a fresh id; the answer is the
+        table's (obeyed, or its reason for refusing, Chinese and English), after at most 10 s."""
+        try:
+            table, command, fields = table_command(body)
+        except ValueError as exc:
+            return _bad(exc)
+        who = str(body.get("by") or "").strip()
+        if not who:
+            return _bad(ValueError("请填写裁判姓名 enter the referee's name first (by)"))
+        if referee_link is None:
+            return _bad(ValueError(NO_TABLE_COMMANDS), 409)
+        ruling = f"desk-{uuid.uuid4().hex[:12]}"
+        words = COMMAND_WORDS[command]
+        detail = ", ".join(f"{k} {v}" for k, v in fields.items())
+        head = (f"{table} 裁判 {who} {words}{f'（{detail}）' if detail else ''} | referee {who} sent {command} "
+                f"to {table}{f' ({detail})' if detail else ''}, id {ruling}")
+        try:
+            answer = referee_link.send(table, command, {"id": ruling, **fields}, TABLE_COMMAND_WAIT_S)
+        except (BrokerUnreachable, NoAnswer) as exc:
+            note(f"{head}: {exc}")
+            return _bad(exc, 503 if isinstance(exc, BrokerUnreachable) else 504)
+        out = {"table": table, "command": command, "id": ruling, "answer": answer}
+        if not answer.get("ok"):
+            error = f"牌桌 {table} 拒绝{words} | table {table} refused {command}: {answer.get('error')}"
+            note(f"{head}: 拒绝 refused: {answer.get('error')}")
+            return json_response({"ok": False, "error": error, **out}, 409)
+        note(f"{head}: 已执行 obeyed{' (已执行过 already obeyed)' if answer.get('duplicate') else ''}")
+        return json_response({"ok": True, "duplicate": bool(answer.get("duplicate")), **out})
+
     return {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,
-            "/api/ack_misreads": ack_misreads, "/api/resend": resend, "/api/rerequest": rerequest}
+            "/api/ack_misreads": ack_misreads, "/api/resend": resend, "/api/rerequest": rerequest,
+            "/api/table-command": command_table}
 
 
 def routes(store: Store, hub: Hub, *, referee: bool = False,
-           link: Callable[[], dict[str, Any]] | None = None) -> dict[str, Route]:
+           link: Callable[[], dict[str, Any]] | None = None,
+           table_commands_off: str | None = NO_TABLE_COMMANDS) -> dict[str, Route]:
+    """The desk's GET routes. ``referee``: the page offers the referees' actions; ``table_commands_off``: why it
+    offers no table commands (None: it does, through the referee account)."""
     def tz() -> str:
         return zone_name(store.settings().get("timezone"))
 
@@ -227,8 +330,12 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         return [{**r, **{f"{k}_local": local(r.get(k), zone) for k in keys}} for r in rows]
 
     def info() -> dict[str, Any]:
+        commands = referee and table_commands_off is None
         return {"event": store.event(), "timezone": tz(), "round": store.last_round(), "referee": referee,
-                "teams": len(store.teams())}
+                "teams": len(store.teams()), "table_commands": commands,
+                "table_commands_off": table_commands_off if referee and not commands else None,
+                **({"penalty_kinds": list(rounds.PENALTY_WORDS.items()),
+                    "corrections": list(CORRECTION_WORDS.items())} if commands else {})}
 
     page: Callable[[str, dict[str, str]], Response] = lambda rest, q: _page("desk.html")  # noqa: E731
     return {
@@ -253,17 +360,22 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
 
 def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", *, password: str | None = None,
                 desk: Desk | None = None, public_url: str | None = None,
-                referees: Referees | None = None, read_only: bool = False) -> WebServer:
+                referees: Referees | None = None, read_only: bool = False,
+                referee_link: RefereeLink | None = None) -> WebServer:
     """The web server of a running desk: the display routes plus the desk's own, behind the referees when
     ``password`` or ``referees`` (their own accounts) is given, with the referees' actions unless ``read_only``
     (a standby desk: it keeps a copy, and referees act on the desk that is counting); ``public_url``: the
-    address the overview gives spectators' phones."""
+    address the overview gives spectators' phones; ``referee_link``: the referee account's link, for the
+    table commands (pause, resume, deal, penalty, correction; never on a read-only page)."""
     if referees is None and password is not None:
         referees = Referees.with_password(password)
+    if read_only:
+        referee_link = None
     own = routes(store, hub, referee=referees is not None and not read_only,
-                 link=desk.link.link_state if desk is not None else None)
+                 link=desk.link.link_state if desk is not None else None,
+                 table_commands_off=None if referee_link is not None else NO_TABLE_COMMANDS)
     if referees is None:
         own.pop("/api/evidence/")  # camera pictures only for referees
         return WebServer(hub, port, host, extra=own, public_url=public_url)
     return WebServer(hub, port, host, protected=own, referees=referees,
-                     actions={} if read_only else actions(store, desk), public_url=public_url)
+                     actions={} if read_only else actions(store, desk, referee_link), public_url=public_url)
