@@ -43,6 +43,8 @@ def register(subparsers: Any) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     from table_daemon.adapters.broker import LocalBroker
+    from table_daemon.adapters.mqtt_connection import parse_broker_url
+    from table_daemon.adapters.referee_link import RefereeLink
     from table_daemon.cli_desk import match_end_arg
     from table_daemon.desk.event import pair_round
     from table_daemon.desk.service import Desk
@@ -72,12 +74,17 @@ def run_demo(args: argparse.Namespace) -> int:
     password = password_file.read_text().strip()
     broker = LocalBroker().start()
     desk = Desk(store, broker.url, event, say=lambda text: print(text, file=sys.stderr, flush=True))
+    # the referees' table commands from the desk page (pause, deal, penalty ...): the embedded broker has no
+    # accounts, so the referee link is one more client of it
+    referee_link = RefereeLink(parse_broker_url(broker.url), event)
     try:
-        web = desk_server(store, desk.hub, args.http, args.host, password=password, desk=desk)
+        web = desk_server(store, desk.hub, args.http, args.host, password=password, desk=desk,
+                          referee_link=referee_link)
     except OSError:  # the port is taken: any free one will do for a demo
-        web = desk_server(store, desk.hub, 0, args.host, password=password, desk=desk)
+        web = desk_server(store, desk.hub, 0, args.host, password=password, desk=desk, referee_link=referee_link)
     web.start()
     desk.start()
+    referee_link.start()
     base = f"http://{args.host}:{web.port}"
     print(f"""
 掼蛋演示 Guandan demo
@@ -94,6 +101,7 @@ def run_demo(args: argparse.Namespace) -> int:
                               tables=args.tables, journal_dir=str(workdir / "journals"), timeout=args.duration,
                               camera=not args.direct, await_desk=True)
     finally:
+        referee_link.stop()
         desk.stop()
         web.stop()
         store.close()

@@ -46,6 +46,14 @@ def test_demo_shows_the_product(tmp_path: Path) -> None:
         tables = json.loads(get(url + "api/tables", password))
         row = next(t for t in tables["tables"] if t["table"] == "T01")
         assert row["online"] and row["match"]["step"] == "result_in"
+        # the referees command the table from the desk page: the demo's desk has the referee link
+        assert json.loads(get(url + "api/desk", password))["table_commands"] is True
+        req = urllib.request.Request(url + "api/table-command", method="POST", data=json.dumps(
+            {"table": "T01", "command": "pause", "fields": {"reason": "演示 demo"}, "by": "裁判 ref"}).encode(),
+            headers={"Content-Type": "application/json", "Authorization": "Basic " + base64.b64encode(
+                f"ref:{password}".encode()).decode()})
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            assert json.loads(resp.read())["ok"] is True
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
