@@ -23,6 +23,7 @@ from table_daemon.desk.store import Store
 from table_daemon.simulate import SimTable
 from tests.bridged import PASSWORD, BridgedEvent
 from tests.desk_setup import Produced, desk_table, pair_round_one
+from tests.waiting import wait
 
 pytestmark = pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto is not installed (run scripts/setup)")
 DEALS = 2
@@ -60,14 +61,6 @@ class Recorder:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-def wait(predicate: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:

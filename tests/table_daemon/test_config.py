@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import types
 from pathlib import Path
@@ -16,6 +15,7 @@ from table_daemon import config_check
 from table_daemon.cli import main
 from table_daemon.config import ConfigError, load_config, parse_config
 from table_daemon.config_check import load_checked
+from tests.tls import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,23 +45,12 @@ def test_bad_configs_name_key_file_and_line(text: str, where: str, what: str) ->
     assert f"table.toml{where}" in str(err.value) and what in str(err.value)
 
 
-def tls_pair(folder: Path, name: str = "hall") -> tuple[Path, Path]:
-    """A self-signed certificate (a CA certificate, and a client certificate too) and its key, made by openssl."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={name}"],
-                   check=True, capture_output=True)
-    return cert, key
-
-
 def example_here(tmp_path: Path) -> Path:
     """The shipped example with its files and devices made in ``tmp_path`` (this machine has no Pi's): the CA file
     a real certificate, as the MQTT connection loads it."""
     text = (ROOT / "config/table.example.toml").read_text()
     (tmp_path / "mqtt-password").write_text("x\n")
-    shutil.copy(tls_pair(tmp_path)[0], tmp_path / "hall-ca.pem")
+    shutil.copy(self_signed(tmp_path)[0], tmp_path / "hall-ca.pem")
     for name in ("mqtt-password", "hall-ca.pem"):
         text = text.replace(f"/etc/guandan/{name}", str(tmp_path / name))
     text = text.replace("/var/lib/guandan-table/journal.sqlite", str(tmp_path / "var/journal.sqlite"))
@@ -287,9 +276,9 @@ def test_a_ca_file_that_holds_no_certificate_is_refused_by_check_config_and_run(
 
 def test_client_certificate_and_key_are_loaded_as_the_connection_loads_them(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    ca, _ = tls_pair(tmp_path, "ca")
-    cert, key = tls_pair(tmp_path, "client")
-    _, other_key = tls_pair(tmp_path, "other")
+    ca, _ = self_signed(tmp_path, "ca")
+    cert, key = self_signed(tmp_path, "client")
+    _, other_key = self_signed(tmp_path, "other")
     text = tmp_path / "text.pem"
     text.write_text("plain text\n")
     base = f'url = "mqtts://127.0.0.1:8883"\nca_file = "{ca}"\n'

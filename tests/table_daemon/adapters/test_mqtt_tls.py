@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,17 +14,7 @@ from table_daemon.adapters.mqtt_connection import (
     parse_broker_url,
     tls_files_problem,
 )
-
-
-def certificate(folder: Path, name: str) -> tuple[Path, Path]:
-    """A self-signed certificate and its key, made by openssl in ``folder``."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={name}"],
-                   check=True, capture_output=True)
-    return cert, key
+from tests.tls import self_signed
 
 
 def test_a_ca_file_without_a_certificate_names_the_setting_and_the_file(tmp_path: Path) -> None:
@@ -40,9 +29,9 @@ def test_a_ca_file_without_a_certificate_names_the_setting_and_the_file(tmp_path
 
 
 def test_good_tls_files_pass_and_a_key_of_another_certificate_is_named(tmp_path: Path) -> None:
-    ca, _ = certificate(tmp_path, "ca")
-    cert, key = certificate(tmp_path, "client")
-    _, other = certificate(tmp_path, "other")
+    ca, _ = self_signed(tmp_path, "ca")
+    cert, key = self_signed(tmp_path, "client")
+    _, other = self_signed(tmp_path, "other")
     assert tls_files_problem(str(ca)) is None
     assert tls_files_problem(str(ca), str(cert), str(key)) is None
     conn = MqttConnection(parse_broker_url("mqtts://127.0.0.1:1883"), ca_file=str(ca), cert_file=str(cert),
@@ -57,7 +46,7 @@ def test_good_tls_files_pass_and_a_key_of_another_certificate_is_named(tmp_path:
 
 def test_a_key_under_a_passphrase_is_refused_rather_than_asked_for(tmp_path: Path) -> None:
     """The table runs unattended: OpenSSL would prompt on a terminal, or fail without one."""
-    cert, key = certificate(tmp_path, "client")
+    cert, key = self_signed(tmp_path, "client")
     locked = tmp_path / "locked.key"
     subprocess.run(["openssl", "pkey", "-in", str(key), "-out", str(locked), "-aes256", "-passout", "pass:secret"],
                    check=True, capture_output=True)

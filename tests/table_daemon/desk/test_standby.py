@@ -4,7 +4,6 @@ the tables send again what was not acknowledged, and the standby's store holds e
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +13,9 @@ from table_daemon.desk.standby import Standby
 from table_daemon.desk.store import Store
 from table_daemon.simulate import SimTable
 from tests.desk_setup import Produced, desk_table, pair_round_one
+from tests.waiting import wait
 
 DEALS = 2
-
-
-def wait(predicate: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
 
 
 def crash(desk: Desk) -> None:

@@ -51,14 +51,6 @@ def post(url: str, body: dict[str, Any], *, auth: bool = True) -> tuple[int, dic
             return exc.code, {"text": raw.decode("utf-8", "replace")}
 
 
-def wait(predicate: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
-
-
 def test_referees_command_a_table_from_the_desk_page(mosquitto: Any, topic_root: Any, tmp_path: Path,
                                                      browser: Any) -> None:
     event, table = topic_root.event, topic_root.table
