@@ -58,6 +58,7 @@ class SimSeats:
         self.token: dict[str, int] = {}
         #: the players have stood up (the run's time is up): they lay and press nothing more
         self.resting = False
+        self.holds = 0  # how often the table has asked nobody (a pause, a deal's end): a move asked before is off
         app.turn_listeners.append(self.on_turn)
         app.alert_listeners.append(self.on_alert)
 
@@ -113,13 +114,15 @@ class SimSeats:
             for seat in sorted(self.laid - {ef.seat}):
                 self.zones.clear(seat)
                 self.laid.discard(seat)
+        if ef.asked == "wait":
+            self.holds += 1  # the table asks nobody now (a pause, a deal's end): what a seat was about to do is off
         if ef.seat is None or ef.state is None or ef.asked == "wait" or self.resting:
             return
         if self.speed <= 0:
             self.act(ef)
             return
         delay = (0.2 + self.rng.random() * 0.4) / self.speed  # 0.2-0.6 s at speed 1: a deal takes about a minute
-        timer = threading.Timer(delay, self.act, args=(ef,))
+        timer = threading.Timer(delay, self.act, args=(ef, self.holds))
         timer.daemon = True
         timer.start()
 
@@ -131,10 +134,12 @@ class SimSeats:
 
     panels_pins: dict[str, PanelPins] = {}
 
-    def act(self, ef: TurnChanged) -> None:
+    def act(self, ef: TurnChanged, holds: int | None = None) -> None:
+        """The seat's move when the table asked it (``holds``: the table's holds when it was asked; a hold since,
+        such as a referee's pause, means the player never moves: a paused table asks again on resume)."""
         seat, st = ef.seat, ef.state
         assert seat is not None
-        if self.resting:
+        if self.resting or (holds is not None and holds != self.holds):
             return
         try:
             if ef.asked == "declare":

@@ -197,10 +197,10 @@ class SerialDealer(_DealerBase):
         mid-deal) is ``lost`` until the dealer answers again."""
         out = {**super().health(), "port": self.port}
         problem = port_problem(self.port)
-        if problem and self.state != "dealing":
-            out["state"], out["error"] = "missing", problem
-        elif self.link_down is not None:
+        if self.link_down is not None:
             out["state"], out["error"] = "lost", f"{self.link_down} (check the dealer's USB cable and power)"
+        elif problem:  # while "dealing" too: a deal asked of a dealer that is not there is no deal in progress
+            out["state"], out["error"] = "missing", problem
         return out
 
     def close(self) -> None:

@@ -75,13 +75,16 @@ def _seat(payload: dict[str, Any]) -> str:
 def _start_deal(c: TableState, p: dict[str, Any]) -> str | None:
     board = p.get("board")
     if board is not None and not isinstance(board, int):
-        return "board must be an integer"
+        return "牌号须为整数 | board must be an integer"
     return start_deal(c, board)
 
 
 def _pause(c: TableState, p: dict[str, Any]) -> str | None:
     if c.phase == Phase.PAUSED:
-        return "already paused"
+        return "已暂停 | already paused"
+    if not c.match_active:
+        # nothing to hold: a table paused between matches refused the desk's next start as "a deal in progress"
+        return "无进行中的比赛，无需暂停 | nothing to pause: no match in play at this table"
     c.paused_from, c.phase, c.paused_at = c.phase, Phase.PAUSED, c.now
     c.set_turn(None, "wait")  # nobody is asked to act while the referee holds the table (lamps off, seats told)
     c.emit("paused", reason=p.get("reason"))
@@ -91,7 +94,7 @@ def _pause(c: TableState, p: dict[str, Any]) -> str | None:
 
 def _resume(c: TableState, p: dict[str, Any]) -> str | None:
     if c.phase != Phase.PAUSED:
-        return "not paused"
+        return "未暂停 | not paused"
     c.phase, c.paused_from = c.paused_from or Phase.IDLE, None
     d = c.deal
     if d is not None and d.state is not None:  # the turn timer does not run while paused
@@ -117,7 +120,7 @@ def _pass(c: TableState, p: dict[str, Any]) -> str | None:
     seat = _seat(p)
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
-        return "no deal in play"
+        return "没有进行中的牌局 | no deal in play"
     return try_act(c, act.pass_turn(seat), {"command": "pass"})
 
 

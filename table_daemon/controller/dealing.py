@@ -20,7 +20,7 @@ def start_deal(c: TableState, board: int | None = None) -> str | None:
     if not c.match_active:
         return "no match in progress (先开始比赛: start_match)"
     if c.phase not in ("idle", "deal_over"):
-        return f"cannot start a deal while {c.phase}"
+        return f"现在不能发牌 | cannot start a deal while {c.phase}"
     if c.match.over:
         return "the match is over (比赛已结束)"
     setup = next_setup(c.match)

@@ -62,23 +62,23 @@ def correct(c: TableState, p: dict[str, Any]) -> str | None:
     """The ``correct`` command: returns an error text (nothing changed) or None."""
     action = p.get("action")
     if action not in CORRECTIONS:
-        return f"unknown correction {action!r} (one of {', '.join(CORRECTIONS)})"
+        return f"未知的更正 | unknown correction {action!r} (one of {', '.join(CORRECTIONS)})"
     if p.get("seat") is not None:
         _seat(p["seat"])  # a seat that is not one is refused whatever the correction
     d = c.deal
     if action == "void_deal":
         if d is None:
-            return "no deal to void"
+            return "没有可作废的牌局 | no deal to void"
         void_deal(c, f"referee: {p.get('reason') or 'void'}")
         return None
     if d is None or d.state is None:
-        return "no deal in play"
+        return "没有进行中的牌局 | no deal in play"
     if d.state.over:
-        return "the deal is over and its record is published: correct its result at the desk"
+        return "本副已结束并已发布：请在记分台更正 | the deal is over and its record is published: correct its result at the desk"
     if action in ("undo_last", "take_back"):
         return _undo(c, d, action, p.get("reason"))
     if action == "skip_turn":
-        return _skip_turn(c, d, p.get("reason"))
+        return _skip_turn(c, d, p.get("seat"), p.get("reason"))
     if action == "skip_trick":
         return _skip_trick(c, d, _seat(p.get("seat")), p.get("reason"))
     return _redo_tribute(c, d, p.get("reason"))
@@ -87,12 +87,13 @@ def correct(c: TableState, p: dict[str, Any]) -> str | None:
 def _undo(c: TableState, d: TableDeal, action: str, reason: Any) -> str | None:
     assert d.state is not None
     if not d.undo:
-        return "nothing to undo"
+        return "没有可撤销的动作 | nothing to undo"
     before, ref, steps = d.undo[-1]
     if action == "take_back" and not (steps and "play" in steps[-1]):
-        return "the last action is not a play"
+        return "上一步不是出牌 | the last action is not a play"
     if d.state.phase == engine.PLAYING and before.phase != engine.PLAYING:
-        return "play has begun: the tribute and return can no longer be undone (void_deal to deal again)"
+        return ("已开始出牌，进贡还贡不能再撤销 | play has begun: the tribute and return can no longer be undone "
+                "(void_deal to deal again)")
     d.undo.pop()
     d.state = engine.evolve_kw(before, turn_since=c.now)
     d.pending_declare = None
@@ -111,16 +112,20 @@ def _undo(c: TableState, d: TableDeal, action: str, reason: Any) -> str | None:
     return None
 
 
-def _skip_turn(c: TableState, d: TableDeal, reason: Any) -> str | None:
+def _skip_turn(c: TableState, d: TableDeal, named: Any, reason: Any) -> str | None:
+    """Skip the turn of the seat to play; a seat named is checked to be that one (a referee who named another
+    seat meant another turn, and skipping the one on turn would be a ruling nobody made)."""
     st = d.state
     assert st is not None
     if st.phase != engine.PLAYING:
-        return "no turn to skip"
+        return "没有可跳过的出牌 | no turn to skip"
     seat = st.to_move
+    if named is not None and named != seat:
+        return f"轮到 {seat}，不是 {named} | it is {seat}'s turn, not {named}'s: only the turn of the seat to play is skipped"
     try:
         new, effects = engine.skip_turn(st, c.now)
     except GuandanError as exc:
-        return f"skip refused: {exc}"
+        return f"不能跳过 | skip refused: {exc}"
     d.pending_declare = None
     d.state = new
     entry = _log(c, d, "skip", reason, seat=seat)
@@ -135,7 +140,7 @@ def _skip_trick(c: TableState, d: TableDeal, seat: str, reason: Any) -> str | No
     st = d.state
     assert st is not None
     if st.phase != engine.PLAYING:
-        return "no trick in play"
+        return "没有进行中的一轮 | no trick in play"
     d.skip_trick.add(seat)
     entry = _log(c, d, "skip_trick", reason, seat=seat)
     c.emit("referee", **entry)
@@ -148,7 +153,7 @@ def _skip_trick(c: TableState, d: TableDeal, seat: str, reason: Any) -> str | No
 def _redo_tribute(c: TableState, d: TableDeal, reason: Any) -> str | None:
     assert d.state is not None
     if d.state.phase not in (engine.TRIBUTE, engine.RETURNING):
-        return "no tribute in progress"
+        return "没有进行中的进贡 | no tribute in progress"
     state, effects = engine.start_deal(c.profile, d.level, d.hands, previous_finish=c.last_finish, t=c.now)
     d.state = engine.evolve_kw(state, t0=d.started)
     d.undo.clear()
@@ -174,11 +179,11 @@ def penalty(c: TableState, p: dict[str, Any]) -> str | None:
     (判负), 2 losses → suspension (停赛). Each penalty applied becomes a referee action of the deal."""
     kind = p.get("kind")
     if kind not in PENALTY_KINDS:
-        return f"unknown penalty {kind!r} (one of {', '.join(PENALTY_KINDS)})"
+        return f"未知的判罚 | unknown penalty {kind!r} (one of {', '.join(PENALTY_KINDS)})"
     seat = _seat(p["seat"]) if p.get("seat") is not None else None
     team = p.get("team") or (team_of(seat) if seat else None)
     if team not in ("NS", "EW"):
-        return "penalty needs a team (NS or EW) or a seat"
+        return "判罚需要一队或一个座位 | penalty needs a team (NS or EW) or a seat"
     if seat is not None and team_of(seat) != team:
         return f"seat {seat} plays for {team_of(seat)}, not {team} (座位与队不符)"
     if not c.match_active:

@@ -272,6 +272,8 @@ class TableState:
     def set_turn(self, seat: str | list[str] | None, asked: str = "play") -> None:
         """Light the turn lamp of the seat(s) asked to act and tell simulated seats; restart the timer."""
         seats: list[str | None] = [] if seat is None else [seat] if isinstance(seat, str) else list(seat)
+        if self.phase == Phase.PAUSED and seats:
+            return  # nobody is asked while the referee holds the table: resume asks whoever must act then
         for s in SEATS:
             self.effect(Light(s, "turn", s in seats))
         for asked_seat in seats or [None]:

@@ -127,6 +127,15 @@ def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
             case DealOver():
                 c.settle_due = True  # the dispatcher settles the deal (match flow) once this input's flow is done
                 return
+    if c.phase == Phase.PAUSED:
+        # a referee's correction while the table is held: the deal moves on, the table stays paused (resume
+        # asks whoever must act then); play that begins meanwhile is play the table resumes to
+        if st.phase == engine.PLAYING and c.paused_from != Phase.PLAYING:
+            c.paused_from = Phase.PLAYING
+            c.emit("play_started", deal=d.number, leader=st.leader, level=format_team_level(d.level))
+        publish_hands(c)
+        publish_state(c)
+        return
     if turn_moved or (st.phase == engine.PLAYING and c.phase != Phase.PLAYING):
         if c.phase != Phase.PLAYING:
             c.phase = Phase.PLAYING

@@ -199,11 +199,14 @@ def match_result(c: TableState, winner: str | None, reason: str) -> dict[str, An
     """One match's result: final levels, winner, 场分 and 级差分 (desk-compatible)."""
     levels = _levels(c.levels)
     finished = "A+" in levels.values()
+    # a match ended by 判负 scores as one won without play (弃权, 004: 14/0 or 26/0): the levels at the moment of
+    # the forfeit would otherwise give the team that forfeited a draw's 级差分 or more
+    walkover = reason.startswith("forfeit") and winner is not None
     out: dict[str, Any] = {"id": f"{c.event}/{c.table}/m{c.match_no}", "match": c.match_no,
                            "levels": levels, "winner": winner, "finished": finished, "reason": reason,
                            "deals": c.deals_done, "teams": c.teams, "profile": c.profile.name,
-                           "start": c.start_id}
-    points = score(c, levels, winner, finished)
+                           "start": c.start_id, "walkover": walkover}
+    points = score(c, levels, winner, finished, walkover=walkover)
     if points is not None:
         out["match_points"], out["level_points"] = points
     if c.profile.deal_points == "one_to_three":
@@ -214,14 +217,17 @@ def match_result(c: TableState, winner: str | None, reason: str) -> dict[str, An
     return out
 
 
-def score(c: TableState, levels: dict[str, str], winner: str | None,
-          finished: bool) -> tuple[dict[str, float], dict[str, float]] | None:
+def score(c: TableState, levels: dict[str, str], winner: str | None, finished: bool, *,
+          walkover: bool = False) -> tuple[dict[str, float], dict[str, float]] | None:
     """场分 and 级差分 by the profile's scoring settings (the rules engine's §9 formulas).
 
     Under ``one_to_three`` the deal-point totals the engine's match counted (3/2/1 a deal) stand in for
     级差分 (``match_result`` also gives them as ``deal_points``).
     """
     p = c.profile
+    if walkover and winner is not None:
+        won = scoring.walkover(p, winner)
+        return ({t: float(won[t]["match_points"]) for t in won}, {t: float(won[t]["level_points"]) for t in won})
     try:
         values = {team: parse_team_level(level) for team, level in levels.items()}
         match = scoring.match_points(p, winner, finished=finished or p.deal_points == "one_to_three")

@@ -37,6 +37,16 @@ def test_a_referee_pauses_penalises_once_and_is_told_why_a_command_is_refused(
         code, said, err = referee(mosquitto.url, topic_root, "penalty", "--kind", "warning", "--seat", "N",
                                   capsys=capsys)
         assert code == 1 and said["ok"] is False and "no match in play" in err  # refused, with the table's reason
+        code, said, err = referee(mosquitto.url, topic_root, "pause", capsys=capsys)
+        assert code == 1 and "nothing to pause" in err  # no match at the table: nothing to hold
+        code, said, _ = referee(mosquitto.url, topic_root, "--id", "pen-7", "penalty", "--kind", "warning",
+                                "--seat", "N", capsys=capsys)
+        assert code == 1  # still no match: the id is not spent on a refusal
+        start = {"match_end": {"method": "deals", "deals": 1}}
+        app.inbox.put((None, _start(start)))  # the desk's start, as it arrives from the broker
+        deadline = time.monotonic() + 5
+        while not app.controller.match_active and time.monotonic() < deadline:
+            time.sleep(0.05)
         code, said, _ = referee(mosquitto.url, topic_root, "pause", "--reason", "裁判查看 referee looking",
                                 capsys=capsys)
         assert code == 0 and said["ok"] is True and said["command"] == "pause"
@@ -45,14 +55,6 @@ def test_a_referee_pauses_penalises_once_and_is_told_why_a_command_is_refused(
             time.sleep(0.05)
         assert app.controller.phase == "paused"
         assert referee(mosquitto.url, topic_root, "resume", capsys=capsys)[0] == 0
-        start = {"match_end": {"method": "deals", "deals": 1}}
-        code, said, _ = referee(mosquitto.url, topic_root, "--id", "pen-7", "penalty", "--kind", "warning",
-                                "--seat", "N", capsys=capsys)
-        assert code == 1  # still no match: the id is not spent on a refusal
-        app.inbox.put((None, _start(start)))  # the desk's start, as it arrives from the broker
-        deadline = time.monotonic() + 5
-        while not app.controller.match_active and time.monotonic() < deadline:
-            time.sleep(0.05)
         for _ in range(2):  # the same ruling twice: one warning
             code, said, _ = referee(mosquitto.url, topic_root, "--id", "pen-7", "penalty", "--kind", "warning",
                                     "--seat", "N", capsys=capsys)

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -52,8 +53,11 @@ def test_demo_shows_the_product(tmp_path: Path) -> None:
             {"table": "T01", "command": "pause", "fields": {"reason": "演示 demo"}, "by": "裁判 ref"}).encode(),
             headers={"Content-Type": "application/json", "Authorization": "Basic " + base64.b64encode(
                 f"ref:{password}".encode()).decode()})
-        with urllib.request.urlopen(req, timeout=20) as resp:
-            assert json.loads(resp.read())["ok"] is True
+        # the match is over: the table itself answers that there is nothing to pause (a round trip through it)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=20)
+        answer = json.loads(refused.value.read())
+        assert refused.value.code == 409 and "nothing to pause" in answer["error"] and answer["answer"]["ok"] is False
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0

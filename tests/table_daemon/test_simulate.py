@@ -157,3 +157,42 @@ def test_tables_run_as_separate_processes_deal_differently(mosquitto: Any, topic
     hands = {m.payload["table"]: m.payload["hands"] for m in msgs if m.topic.endswith("/results")
              and m.payload.get("format")}
     assert set(hands) == {"T02", "T03"} and hands["T02"] != hands["T03"]
+
+
+def test_a_simulated_seat_never_plays_into_a_pause_and_plays_on_after_it(tmp_path: Any) -> None:
+    """The referee pauses the table just after a seat was asked to play: the seat's move, already on its way
+    (0.2-0.6 s at speed 1), is off; it had been laid into the pause, an out_of_turn alert against a player who
+    did nothing wrong. On resume the seat is asked again and plays."""
+    from table_daemon.config import simulated_config
+    from table_daemon.simulate import SimTable
+
+    cfg = simulated_config(table="P1", event="pause", broker="mqtt://127.0.0.1:1", journal=str(tmp_path / "j.sqlite"))
+    sim = SimTable(cfg, seed=5, speed=1, camera=False)
+    alerts: list[dict[str, Any]] = []
+    paused = threading.Event()
+
+    def pause_at_the_first_play_asked(ef: TurnChanged) -> None:
+        if ef.asked == "play" and ef.seat and not paused.is_set():
+            paused.set()
+            sim.app.command("pause", {"reason": "referee"})
+
+    sim.app.turn_listeners.append(pause_at_the_first_play_asked)
+    sim.app.alert_listeners.append(alerts.append)
+    sim.start({"method": "deals", "deals": 1})
+    try:
+        assert paused.wait(30)
+        time.sleep(1.5)  # longer than any seat's move
+        assert sim.app.controller.phase == "paused"
+        assert [a["code"] for a in alerts if a.get("code") in ("out_of_turn", "exposed_card")] == []
+        def plays_made() -> int:
+            deal = sim.app.controller.deal
+            return deal.state.plays_made if deal is not None and deal.state is not None else 0
+
+        before = plays_made()
+        sim.app.command("resume", {})
+        deadline = time.monotonic() + 10
+        while plays_made() == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert plays_made() > before  # asked again on resume, the seat played
+    finally:
+        sim.stop()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from firmware_bridge.dealer_types import CommandRefused, DealerError
 from firmware_bridge.runner import LinkError
@@ -51,3 +52,12 @@ def test_a_lost_dealer_is_a_health_problem_and_a_lost_camera_keeps_its_own_alert
     figures = {"devices": {"dealer": {"state": "lost", "error": "read failed; reconnecting"},
                            "camera": {"state": "lost", "error": "no frames"}}}
     assert problems(figures, HealthLimits()) == {"dealer_lost": "read failed; reconnecting"}
+
+
+def test_a_dealer_that_is_not_there_is_missing_while_a_deal_is_asked_of_it_too(tmp_path: Path) -> None:
+    """The table asked for a deal from a port that does not exist: the worker is "dealing" until the open
+    fails, and health had said so (and "back to normal") for those seconds."""
+    dealer = SerialDealer(str(tmp_path / "ttyACM9"))
+    dealer.state = "dealing"  # as _run sets it before it opens the port
+    health = dealer.health()
+    assert health["state"] == "missing" and "no such device" in health["error"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from table_daemon.controller import Command, Reply
+from table_daemon.controller import Command, Light, Reply
 
 from .harness import Harness
 
@@ -33,6 +33,9 @@ def test_a_penalty_between_deals_and_a_forfeit_are_in_the_match_result() -> None
     result = h.of("results", "match_result")[-1]
     assert result["winner"] == "NS" and result["reason"] == "forfeit (EW)"
     assert result["penalties"] == {"NS": {}, "EW": {"forfeit": 1, "violation": 3}}
+    # 判负 scores as a match won without play (弃权): the levels at the forfeit gave EW a draw's 级差分 or more
+    assert result["walkover"] is True and result["level_points"] == {"NS": 26.0, "EW": 0.0}
+    assert result["match_points"] == {"NS": 2.0, "EW": 0.0}
 
 
 def test_a_penalty_is_refused_where_it_would_count_nowhere_or_against_the_wrong_team() -> None:
@@ -55,3 +58,36 @@ def test_the_same_ruling_twice_is_obeyed_once() -> None:
     assert [e["applied"] for e in h.of("events", "penalty")] == [["warning"]]
     assert penalty(h, seat="N", kind="warning", id="pen-2").ok  # another ruling: escalates
     assert h.of("events", "penalty")[-1]["applied"] == ["warning", "violation"]
+
+
+def test_nothing_to_pause_without_a_match_and_a_correction_keeps_a_pause() -> None:
+    h = Harness()
+    h.send(Command("pause", {}, token="p"))
+    reply = [e for e in h.effects if isinstance(e, Reply)][-1]
+    assert not reply.ok and "nothing to pause" in (reply.error or "") and h.c.phase == "idle"
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    while h.c.phase != "playing":
+        h.bot_step()
+    for _ in range(3):
+        h.bot_step()
+    on_turn = h.to_move
+    other = next(s for s in "SENW" if s != on_turn)
+    h.send(Command("pause", {}))
+    assert h.c.phase == "paused"
+    refused = correct(h, action="skip_turn", seat=other)
+    assert not refused.ok and f"it is {on_turn}'s turn, not {other}'s" in (refused.error or "")
+    lit = len([e for e in h.effects if isinstance(e, Light) and e.on])
+    assert correct(h, action="skip_turn", seat=on_turn).ok
+    assert h.c.phase == "paused" and h.to_move != on_turn  # the turn moved on, the table is still held
+    assert correct(h, action="undo_last").ok and h.c.phase == "paused" and h.to_move == on_turn
+    assert len([e for e in h.effects if isinstance(e, Light) and e.on]) == lit  # nobody asked while held
+    h.send(Command("resume", {}))
+    assert h.c.phase == "playing"
+    assert [e for e in h.effects if isinstance(e, Light) and e.on][-1].seat == on_turn
+
+
+def correct(h: Harness, **payload: Any) -> Reply:
+    h.send(Command("correct", {"role": "referee", **payload}, token="c"))
+    return [e for e in h.effects if isinstance(e, Reply)][-1]

@@ -29,6 +29,7 @@ from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
 from table_daemon.desk.web import desk_server
 from table_daemon.display.hub import Hub
+from tests.waiting import wait
 
 PASSWORD = "table-commands-secret"
 TEAMS = [Team(1, "红队", ("甲", "乙"), "U1"), Team(2, "蓝队", ("丙", "丁"), "U2")]
@@ -85,15 +86,6 @@ def test_referees_command_a_table_from_the_desk_page(mosquitto: Any, topic_root:
         page.wait_for_selector(f"{row} button.tc-pause", timeout=15000)
         page.fill("#referee", "裁判 Li")
 
-        # 暂停: the table obeys (its phase), the page says so, the console says who did it
-        page.click(f"{row} button.tc-pause")
-        page.wait_for_selector(f"#msg.ok:has-text('{table} 已执行 obeyed: 暂停 pause')", timeout=15000)
-        assert app.controller.phase == "paused"
-        assert any(f"referee 裁判 Li sent pause to {table}" in line and "obeyed" in line for line in said), said
-        page.click(f"{row} button.tc-resume")
-        page.wait_for_selector(f"#msg.ok:has-text('{table} 已执行 obeyed: 继续 resume')", timeout=15000)
-        assert app.controller.phase != "paused"
-
         # 判罚 with no match in play: the table's refusal, its reason in Chinese and English
         page.select_option(f"{row} select.tc-kind", "warning")
         page.select_option(f"{row} select.tc-whom", "N")
@@ -119,6 +111,19 @@ def test_referees_command_a_table_from_the_desk_page(mosquitto: Any, topic_root:
         page.click(f"{row} button.tc-penalty")
         page.wait_for_selector("#msg.err:has-text('no match in play')", timeout=15000)
         assert len(asked) == 2
+
+        # a match at the table (as the desk starts it), no deal yet: now there is something to hold
+        app.command("start_match", {"match_end": {"method": "deals", "deals": 1}})
+        wait(lambda: app.controller.match_active, 10, "the match to start")
+
+        # 暂停: the table obeys (its phase), the page says so, the console says who did it
+        page.click(f"{row} button.tc-pause")
+        page.wait_for_selector(f"#msg.ok:has-text('{table} 已执行 obeyed: 暂停 pause')", timeout=15000)
+        assert app.controller.phase == "paused"
+        assert any(f"referee 裁判 Li sent pause to {table}" in line and "obeyed" in line for line in said), said
+        page.click(f"{row} button.tc-resume")
+        page.wait_for_selector(f"#msg.ok:has-text('{table} 已执行 obeyed: 继续 resume')", timeout=15000)
+        assert app.controller.phase != "paused"
 
         # 更正 with no deal: refused, with the table's reason
         page.select_option(f"{row} select.tc-action", "undo_last")
