@@ -39,9 +39,12 @@ REOPEN_EVERY = 3.0
 #: while frames keep failing, one summary line at most this often (seconds): the first failure is logged, then
 #: how many failed since, so a camera missing all evening neither floods the SD card nor buries the log
 SAY_FAILING_EVERY = 60.0
-#: frames kept (downscaled to EVIDENCE_WIDTH px) as pictures for the referee's alerts, by frame number
+#: frames kept (downscaled to EVIDENCE_WIDTH px, as JPEG) as pictures for the referee's alerts, by frame number:
+#: 960 px shows a laid card's index to a referee (at 480 the cards were about 70 px wide and unreadable), and
+#: kept as JPEG the eight take well under a megabyte
 EVIDENCE_FRAMES = 8
-EVIDENCE_WIDTH = 480
+EVIDENCE_WIDTH = 960
+EVIDENCE_QUALITY = 80
 
 
 def unsure_below(configured: float, card_reader: Any) -> float:
@@ -87,7 +90,7 @@ class CameraZones:
         self.feed: Callable[[Input], None] = lambda _e: None
         self.on_turn: str | None = None
         self.frames = 0
-        self._evidence: OrderedDict[int, Any] = OrderedDict()
+        self._evidence: OrderedDict[int, bytes] = OrderedDict()
         self.errors = 0
         # the run of failed frames now going on (_say_failed): since when, how many, how many not yet logged,
         # when it was last logged, and the reopen attempts that failed in it
@@ -361,24 +364,21 @@ class CameraZones:
             gain = float(getattr(self.reader, "exposure_gain", 1.0))
             if gain > 1.0:  # a dim hall: the referee sees the frame as brightened for reading (vision.table)
                 small = cv2.convertScaleAbs(small, alpha=gain)
+            ok, data = cv2.imencode(".jpg", small, [int(cv2.IMWRITE_JPEG_QUALITY), EVIDENCE_QUALITY])
+            if not ok:
+                return
         except Exception as exc:  # no picture is no reason to lose the reading
             log.debug("evidence frame not kept: %s", exc)
             return
         with self._camera_lock:
-            self._evidence[self.frames] = small
+            self._evidence[self.frames] = bytes(data)
             while len(self._evidence) > EVIDENCE_FRAMES:
                 self._evidence.popitem(last=False)
 
     def evidence_jpeg(self, frame_no: int) -> bytes | None:
         """Frame ``frame_no`` as a JPEG, if it is still kept (the frames that settled recent readings)."""
-        import cv2
-
         with self._camera_lock:
-            frame = self._evidence.get(frame_no)
-        if frame is None:
-            return None
-        ok, data = cv2.imencode(".jpg", frame, [int(cv2.IMWRITE_JPEG_QUALITY), 70])
-        return bytes(data) if ok else None
+            return self._evidence.get(frame_no)
 
     def health(self) -> dict[str, Any]:
         out = {"source": "simulated" if self.simulated else "camera", "frames": self.frames,

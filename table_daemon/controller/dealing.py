@@ -35,6 +35,7 @@ def start_deal(c: TableState, board: int | None = None) -> str | None:
     c.emit("deal_started", match=c.match_no, deal=number, level=format_team_level(level), played=played,
            board=board)
     publish_state(c)
+    publish_hands(c)  # the new deal's (none yet): the last deal's cards are not this deal's hands
     return None
 
 

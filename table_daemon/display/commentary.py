@@ -42,7 +42,7 @@ class Commentary:
             return False
         if kind == "events":
             return self._feed_event(table, msg, now)
-        data = msg.get("hands", {}) if kind == "hands" else msg
+        data = {"deal": msg.get("deal"), "hands": msg.get("hands") or {}} if kind == "hands" else msg
         with self._lock:
             entries = self._log.setdefault(table, {k: deque() for k in KINDS})[kind]
             entries.append((now, data))
@@ -64,9 +64,17 @@ class Commentary:
         if picked["hands"] is None and picked["state"] is None:
             return None
         starts = [i for i, ev in enumerate(told) if ev.get("type") in NEW_DEAL]
+        state = picked["state"] or {}
+        held = picked["hands"] or {}
+        # hands of another deal than the state's are not shown under it (the last deal's leftovers while the next
+        # is being dealt); an older table that names no deal is taken as it is
+        same_deal = held.get("deal") is None or held.get("deal") == state.get("deal")
         return {"table": table, "delay": self.delay, "as_of": round(as_of, 3),
-                "hands": picked["hands"] or {}, "state": picked["state"] or {},
-                "events": told[starts[-1]:] if starts else told}
+                "hands": held.get("hands", {}) if same_deal else {}, "state": state,
+                "events": told[starts[-1]:] if starts else told,
+                # whether the deal's events are all here, from its start: after this server restarted mid-deal
+                # they are not, and the page says so rather than "no play yet"
+                "events_complete": bool(starts)}
 
     def _feed_event(self, table: str, msg: dict[str, Any], now: float) -> bool:
         """Keep a public event of the play (what the view's "play so far" is drawn from), the last

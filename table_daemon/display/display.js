@@ -96,9 +96,10 @@ function storyOf(events) {
   let cur = null;
   let tribute = [];
   let plan = null;
+  let complete = false;  // the deal's start was seen: every play since is here
   for (const ev of events || []) {
     switch (ev.type) {
-      case "deal_started": tricks.length = 0; cur = null; tribute = []; plan = null; break;
+      case "deal_started": tricks.length = 0; cur = null; tribute = []; plan = null; complete = true; break;
       case "tribute_plan": plan = { resisted: !!ev.resisted, payments: ev.payments || [], leader: ev.leader }; break;
       case "play":
         if (!cur) { cur = { n: tricks.length + 1, plays: [] }; tricks.push(cur); }
@@ -114,7 +115,14 @@ function storyOf(events) {
       default: break;
     }
   }
-  return { tricks, open: cur, tribute, notes, plan };
+  return { tricks, open: cur, tribute, notes, plan, complete };
+}
+
+/** Whether the state shows play this page has no events of: cards gone from a hand, or a trick on the table. */
+function playedBefore(state, story) {
+  if (story.complete || state.phase === "dealing") return false;
+  const seats = Object.values(state.seats || {});
+  return seats.some((s) => typeof s.cards_left === "number" && s.cards_left < 27) || (state.trick || []).length > 0;
 }
 
 // -- the last deal in words ------------------------------------------------------------------------------
@@ -364,7 +372,9 @@ function historyEl(state, story, limit) {
       (tr.jiefeng ? " · 借风 partner leads" : "")));
     list.append(li);
   });
-  if (!tricks.length) list.append(el("li", "empty", "尚未出牌 · no play yet"));
+  if (playedBefore(state, story)) {  // a server restarted (or this screen joined) mid-deal: say it, never "no play"
+    list.append(el("li", "empty unknown", "此前的出牌未收到 · earlier play of this deal not received"));
+  } else if (!tricks.length) list.append(el("li", "empty", "尚未出牌 · no play yet"));
   box.append(list);
   return box;
 }

@@ -332,5 +332,9 @@ def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
 def _plain(tab: dict[str, Any], brief: bool = False) -> dict[str, Any]:
     out = {k: (list(v) if isinstance(v, deque) else v) for k, v in tab.items() if k != "seen"}
     if brief:
-        out["events"] = out.get("events", [])[-40:]
+        events = out.get("events", [])
+        # the last few, and the deal's start when the hub saw it: a page reads from it that the server's story of
+        # the deal is whole (only trimmed here), not cut by a restart
+        start = events[:1] if len(events) > 40 and events[0].get("type") in NEW_DEAL else []
+        out["events"] = start + events[-40:]
     return out

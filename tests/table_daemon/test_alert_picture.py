@@ -46,6 +46,9 @@ def test_an_exposed_card_alert_carries_the_camera_frame(tmp_path: Path) -> None:
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert image is not None
     assert image.shape[1] == EVIDENCE_WIDTH and image.std() > 5  # a real picture, not a blank
+    # large enough for a referee to read a laid card's index (at 480 px cards were ~70 px wide), small enough to
+    # travel in the alert
+    assert EVIDENCE_WIDTH >= 960 and len(jpeg) < 200_000
     row = describe({**alert, "table": "T01", "n": 1}, "Asia/Shanghai")
     assert row["picture"] and row["type"] == "暴露张 exposed card" and row["seat"] == "南 S"
     assert zones.evidence_jpeg(seen.frame + 1000) is None  # only frames that settled a reading are kept

@@ -80,3 +80,15 @@ def test_a_timed_match_says_when_its_time_is_up() -> None:
     untimed = Harness("national", auto_deal=True)
     untimed.start_match(match_end={"method": "deals", "deals": 1})
     assert untimed.of("state")[-1]["match_clock"] is None
+
+
+def test_a_new_deal_publishes_its_hands_at_once_not_the_last_deals() -> None:
+    """Retained ``private/hands`` stayed the last deal's leftovers until the new deal was dealt."""
+    h = Harness("national", seed=4)
+    h.start_match(match_end={"method": "deals", "deals": 2})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.play_out()
+    h.send(Command("start_deal", {}))
+    hands = h.of("private/hands")[-1]
+    assert hands["deal"] == 2 and all(not cards for cards in hands["hands"].values())

@@ -142,3 +142,16 @@ def test_the_commentary_view_behind_referees_own_accounts(tmp_path: Path) -> Non
         assert _get(f"{service.web.url}/api/commentary?table=T01", "password-jia")[0] == 401  # user "desk"
     finally:
         service.web.stop()
+
+
+def test_hands_of_another_deal_are_not_shown_under_the_state_of_the_next() -> None:
+    """While deal 2 is dealt, the retained hands were still deal 1's leftovers: a commentator saw three cards of
+    the last deal (with its wild) under "deal 2, dealing"."""
+    c = Commentary(delay=0)
+    c.feed("T01", "hands", {"type": "hands", "deal": 1, "hands": {"N": ["CJ", "D8", "H2"]}}, now=10.0)
+    c.feed("T01", "state", {"phase": "dealing", "deal": 2}, now=11.0)
+    view = c.view("T01", now=12.0)
+    assert view is not None and view["hands"] == {}
+    c.feed("T01", "hands", {"type": "hands", "deal": 2, "hands": {"N": ["S3"]}}, now=13.0)
+    view = c.view("T01", now=14.0)
+    assert view is not None and view["hands"] == {"N": ["S3"]}

@@ -381,3 +381,28 @@ def test_the_featured_table_keeps_seat_names_whole_and_says_the_level(served: tu
         assert page.inner_text("#featured .what .wl") == "打 5 · playing 5"
     finally:
         page.close()
+
+
+def test_a_server_that_missed_the_start_of_a_deal_says_so_not_no_play_yet(served: tuple[Hub, WebServer],
+                                                                          browser: Any) -> None:
+    """A display server restarted mid-deal has the state (cards gone from hands) but not the plays before: the
+    history said "尚未出牌 · no play yet" of a deal played half through."""
+    hub, web = served
+    hub.feed("T01", "state", table_state(80, seats=seats(S=12, E=14, N=12, W=16)))
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/T01")
+        page.wait_for_selector(".history .tricks li.unknown", timeout=UI)
+        assert "earlier play of this deal not received" in page.inner_text(".history")
+        assert "no play yet" not in page.inner_text(".history")
+        # a deal the server saw from its start: no such note, however long it is (the overview's brief list too)
+        hub.feed("T01", "events", event(90, "deal_started", deal=4))
+        for n in range(45):
+            hub.feed("T01", "events", event(91 + n, "pass", seat="SENW"[n % 4]))
+        hub.feed("T01", "state", table_state(200, deal=4, seats=seats(S=25, E=26, N=27, W=27)))
+        page.goto(f"{web.url}/display/?featured=T01")
+        page.wait_for_selector("#featured .history", timeout=UI)
+        page.wait_for_timeout(500)
+        assert page.query_selector("#featured .history li.unknown") is None
+    finally:
+        page.close()
