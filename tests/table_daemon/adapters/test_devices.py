@@ -41,7 +41,7 @@ def test_a_dealer_unplugged_mid_deal_is_lost_until_it_answers_again() -> None:
             if health["state"] == "lost":
                 assert "USB" in health["error"]
             time.sleep(0.02)
-        assert "lost" in states and states[-1] != "lost"
+        assert "lost" in states  # while the cable was out (polled before the deal finished on the link reopened)
         done = [e for e in fed if isinstance(e, DealerDone)]
         assert done and done[0].ok and dealer.health()["state"] == "ready"
     finally:
