@@ -10,7 +10,9 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from . import rounds
 from .clock import DEFAULT_TZ
+from .standings import Outcome
 
 STANDINGS_COLUMNS = (
     ("rank", "名次 Rank"), ("name", "队名 Team"), ("unit", "单位 Unit"), ("match_points", "场分 MP"),
@@ -35,27 +37,70 @@ def standings_csv(report: Mapping[str, Any]) -> str:
     return out.getvalue()
 
 
+def match_results(outcomes: Sequence[Outcome],
+                  match_payloads: Mapping[tuple[int, str], Mapping[str, Any]] | None = None,
+                  ) -> dict[tuple[int, str], dict[str, Any]]:
+    """Each counted match's result by (round, table), from ``ledger.tally``'s outcomes (a referee's correction
+    already over the table's result): final ``levels``, ``winner`` (NS, EW, None for a draw), ``void``,
+    ``ruling`` (the referees' words from the table's match result, ``match_payloads``) and ``words`` for a
+    cell. A bye and a match with no result yet have none."""
+    payloads = match_payloads or {}
+    out: dict[tuple[int, str], dict[str, Any]] = {}
+    for o in outcomes:
+        if o.ew is None:
+            continue
+        key = (o.round, o.table)
+        levels = {"NS": str(o.levels.get("NS", "")), "EW": str(o.levels.get("EW", ""))}
+        ruling = rounds.ruling_words(payloads.get(key))
+        if o.void:
+            words = "作废 void"
+        else:
+            won = f"胜方 winner {o.winner}" if o.winner in ("NS", "EW") else "平局 draw"
+            words = f"NS {levels['NS']} / EW {levels['EW']} · {won}"
+        out[key] = {"levels": levels, "winner": o.winner, "void": o.void, "ruling": ruling,
+                    "words": " · ".join(filter(None, (words, ruling)))}
+    return out
+
+
 def pairing_rows(pairings: Sequence[Mapping[str, Any]], names: Mapping[int, str],
-                 units: Mapping[int, str] | None = None) -> list[dict[str, Any]]:
-    """Pairings with team names: round, table, NS, EW (``轮空 bye`` when EW is empty), and ``same_unit``: the
-    unit both teams belong to when they do (同单位相遇, which an organiser keeping units apart wants to see)."""
+                 units: Mapping[int, str] | None = None,
+                 results: Mapping[tuple[int, str], Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Pairings with team names: round, table, NS, EW (``轮空 bye`` when EW is empty), ``same_unit``: the
+    unit both teams belong to when they do (同单位相遇, which an organiser keeping units apart wants to see), and
+    ``result``: the match's counted result (see ``match_results``), None while there is none."""
     units = units or {}
+    results = results or {}
 
     def same_unit(p: Mapping[str, Any]) -> str | None:
         unit = units.get(p["ns"]) or None
         return unit if p["ew"] is not None and unit == units.get(p["ew"]) else None
 
+    def result(p: Mapping[str, Any]) -> dict[str, Any] | None:
+        found = results.get((p["round"], p["tbl"]))
+        return dict(found) if found is not None else None
+
     return [{"round": p["round"], "table": p["tbl"], "ns": p["ns"], "ns_name": names.get(p["ns"], "?"),
              "ew": p["ew"], "ew_name": names.get(p["ew"], "?") if p["ew"] is not None else "轮空 bye",
-             "method": p["method"], "sent": bool(p.get("sent_at")), "same_unit": same_unit(p)} for p in pairings]
+             "method": p["method"], "sent": bool(p.get("sent_at")), "same_unit": same_unit(p),
+             "result": result(p)} for p in pairings]
 
 
 def pairings_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    """One row per match: round, table, teams, and its counted result (final levels, winner or draw, void,
+    the referees' ruling); empty while a match has no result."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["轮次 Round", "桌号 Table", "南北 NS", "东西 EW"])
+    writer.writerow(["轮次 Round", "桌号 Table", "南北 NS", "东西 EW", "南北级 NS level", "东西级 EW level",
+                     "胜方 Winner", "裁判判罚 Ruling"])
     for r in rows:
-        writer.writerow([r["round"], r["table"], r["ns_name"], r["ew_name"]])
+        res = r.get("result")
+        if res:
+            winner = "作废 void" if res.get("void") else (
+                res["winner"] if res.get("winner") in ("NS", "EW") else "平局 draw")
+            tail = [res["levels"]["NS"], res["levels"]["EW"], winner, res.get("ruling") or ""]
+        else:
+            tail = ["", "", "", ""]
+        writer.writerow([r["round"], r["table"], r["ns_name"], r["ew_name"], *tail])
     return out.getvalue()
 
 

@@ -1,5 +1,5 @@
 """A round at the tables, as plain data: which result counts for which pairing, and where each table's match
-stands (sent, accepted, playing, finished, result in). Pure functions; the running desk hands in its rows.
+stands (sent, accepted, playing, paused, finished, result in). Pure functions; the running desk hands in its rows.
 
 A result counts only for the match a table accepted from the desk: its id names the table it came from, its
 match number is a round paired at that table, and the table accepted that round's ``start_match``. Our tables
@@ -13,17 +13,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: the states of a table's match in the current round, in order, with their words for the desk page
+#: the states of a table's match in the current round, in order, with their words for the desk page (``paused``:
+#: the table's live state says a referee paused the match)
 STEPS = {
     "waiting": "待发送 waiting to send",
     "sent": "已发送 sent",
     "busy": "牌桌忙，等待重试 table busy, retrying",
     "accepted": "已接受 accepted",
     "playing": "进行中 playing",
+    "paused": "暂停中 paused by a referee",
     "finished": "已结束 finished",
     "result_in": "成绩已收 result in",
 }
 PLAYING_PHASES = ("idle", "dealing", "tribute", "playing", "deal_over", "paused")
+#: a table's live ``phase`` in the referees' words (Chinese first)
+PHASE_WORDS = {"dealing": "发牌中 dealing", "tribute": "进贡 tribute", "playing": "出牌中 playing",
+               "paused": "暂停 paused", "idle": "空闲 idle", "deal_over": "本副结束 deal over",
+               "match_over": "比赛结束 match over"}
+
+
+def phase_words(phase: Any) -> str:
+    """A live phase in words; an unknown one as it came, no phase as ""."""
+    if phase in (None, ""):
+        return ""
+    return PHASE_WORDS.get(str(phase), str(phase))
 
 
 def start_id(event: str, table: str, round_no: int) -> str:
@@ -87,6 +100,8 @@ def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_
         step = "result_in"
     elif ours and state.get("phase") == "match_over":
         step = "finished"
+    elif ours and state.get("phase") == "paused" and state.get("match_active", True):
+        step = "paused"
     elif ours and state.get("phase") in PLAYING_PHASES and state.get("match_active", True):
         step = "playing"
     elif pairing.get("accepted_at"):

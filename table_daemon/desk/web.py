@@ -15,6 +15,7 @@ own account may only start matches, so without them the page offers no table com
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from importlib import resources
@@ -31,7 +32,7 @@ from ..display.server import Action, Response, Route, WebServer, json_response
 from . import alerts as al
 from . import corrections as cor
 from . import event as ev
-from . import export, rounds
+from . import export, ledger, rounds
 from .clock import local, local_at, zone_name
 from .store import Store, StoreError
 
@@ -51,6 +52,9 @@ COMMAND_WORDS = {"pause": "暂停 pause", "resume": "继续 resume", "start_deal
 CORRECTION_WORDS = {"undo_last": "撤销上一步 undo the last action", "take_back": "收回重出 take back a play",
                     "skip_turn": "跳过出牌 skip the turn", "skip_trick": "本墩不出 skip the rest of the trick",
                     "redo_tribute": "重新进贡 redo the tribute", "void_deal": "本副作废 void the deal"}
+#: a referee's correction (a stored row's ``action``) in words
+ACTION_WORDS = {"change": "更正成绩 change", "void": "作废 void", "restore": "恢复 restore",
+                "penalty": "判罚 penalty"}
 #: seconds the page's request waits for the table's answer
 TABLE_COMMAND_WAIT_S = 10.0
 MAX_REASON = 200
@@ -82,7 +86,8 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
         pairing = current.get(name)
         row: dict[str, Any] = {
             "table": name, "online": bool(status.get("online", False)), "devices": status.get("devices"),
-            "phase": state.get("phase"), "level": state.get("level"), "levels": state.get("levels"),
+            "phase": state.get("phase"), "phase_words": rounds.phase_words(state.get("phase")),
+            "level": state.get("level"), "levels": state.get("levels"),
             "deal": state.get("deal"), "deals_played": state.get("deals_played"),
             "pending": [p for p in report["pending"] if p["table"] == name],
             "journal_backlog": health.get("journal_backlog", health.get("pending_results")),
@@ -102,6 +107,37 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
     if broker is not None and broker.get("away_since") is not None:
         broker["away_since_local"] = local_at(float(broker["away_since"]), tz)
     return {"version": report["version"], "round": round_no, "tables": out, "broker": broker}
+
+
+def correction_words(row: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
+    """A stored correction's action and target in words for the page: ``第1轮 T04 round 1``, ``副 deal ID``,
+    ``队 NAME team``; anything else as it is stored."""
+    action, target = str(row.get("action") or ""), row.get("target") or {}
+    said = ACTION_WORDS.get(action, action)
+    if action == "void" and "id" in target:
+        said = "本副作废 void the deal"
+    elif action == "restore" and "id" in target:
+        said = "恢复此副 restore the deal"
+    if "round" in target and "table" in target:
+        where = f"第{target['round']}轮 {target['table']} round {target['round']}"
+    elif "id" in target:
+        where = f"副 deal {target['id']}"
+    elif "team" in target:
+        team = target["team"]
+        where = f"队 {names.get(int(team), '?')} team {team}" if str(team).isdigit() else f"队 team {team}"
+    else:
+        where = json.dumps(target, ensure_ascii=False)
+    return {"action_words": said, "target_words": where}
+
+
+def results_view(store: Store) -> dict[tuple[int, str], dict[str, Any]]:
+    """Each counted match's result by (round, table), as the standings count it (``ledger.tally``: a
+    referee's correction over the table's result), with the referees' ruling words from its match result."""
+    with store.lock:
+        pairings, results = store.pairings(), store.results()
+        outcomes = ledger.tally(store.teams(), pairings, results, store.corrections())[0]
+    payloads = {(r["match"], r["tbl"]): r["payload"] for r in results if r["kind"] == "match"}
+    return export.match_results(outcomes, payloads)
 
 
 def _bad(exc: Exception, status: int = 400) -> Response:
@@ -309,7 +345,12 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
 
     def pairings() -> list[dict[str, Any]]:
         teams = store.teams()
-        return export.pairing_rows(store.pairings(), {t.id: t.name for t in teams}, {t.id: t.unit for t in teams})
+        return export.pairing_rows(store.pairings(), {t.id: t.name for t in teams}, {t.id: t.unit for t in teams},
+                                   results_view(store))
+
+    def corrections() -> list[dict[str, Any]]:
+        names = {t.id: t.name for t in store.teams()}
+        return [{**r, **correction_words(r, names)} for r in with_local(store.corrections(), "at")]
 
     def csv(text: str) -> Response:
         return 200, "text/csv; charset=utf-8", ("\ufeff" + text).encode()
@@ -347,7 +388,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link)),
         "/api/alerts": lambda rest, q: alert_list(q),
         "/api/evidence/": evidence,
-        "/api/corrections": lambda rest, q: json_response(with_local(store.corrections(), "at")),
+        "/api/corrections": lambda rest, q: json_response(corrections()),
         "/api/proposals": lambda rest, q: json_response(with_local(store.proposals(), "at", "approved_at")),
         "/api/rejects": lambda rest, q: json_response(with_local(store.rejects()[-100:], "received_at")),
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(ev.standings_report(store))),
