@@ -58,8 +58,8 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
                        if x.code in doubtful and len(new) > 1 and takes(new[:i] + new[i + 1:])})
         if over:
             d.doubted_in_turn.add(seen)
-            c.alert("misread", seat, "please lay the cards again: a card may have been read twice "
-                    "(请重新摆牌，可能多识别了一张)", {**evidence, "one_over": True, "without": over})
+            c.alert("misread", seat, "请重新摆牌，可能多识别了一张 | please lay the cards again: a card may have "
+                    "been read twice", {**evidence, "one_over": True, "without": over})
         return bool(over)
 
     # a card read twice, or a joker: pictures of other cards are read as jokers (a king's court picture as the
@@ -72,7 +72,7 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
         if swap is None:
             return one_over(not_held_codes(st.hand(seat), new))
         d.doubted_in_turn.add(seen)
-        c.alert("misread", seat, "please lay the cards again: a card may have been misread (请重新摆牌，可能有牌识别错误)",
+        c.alert("misread", seat, "请重新摆牌，可能有牌识别错误 | please lay the cards again: a card may have been misread",
                 {**evidence, "not_held": swap, "held_in_its_place": True})
         return True
     rest: Sequence[Card] = engine.hand_without(st.hand(seat), new) or []
@@ -90,7 +90,7 @@ def doubt_the_reading(c: TableState, seat: str, new: list[Card], evidence: dict[
     if not completions:
         return False
     d.doubted_in_turn.add(seen)
-    c.alert("misread", seat, "please lay the cards again: a card may be hidden (请重新摆牌，可能有牌被遮挡)",
+    c.alert("misread", seat, "请重新摆牌，可能有牌被遮挡 | please lay the cards again: a card may be hidden",
             {**evidence, "short_of": len(completions[0])})
     return True
 

@@ -170,7 +170,7 @@ def choose_seen(c: TableState, e: CardsSeen, cards: list[Card], evidence: dict[s
         return [], []  # not settled by the hand: the camera's final report decides, alert and all
     if sure_enough_to_accuse(c, e):
         return cards, new_cards(zone, cards)  # a sure reading: the caller calls the foul it is
-    c.alert("misread", e.seat, "please lay the cards again: the reader is unsure (请重新摆牌，识别不确定)",
+    c.alert("misread", e.seat, "请重新摆牌，识别不确定 | please lay the cards again: the reader is unsure",
             {**evidence, "candidates": [[list(x) for x in o] for o in options]})
     return [], []
 

@@ -71,8 +71,8 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         return
     too_many = more_than_the_pack(cards)
     if too_many:  # no seat can lay that: a card read twice (a joker's 大王 or JOKER read as one more joker)
-        c.alert("misread", e.seat, "please lay the cards again: more copies seen than the pack holds "
-                "(请重新摆牌，识别张数超出牌数)", {**evidence, "more_than_the_pack_holds": too_many})
+        c.alert("misread", e.seat, "请重新摆牌，识别张数超出牌数 | please lay the cards again: more copies seen "
+                "than the pack holds", {**evidence, "more_than_the_pack_holds": too_many})
         return
     tributes = d is not None and st is not None and c.phase in ("tribute", "playing") and st.phase in (
         engine.TRIBUTE, engine.RETURNING)

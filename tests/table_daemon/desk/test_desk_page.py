@@ -101,11 +101,12 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
 
         # An alert: type in Chinese and English, seat, local time (UTC+8), the camera frame; acknowledged.
         t1.publish("alerts", t1.message("alert", code="misread", seat="E", message="the reader is unsure",
-                                        evidence={"frame": 812, "seen": ["H5"], "image": jpeg_data_url()},
+                                        evidence={"frame": 812, "seen": ["H5", "ST", "HR"], "image": jpeg_data_url()},
                                         **{"ts": "2026-11-29T10:00:00.000Z"}))
         row = page.wait_for_selector("#alerts tbody tr:has-text('识别不确定')", timeout=10000)
         text = row.inner_text()
         assert "misread" in text and "东 E" in text and "2026-11-29 18:00:00" in text and "T01" in text
+        assert "见 seen: ♥5 ♠10 大王" in text  # cards as a referee names them, not the table's codes
         # the picture decodes after its row shows (under load, later than the first look)
         page.wait_for_function("() => { const i = document.querySelector('#alerts img.evidence'); "
                                "return i !== null && i.complete && i.naturalWidth > 0 }", timeout=10000)
