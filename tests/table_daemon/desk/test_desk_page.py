@@ -107,6 +107,7 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         text = row.inner_text()
         assert "misread" in text and "东 E" in text and "2026-11-29 18:00:00" in text and "T01" in text
         assert "见 seen: ♥5 ♠10 大王" in text  # cards as a referee names them, not the table's codes
+        assert row.query_selector("a[target='_blank'] > img.evidence") is not None  # opens the whole frame
         # the picture decodes after its row shows (under load, later than the first look)
         page.wait_for_function("() => { const i = document.querySelector('#alerts img.evidence'); "
                                "return i !== null && i.complete && i.naturalWidth > 0 }", timeout=10000)
