@@ -71,10 +71,7 @@ class Commentary:
         same_deal = held.get("deal") is None or held.get("deal") == state.get("deal")
         return {"table": table, "delay": self.delay, "as_of": round(as_of, 3),
                 "hands": held.get("hands", {}) if same_deal else {}, "state": state,
-                "events": told[starts[-1]:] if starts else told,
-                # whether the deal's events are all here, from its start: after this server restarted mid-deal
-                # they are not, and the page says so rather than "no play yet"
-                "events_complete": bool(starts)}
+                "events": told[starts[-1]:] if starts else told}
 
     def _feed_event(self, table: str, msg: dict[str, Any], now: float) -> bool:
         """Keep a public event of the play (what the view's "play so far" is drawn from), the last
