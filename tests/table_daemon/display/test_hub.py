@@ -91,7 +91,10 @@ def test_the_hub_keeps_the_deal_story_and_the_level_chart() -> None:
                              "levels": {"NS": "5", "EW": "2"}}]
     for n in range(60):
         ev("pass", deal=2, seat="E", after=n)
-    assert len(hub.snapshot(brief=True)["tables"]["T1"]["events"]) == 40
+    brief = hub.snapshot(brief=True)["tables"]["T1"]["events"]
+    # the last 40, and the deal's start: a page reads from it that the story is whole, only trimmed
+    assert len(brief) == 41 and brief[0]["type"] == "deal_started" and brief[1:] == hub.snapshot()["tables"]["T1"][
+        "events"][-40:]
     ev("match_started", match=2)
     assert hub.snapshot("T1")["tables"]["T1"]["chart"] == []
     q = hub.subscribe()
