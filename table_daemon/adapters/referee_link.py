@@ -85,6 +85,7 @@ class RefereeLink:
         self.reply_root = f"{self.prefix}/replies/{user}/{event}"
         self._lock = threading.Lock()
         self._waiting: dict[bytes, _Waiter] = {}
+        self._by_id: dict[str, _Waiter] = {}  # the same waiters by command id, for answers without correlation
         self.connection = MqttConnection(
             replace(address, username=user, password=password), client_id=f"referee-{uuid.uuid4().hex[:12]}",
             protocol=5, subscriptions=[(f"{self.reply_root}/+", 1)], on_message=self._on_message,
@@ -125,16 +126,22 @@ class RefereeLink:
         deadline = time.monotonic() + timeout
         if not self.connected.wait(timeout):
             raise self.unreachable()
-        payload = {"role": self.role, "id": f"ref-{uuid.uuid4().hex[:12]}", **body}
+        reply_topic = f"{self.reply_root}/{table}"
+        # the reply topic twice: as MQTT 5's property, and in the body (mqtt-api.md's reply_to), since a hall's
+        # bridge to the centre speaks MQTT 3.1.1 and drops properties: the table then answers on reply_to, without
+        # correlation data, and the answer is matched by the command's id
+        payload = {"role": self.role, "id": f"ref-{uuid.uuid4().hex[:12]}", **body, "reply_to": reply_topic}
         if self.key is not None:
             payload = sign_command(self.key, table, name, payload, uuid.uuid4().hex)
         correlation = uuid.uuid4().bytes
         waiter = _Waiter(table)
         props = Properties(PacketTypes.PUBLISH)
-        props.ResponseTopic = f"{self.reply_root}/{table}"
+        props.ResponseTopic = reply_topic
         props.CorrelationData = correlation
+        command_id = str(payload["id"])
         with self._lock:
             self._waiting[correlation] = waiter
+            self._by_id[command_id] = waiter
         try:
             self.connection.publish(f"{self.prefix}/{self.event}/{table}/cmd/{name}",
                                     json.dumps(payload, ensure_ascii=False), qos=1, properties=props)
@@ -144,21 +151,25 @@ class RefereeLink:
         finally:
             with self._lock:
                 self._waiting.pop(correlation, None)
+                self._by_id.pop(command_id, None)
         return waiter.answer
 
     def _on_message(self, msg: mqtt.MQTTMessage) -> None:
         """An answer (paho's thread): to the command whose correlation data it carries, from that command's
         table; anything else (another referee's answer, a late one) is not ours and is dropped."""
         correlation = getattr(msg.properties, "CorrelationData", None) if msg.properties is not None else None
-        with self._lock:
-            waiter = self._waiting.get(bytes(correlation)) if correlation is not None else None
-        if waiter is None or msg.topic != f"{self.reply_root}/{waiter.table}":
-            return
         raw = bytes(msg.payload)
         try:
             answer = json.loads(raw) if len(raw) <= MAX_ANSWER else None
         except ValueError:
             answer = None
+        with self._lock:
+            if correlation is not None:
+                waiter = self._waiting.get(bytes(correlation))
+            else:  # an answer that came over an MQTT 3.1.1 bridge: matched by the command's id it echoes
+                waiter = self._by_id.get(str(answer.get("id"))) if isinstance(answer, dict) else None
+        if waiter is None or msg.topic != f"{self.reply_root}/{waiter.table}":
+            return
         waiter.answer = answer if isinstance(answer, dict) else {
             "ok": False, "error": f"无法读取的应答 unreadable answer: {raw[:200]!r}"}
         waiter.done.set()

@@ -66,3 +66,25 @@ def test_answers_reach_their_own_callers_and_signed_commands_are_obeyed(mosquitt
 def test_a_name_the_tables_would_not_answer_is_refused() -> None:
     with pytest.raises(ValueError, match="letters, digits"):
         RefereeLink(parse_broker_url("mqtt://127.0.0.1:1"), "ev", user="referee/+")
+
+
+def test_a_table_behind_an_mqtt_3_bridge_answers_by_reply_to_and_is_matched_by_id(mosquitto: Any, topic_root: Any,
+                                                                                  tmp_path: Path) -> None:
+    """A hall's bridge to the centre speaks MQTT 3.1.1 and drops the response topic and correlation data: the
+    head referees' commands from the centre went unanswered. A table on MQTT 3.1.1 gets messages the same way."""
+    cfg = simulated_config(table=topic_root.table, event=topic_root.event, broker=mosquitto.url,
+                           journal=str(tmp_path / "j.sqlite"))
+    cfg.table = replace(cfg.table, auto_deal=False)
+    cfg.mqtt = replace(cfg.mqtt, protocol=4)
+    app = TableApp(cfg)
+    link = RefereeLink(parse_broker_url(mosquitto.url), topic_root.event)
+    app.start()
+    link.start()
+    try:
+        assert app.link is not None and app.link.connected.wait(10) and link.wait_connected(10)
+        time.sleep(0.2)
+        answer = link.send(topic_root.table, "resync", {"id": "over-the-bridge"}, 10)
+        assert answer == {"ok": True, "error": None, "id": "over-the-bridge"}
+    finally:
+        link.stop()
+        app.stop()
