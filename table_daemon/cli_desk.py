@@ -293,6 +293,7 @@ def run_desk(args: argparse.Namespace) -> int:
     import logging
 
     from .adapters.consumer_link import LinkError, parse_broker
+    from .adapters.mqtt_connection import redacted
     from .desk.service import Desk
     from .desk.standby import Standby
     from .desk.web import desk_server
@@ -342,7 +343,7 @@ def run_desk(args: argparse.Namespace) -> int:
     if referee_link is not None:
         referee_link.start()
     desk.start()
-    print(f"desk: event {args.event} on {args.broker}", file=sys.stderr)
+    print(f"desk: event {args.event} on {redacted(args.broker)}", file=sys.stderr)
     try:
         _wait_for_signal()
     finally:

@@ -42,6 +42,7 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--await-desk", action="store_true",
                      help="等待记分台开赛: start no match; play the matches the event's desk starts (cmd/start_match) "
                           "until --duration or interrupted")
+    sim.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://): a hall's, signed by the event's CA")
     sim.add_argument("--broker-timeout", type=float, default=10.0,
                      help="seconds to wait for the broker before giving up (exit 1), default 10")
     sim.add_argument("--quiet", action="store_true", help="no per-deal progress on stderr")
@@ -104,6 +105,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--matches must be 1 or more, or 0 with --duration")
     if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):
         raise UsageError(f"--broker must be mqtt://HOST:PORT, got {args.broker!r}")
+    if args.ca_file:
+        from table_daemon.adapters.mqtt_connection import tls_files_problem
+
+        problem = tls_files_problem(args.ca_file)
+        if problem is not None:
+            raise UsageError(f"--ca-file: {problem[1]}")
     try:
         resolve_profile(args.profile)
     except ProfileError as exc:
@@ -122,7 +129,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
                           quiet=args.quiet, camera=not args.direct, matches=args.matches,
                           await_desk=args.await_desk, broker_timeout=args.broker_timeout, deck=args.deck,
-                          reader=args.reader)
+                          reader=args.reader, ca_file=args.ca_file or "")
 
 
 

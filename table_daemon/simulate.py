@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from guandan import deal as engine
 from hardware.panels import PanelPins, TablePanels, make_pin_factory
 
 from .adapters.devices import DirectZones, SerialDealer
+from .adapters.mqtt_connection import redacted
 from .app import TableApp
 from .config import TableConfig, simulated_config
 from .controller import CardsSeen, Command, TurnChanged
@@ -353,7 +355,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                    match: bool, seed: int | None, speed: float, tables: int, journal_dir: str | None = None,
                    timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1,
                    await_desk: bool = False, broker_timeout: float = 10.0, deck: str | None = None,
-                   reader: str = "") -> int:
+                   reader: str = "", ca_file: str = "") -> int:
     """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals), ``matches`` times (0:
     until ``timeout``); with ``await_desk``, play the matches the event's desk starts until ``timeout`` or an
     interrupt. The simulated cameras draw ``deck`` (default: held-out designs, by seed) and are read by
@@ -379,10 +381,12 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
         if seed is None:  # the table's number: T02 on its own deals as T02 of a run of several tables does
             seed = first
         for i in range(tables):
-            tid = table if tables == 1 else f"{base}{first + i:02d}"
+            tid = table if tables == 1 else f"{base}{first + i:0{max(2, digits)}d}"  # T001 numbers on as T002
             # a hall's broker with per-table accounts: mqtt://{table}:PASSWORD@HOST:PORT logs each in as itself
             cfg = simulated_config(table=tid, event=event, profile=profile, broker=broker.replace("{table}", tid),
                                    journal=str(jdir / f"{tid}.sqlite"))
+            if ca_file:  # a hall's TLS broker (mqtts://) signed by the event's own CA
+                cfg.mqtt = replace(cfg.mqtt, ca_file=ca_file)
             cfg.camera.source = camera_url(deck)
             cfg.camera.reader = reader
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
@@ -435,7 +439,7 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                   + (f", {s.matches_played + 1} matches" if matches != 1 else ""), file=sys.stderr, flush=True)
         if unsent:
             print(f"未发出 {unsent} 条消息（含成绩），保存在日志 {jdir} | {unsent} messages (results among them) were "
-                  f"never taken by the broker {broker}; they wait in the journals in {jdir}", file=sys.stderr,
+                  f"never taken by the broker {redacted(broker)}; they wait in the journals in {jdir}", file=sys.stderr,
                   flush=True)
             return 1
         return 1 if any(s.gave_up for s in sims) else 0
@@ -482,14 +486,14 @@ def _await_broker(sims: list[SimTable], broker: str, timeout: float, *, one_shot
         if link is None or link.connected.wait(max(0.0, deadline - time.monotonic())):
             continue
         if one_shot:
-            print(f"错误：{timeout:g} 秒内无法连接 MQTT 代理 {broker}，停止 | error: cannot reach the MQTT broker "
-                  f"{broker} within {timeout:g} s; stopping, nothing was published (is it running? "
+            print(f"错误：{timeout:g} 秒内无法连接 MQTT 代理 {redacted(broker)}，停止 | error: cannot reach the MQTT "
+                  f"broker {redacted(broker)} within {timeout:g} s; stopping, nothing was published (is it running? "
                   f"--broker-timeout S waits longer)", file=sys.stderr, flush=True)
             return False
-        print(f"仍在等待 MQTT 代理 {broker} | still waiting for the MQTT broker {broker} (retrying)", file=sys.stderr,
+        print(f"仍在等待 MQTT 代理 {redacted(broker)} | still waiting for the MQTT broker {redacted(broker)} (retrying)", file=sys.stderr,
               flush=True)
         return True
-    print(f"已连接 MQTT 代理 | connected to the MQTT broker {broker}", file=sys.stderr, flush=True)
+    print(f"已连接 MQTT 代理 | connected to the MQTT broker {redacted(broker)}", file=sys.stderr, flush=True)
     return True
 
 

@@ -65,6 +65,15 @@ def parse_broker_url(url: str) -> BrokerAddress:
     return BrokerAddress(u.hostname, u.port or default, tls, ws, u.username, u.password)
 
 
+def redacted(url: str) -> str:
+    """A broker URL as it may be printed: its password (``mqtt://user:PASSWORD@host``) replaced by ``***``."""
+    u = urlparse(url)
+    if u.password is None:
+        return url
+    host = u.netloc.rsplit("@", 1)[1]
+    return u._replace(netloc=f"{u.username}:***@{host}").geturl()
+
+
 class TlsFilesError(ValueError):
     """A CA, certificate or key file the TLS connection cannot load; ``setting`` names which (``ca_file``,
     ``cert_file`` or ``key_file``), the message names the file and why, in one line."""

@@ -25,17 +25,20 @@ def _run(*args: str, timeout: float = 120, env: dict[str, str] | None = None) ->
 
 def test_two_tables_publish_replayable_records(mosquitto: Any, topic_root: Any, mqtt_messages: Any) -> None:
     log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/#")
-    done = _run("--broker", mosquitto.url, "--event", topic_root.event, "--deals", "1", "--speed", "0",
-                "--tables", "2", "--seed", "9", "--direct")
+    # a hall's numbering (T001 on, as deploy/README names them) and a password in the URL (never printed)
+    with_password = mosquitto.url.replace("mqtt://", "mqtt://T001:secret-pw@")
+    done = _run("--broker", with_password, "--event", topic_root.event, "--deals", "1", "--speed", "0",
+                "--tables", "2", "--table", "T001", "--seed", "9", "--direct")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == ""
     assert "第1副结束" in done.stderr and "deal 1 over" in done.stderr
+    assert "secret-pw" not in done.stderr and "T001:***@" in done.stderr
     msgs = log.wait_for(lambda ms: len([m for m in ms if m.topic.endswith("/results")]) >= 4, timeout=20)
     records = [m.payload for m in msgs if m.topic.endswith("/results") and m.payload.get("format")]
-    assert sorted(r["table"] for r in records) == ["T01", "T02"]
+    assert sorted(r["table"] for r in records) == ["T001", "T002"]
     for r in records:
         assert r["format"] == "guandan-deal/1" and replay(r)["ok"]
-    for table in ("T01", "T02"):
+    for table in ("T001", "T002"):
         check_sequence([m for m in msgs if f"/{table}/" in m.topic])
 
 
@@ -72,6 +75,9 @@ def test_embedded_broker_and_bad_arguments(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown profile" in bad.stderr
     bad = _run("--matches", "0")
     assert bad.returncode == 2 and "--duration" in bad.stderr
+    (tmp_path / "not-a-ca.pem").write_text("plain text\n")
+    bad = _run("--ca-file", str(tmp_path / "not-a-ca.pem"), "--deals", "1")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--ca-file" in bad.stderr, bad.stderr[-500:]
     for option, value in (("--event", "a+b"), ("--event", "hall/2"), ("--table", ""), ("--table", "T#1")):
         bad = _run(option, value, "--deals", "1")  # a topic level: refused before anything starts
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and option in bad.stderr, bad.stderr[-500:]
