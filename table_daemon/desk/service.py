@@ -48,6 +48,10 @@ SILENT_RETRY_S = 5.0
 FREE_PHASES = ("match_over",)
 
 
+#: where a broker publishes its bridges' state ($SYS/broker/connection/{name}/state: "1" or "0", retained)
+BRIDGES = "$SYS/broker/connection/"
+
+
 class Desk:
     """See the module docstring. ``start()`` connects and returns; ``stop()`` says goodbye."""
 
@@ -72,7 +76,9 @@ class Desk:
         share = f"$share/guandan-desk-{event}/" if shared else ""
         subs = [(f"{share}{self.base}/+/results", 1), (f"{share}{self.base}/+/alerts", 1),
                 (f"{self.base}/+/status", 1), (f"{self.base}/+/state", 1), (f"{self.base}/+/events", 1),
-                (f"{self.base}/+/health", 0), (f"{self.reply_topic}/+", 1)]
+                (f"{self.base}/+/health", 0), (f"{self.reply_topic}/+", 1),
+                # at the centre of several halls: each hall's bridge link as the central broker says it (1/0)
+                (f"{BRIDGES}+/state", 0)]
         self.link = MqttLink(broker, client_id or f"guandan-desk-{event}", subs, self.on_message,
                              will=(self.status_topic, dumps(self._status(False))), on_connect=self._online,
                              ca_file=ca_file, name="desk",
@@ -91,8 +97,34 @@ class Desk:
         self._presence_lock = threading.Lock()
         self._absent_checked = 0.0
         self._send_lock = threading.Lock()  # the MQTT thread and the ticker both send pairings
+        #: each hall's bridge link (by the bridge's connection name), fed on paho's thread, read by the page
+        self._halls: dict[str, dict[str, Any]] = {}
+        self._halls_lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._watch, name="desk-standings", daemon=True)
+
+    # -- halls ----------------------------------------------------------------------------------------------
+    def _on_bridge(self, connection: str, payload: bytes) -> None:
+        """A hall's bridge link up (1) or down (0), as the central broker's notifications say it (the bridge's
+        last will sets it to 0): said once on the console when it changes, and shown on the page, so a hall that
+        drops off is said as a hall, not only as its tables going offline one by one."""
+        up = payload.strip() == b"1"
+        hall = connection.removeprefix("bridge-").removeprefix(f"{self.event}-")
+        with self._halls_lock:
+            was = self._halls.get(connection)
+            if was is not None and was["connected"] == up:
+                return
+            self._halls[connection] = {"hall": hall, "connection": connection, "connected": up,
+                                       "since": time.time()}
+        if was is None and up:
+            return  # a link first heard of as up: nothing to say
+        self._say(f"分会场 {hall} 连接{'恢复' if up else '中断'} | hall {hall}'s link to the centre "
+                  f"{'is back' if up else 'is down: its tables play on and their results wait in their journals'}")
+
+    def halls(self) -> list[dict[str, Any]]:
+        """Each hall's bridge link: hall, connection, connected, since (time.time())."""
+        with self._halls_lock:
+            return [dict(h) for _, h in sorted(self._halls.items())]
 
     # -- life -----------------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -124,6 +156,9 @@ class Desk:
 
     # -- input ----------------------------------------------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:
+        if topic.startswith(BRIDGES) and topic.endswith("/state"):
+            self._on_bridge(topic[len(BRIDGES):-len("/state")], payload)
+            return
         if topic.startswith(self.reply_topic + "/"):
             self._on_reply(topic[len(self.reply_topic) + 1:], payload)
             return

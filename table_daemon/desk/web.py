@@ -64,7 +64,8 @@ def _page(name: str) -> Response:
     return 200, "text/html; charset=utf-8", resources.files("table_daemon.desk").joinpath(name).read_bytes()
 
 
-def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | None = None) -> dict[str, Any]:
+def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | None = None,
+                halls: Callable[[], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
     """Each table: online, devices, phase, level, the current round's match and where it stands, results
     still awaited, journal backlog, recent alerts; and ``broker``, whether the desk itself reaches the broker
     (``link``: its link's state; while it does not, every table's status on the page is as last heard)."""
@@ -106,7 +107,8 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
     broker = dict(link()) if link is not None else None
     if broker is not None and broker.get("away_since") is not None:
         broker["away_since_local"] = local_at(float(broker["away_since"]), tz)
-    return {"version": report["version"], "round": round_no, "tables": out, "broker": broker}
+    hall_links = [{**h, "since_local": local_at(float(h["since"]), tz)} for h in (halls() if halls else [])]
+    return {"version": report["version"], "round": round_no, "tables": out, "broker": broker, "halls": hall_links}
 
 
 def correction_words(row: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
@@ -337,7 +339,8 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
 
 def routes(store: Store, hub: Hub, *, referee: bool = False,
            link: Callable[[], dict[str, Any]] | None = None,
-           table_commands_off: str | None = NO_TABLE_COMMANDS) -> dict[str, Route]:
+           table_commands_off: str | None = NO_TABLE_COMMANDS,
+           halls: Callable[[], list[dict[str, Any]]] | None = None) -> dict[str, Route]:
     """The desk's GET routes. ``referee``: the page offers the referees' actions; ``table_commands_off``: why it
     offers no table commands (None: it does, through the referee account)."""
     def tz() -> str:
@@ -385,7 +388,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         "/api/desk": lambda rest, q: json_response(info()),
         "/api/standings": lambda rest, q: json_response(ev.standings_report(store)),
         "/api/pairings": lambda rest, q: json_response(pairings()),
-        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link)),
+        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link, halls)),
         "/api/alerts": lambda rest, q: alert_list(q),
         "/api/evidence/": evidence,
         "/api/corrections": lambda rest, q: json_response(corrections()),
@@ -414,6 +417,7 @@ def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", 
         referee_link = None
     own = routes(store, hub, referee=referees is not None and not read_only,
                  link=desk.link.link_state if desk is not None else None,
+                 halls=getattr(desk, "halls", None),
                  table_commands_off=None if referee_link is not None else NO_TABLE_COMMANDS)
     if referees is None:
         own.pop("/api/evidence/")  # camera pictures only for referees

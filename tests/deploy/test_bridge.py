@@ -73,7 +73,8 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
     store = Store(tmp_path / "desk.sqlite")
     # the desk starts round 1's matches at the tables, as at an event (a table's own match would not count)
     pair_round_one(store, event, [t for ts in halls.values() for t in ts], DEALS)
-    desk = Desk(store, bridged.central_tls_url("desk"), event, ca_file=bridged.ca_file)
+    said: list[str] = []  # the desk's console
+    desk = Desk(store, bridged.central_tls_url("desk"), event, ca_file=bridged.ca_file, say=said.append)
     sims: list[SimTable] = []
     produced = Produced()
     centre = hall_referee = None
@@ -95,9 +96,14 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
             return sum(1 for rid in produced.snapshot() if rid.split("/")[1] in halls["H1"])
 
         at_cut = from_h1()
+        # the desk says the hall dropped off, as a hall (the central broker's bridge state), and shows it
+        wait(lambda: any(h["hall"] == "H1" and not h["connected"] for h in desk.halls()), 30, "the desk to see H1 go")
+        assert any("hall H1's link to the centre is down" in line for line in said), said
         wait(lambda: from_h1() >= at_cut + 1, 30, "H1's tables to finish deals during the cut")
         time.sleep(0.5)  # and a moment more, so the link stays cut while the hall queues for it
         bridged.proxies["H1"].heal()
+        wait(lambda: all(h["connected"] for h in desk.halls()), 30, "the desk to see H1 back")
+        assert {h["hall"] for h in desk.halls()} == {"H1", "H2"} and any("is back" in line for line in said)
         expected = {f"{event}/{t}/m1" for ts in halls.values() for t in ts} | {
             f"{event}/{t}/m1/d{d}" for ts in halls.values() for t in ts for d in range(1, DEALS + 1)}
         wait(lambda: produced.snapshot() == expected, 60, "the tables to finish their matches")

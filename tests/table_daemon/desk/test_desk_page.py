@@ -149,6 +149,14 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         page.wait_for_function("() => !document.querySelector(\"#round-tables tr[data-key='T02']\")"
                                ".innerText.includes('table offline')", timeout=10000)
 
+        # At the centre of several halls: a hall's bridge drops (the central broker's $SYS notification, which
+        # no client may publish, handed to the desk as it arrives): a red line names the hall, until it is back.
+        desk.on_message(f"$SYS/broker/connection/bridge-{event}-H9/state", b"1")
+        desk.on_message(f"$SYS/broker/connection/bridge-{event}-H9/state", b"0")
+        page.wait_for_selector("#halls-down:has-text('hall link down: H9')", timeout=10000)
+        desk.on_message(f"$SYS/broker/connection/bridge-{event}-H9/state", b"1")
+        page.wait_for_selector("#halls-down", state="hidden", timeout=10000)
+
         # Two devices configured as T01 take the connection from each other: said once, as an alert.
         for epoch in ("boot-a", "boot-b", "boot-a"):
             t1.publish("status", {"online": True, "table": "T01", "epoch": epoch}, retain=True)
