@@ -21,7 +21,6 @@ import json
 import logging
 import os
 import queue
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,9 +30,10 @@ from table_daemon.rules_ops_deal import resolve_profile
 
 from .adapters.journal import Journal, OutboxMessage
 from .adapters.mqtt import Inbound, MqttLink
-from .adapters.pi_health import HealthLimits, PiHealth, problems
-from .adapters.publisher import Publisher, iso_now, stamp
+from .adapters.pi_health import HealthLimits, PiHealth
+from .adapters.publisher import Publisher, iso_now
 from .adapters.systemd import SystemdNotifier
+from .app_health import TableHealth, logged
 from .config import TableConfig
 from .controller import (
     Beep,
@@ -54,10 +54,9 @@ from .controller import (
 )
 from .controller.model import DealerFaultKind
 from .controller.views import hands_payload, public_state, seats_asked, status_light
-from .device_health import device_figures, device_states, rss_mb, service_status, with_picture
-from .journal_faults import JOURNAL_READ_FAILED, JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
-from .snapshots import SNAPSHOT_EVERY, prune, recover, refused_entry, save_snapshot
-from .version import VERSION
+from .device_health import with_picture
+from .journal_faults import JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
+from .snapshots import SNAPSHOT_EVERY, recover, refused_entry, save_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -65,21 +64,13 @@ log = logging.getLogger(__name__)
 SNAPSHOT_RETRY_SECONDS = 10.0
 
 
-def _logged(new: bool, what: str) -> bool:
-    """Log a journal failure (called from its ``except``): with its traceback when it is new, in one line while
-    it lasts (a failing card fails every input; its count is in ``health``). Returns ``new``."""
-    if new:
-        log.exception(what)
-    else:
-        log.warning("%s (still): %s", what, sys.exc_info()[1])
-    return new
 class Device(Protocol):
     def start(self, feed: Callable[[Input], None]) -> None: ...
     def close(self) -> None: ...
     def health(self) -> dict[str, Any]: ...
 
 
-class TableApp:
+class TableApp(TableHealth):
     """One table: build with a config and devices, ``start()``, ``stop()``."""
 
     def __init__(self, cfg: TableConfig, *, dealer: Any = None, camera: Any = None, panels: Any = None,
@@ -280,7 +271,7 @@ class TableApp:
             rowid = self.journal.record(now, kind, data, outbox, results, refs)
         except Exception as exc:
             self.unjournaled += 1
-            self._health_due |= _logged(self.journal_faults.failed(JOURNAL_WRITE_FAILED, exc, now),
+            self._health_due |= logged(self.journal_faults.failed(JOURNAL_WRITE_FAILED, exc, now),
                                         f"the journal could not keep a {kind} input")
             return
         retry = self.journal_faults.is_open(SNAPSHOT_FAILED) and now >= self._snapshot_retry_at
@@ -290,7 +281,7 @@ class TableApp:
             save_snapshot(self.journal, self.controller, rowid, now)
         except Exception as exc:
             self._snapshot_retry_at = now + SNAPSHOT_RETRY_SECONDS
-            self._health_due |= _logged(self.journal_faults.failed(SNAPSHOT_FAILED, exc, now),
+            self._health_due |= logged(self.journal_faults.failed(SNAPSHOT_FAILED, exc, now),
                                         f"the snapshot after input {rowid} could not be saved")
             return
         self.snapshot_input, self.unjournaled = rowid, 0
@@ -403,100 +394,3 @@ class TableApp:
                     self._effect(TurnChanged(seat, "report", st))
         elif c.phase in ("idle", "deal_over") and c.match_active and self.cfg.table.auto_deal:
             self.handle(Command("start_deal", {}))
-
-    def _drive_status_light(self) -> None:
-        """The status light: fast while the health has a problem, else as the controller's phase asks."""
-        if self.panels is not None:
-            self.panels.set_status("fast" if self.problems else self._phase_light)
-
-    # -- health ------------------------------------------------------------------------------------------------
-    def _housekeeping(self) -> None:
-        now = time.monotonic()
-        self.notifier.ping(now)
-        if self._health_due or now - self.last_health >= self.cfg.health.interval_seconds:
-            self.last_health, self._health_due = now, False
-            figures = self.health()
-            self._publish_now([Publish("health", {"type": "health", **figures})])
-            self._health_news(figures)
-            # messages the broker took are not needed again (results stay in their own table until acked):
-            # the outbox keeps the newest few thousand, so the journal does not grow by every message sent
-            try:
-                prune(self.journal)
-            except Exception:  # a journal that cannot write is alerted by the input that failed
-                log.exception("pruning the journal failed")
-
-    def _health_news(self, figures: dict[str, Any]) -> None:
-        """An alert for each problem that appeared since the last health, a note for each that cleared, and the
-        retained status again when a device's state changed (a dealer plugged in, a camera lost)."""
-        found = self._problems(figures)
-        pi = {k: figures.get(k) for k in ("power", "cpu_temp", "disk")}
-        for code in sorted(found.keys() - self.problems.keys()):
-            self.handle(HealthNotice(code, found[code], {**pi, "devices": figures.get("devices")}))
-        for code in sorted(self.problems.keys() - found.keys()):
-            self.handle(HealthNotice("health_restored", self.problems[code], {"cleared": code}))
-        changed = bool(found) != bool(self.problems)
-        self.problems = found
-        if changed:
-            self._drive_status_light()
-        states = {name: d["state"] for name, d in figures["devices"].items()}
-        if self._device_states is not None and states != self._device_states and self.link is not None:
-            self.link.publish_status()
-        self._device_states = states
-        line = service_status(self.cfg.table.id, self.link.connection.link_state() if self.link else None,
-                              figures["devices"], found)
-        if line != self._service_status:
-            self._service_status = line
-            self.notifier.status(line)
-
-    def health(self) -> dict[str, Any]:
-        now = self.clock()
-        out: dict[str, Any] = {"uptime": round(now - self.started_at, 1), **self._journal_figures(now),
-                               "inputs": self.inputs_handled, "recovered_inputs": self.recovered}
-        figures = device_figures(self.devices)
-        out.update(figures)
-        out.update(self.pi_health.read())  # cpu_temp, power (under-voltage, throttling), disk
-        out["devices"] = device_states(self.cfg, self.devices, figures)
-        out["journal_faults"] = self.journal_faults.problems()
-        out["problems"] = sorted(self._problems(out))
-        rss = rss_mb()
-        if rss is not None:
-            out["rss_mb"] = rss
-        return out
-
-    def _journal_figures(self, now: float) -> dict[str, int | None]:
-        """The journal's backlog and unacknowledged results; None each, and a health problem, when the journal
-        cannot be read (a health report that failed here would leave the referee with no report and no alert)."""
-        try:
-            backlog, pending = self.journal.backlog(), len(self.journal.pending_results())
-        except Exception as exc:  # in the report being made: no extra one is due
-            _logged(self.journal_faults.failed(JOURNAL_READ_FAILED, exc, now), "the journal cannot be read")
-            return {"journal_backlog": None, "pending_results": None}
-        self.journal_faults.cleared(JOURNAL_READ_FAILED)
-        return {"journal_backlog": backlog, "pending_results": pending}
-
-    def _problems(self, figures: dict[str, Any]) -> dict[str, str]:
-        """The problems in a health report: the Pi's and the devices' (:func:`pi_health.problems`) and the
-        journal's (:mod:`journal_faults`), each code with its evidence in words."""
-        return {**problems(figures, self.limits), **(figures.get("journal_faults") or {})}
-
-    def _status_envelope(self) -> dict[str, Any]:
-        """The fields every message carries (mqtt-api.md "Every message"); ``status`` has no ``seq``, which
-        counts state, events, results and alerts only."""
-        return {**stamp(self.cfg.table.id, self.cfg.table.event, self.epoch), "type": "status"}
-
-    def status_payload(self) -> dict[str, Any]:
-        return {**self._status_envelope(), "online": True, "since": getattr(self, "started_iso", None),
-                "version": VERSION, "profile": self.cfg.table.profile, "devices": self.device_states()}
-
-    def offline_payload(self) -> dict[str, Any]:
-        """The ``status`` of a table gone: its clean stop, and its last will (whose ``ts`` is then the time of
-        the connection that set it: the broker sends it as it was given)."""
-        return {**self._status_envelope(), "online": False}
-
-    @property
-    def devices(self) -> dict[str, Any]:
-        return {"dealer": self.dealer, "camera": self.camera, "panels": self.panels}
-
-    def device_states(self) -> dict[str, dict[str, Any]]:
-        """Each device's source and state, with the error of a failing one (:func:`device_health.device_states`)."""
-        return device_states(self.cfg, self.devices)
