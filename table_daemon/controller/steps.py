@@ -33,7 +33,7 @@ from guandan import deal as engine
 
 from .model import Light
 from .state import Phase, TableState
-from .views import publish_hands, publish_state
+from .views import deal_asks, publish_hands, publish_state
 
 #: engine refusal reason -> foul code of rules §11
 FOUL_OF_REASON = {"not_your_turn": "out_of_turn", "not_held": "not_held", "does_not_beat": "illegal_play",
@@ -150,16 +150,9 @@ def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
 
 def ask_current(c: TableState) -> None:
     """Light and ask whoever must act now (after a correction changed the deal's course)."""
-    d = c.deal
-    if d is None or d.state is None:
+    if c.deal is None or c.deal.state is None:
         c.set_turn(None, "wait")
         return
-    st = d.state
-    if d.tribute_choice is not None:
-        c.set_turn(d.tribute_choice["seat"], "choose_tribute")
-    elif st.phase == engine.PLAYING:
-        c.set_turn(st.to_move, "declare" if d.pending_declare else "play")
-    elif st.phase == engine.TRIBUTE:
-        c.set_turn([s for s in st.pending_gives() if s not in d.tribute_held], "tribute")
-    elif st.phase == engine.RETURNING:
-        c.set_turn([s for s, _ in st.pending_returns()], "return")
+    seats, what = deal_asks(c)
+    if what:
+        c.set_turn(seats, what)

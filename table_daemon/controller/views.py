@@ -32,21 +32,31 @@ def _levels(levels: dict[str, int]) -> dict[str, str]:
     return {t: format_team_level(v) for t, v in levels.items()}
 
 
-def seats_asked(c: TableState) -> tuple[list[str], str]:
-    """The seats the table waits on in a deal, and for what (``declare``, ``play``, ``tribute``, ``return``):
-    whose turn lamps are lit. None while the table is not in a deal (paused, between deals)."""
+def deal_asks(c: TableState) -> tuple[list[str], str]:
+    """Whom the deal waits on, and for what (``choose_tribute``, ``declare``, ``play``, ``tribute``, ``return``),
+    from the deal alone: ``([], "")`` when it waits on nobody (no deal, or over). One rule for the table's turn
+    lamps after a correction, a resume and a restart."""
     d = c.deal
-    if d is None or d.state is None or c.phase not in IN_DEAL:
-        return [], "wait"
+    if d is None or d.state is None:
+        return [], ""
     st = d.state
-    if d.pending_declare is not None:
-        return [str(d.pending_declare["seat"])], "declare"
-    if st.to_move:
-        return [st.to_move], "play"
-    gives = list(st.pending_gives())
-    if gives:
-        return gives, "tribute"
-    return [s for s, _ in st.pending_returns()], "return"
+    if d.tribute_choice is not None:
+        return [str(d.tribute_choice["seat"])], "choose_tribute"
+    if st.phase == engine.PLAYING and st.to_move:
+        return [st.to_move], "declare" if d.pending_declare else "play"
+    if st.phase == engine.TRIBUTE:
+        return [s for s in st.pending_gives() if s not in d.tribute_held], "tribute"
+    if st.phase == engine.RETURNING:
+        return [s for s, _ in st.pending_returns()], "return"
+    return [], ""
+
+
+def seats_asked(c: TableState) -> tuple[list[str], str]:
+    """:func:`deal_asks` while the table is in a deal; nobody while it is not (paused, between deals)."""
+    if c.phase not in IN_DEAL:
+        return [], "wait"
+    seats, what = deal_asks(c)
+    return (seats, what) if seats else ([], "wait")
 
 
 def status_light(c: TableState) -> str:
