@@ -236,10 +236,14 @@ class Store:
                 raise
         return new
 
-    def results(self, kind: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM results" + (" WHERE kind = ?" if kind else "") + " ORDER BY received_at, id"
+    def results(self, kind: str | None = None, match: int | None = None) -> list[dict[str, Any]]:
+        """Stored results, oldest first; ``kind`` (deal, match) and ``match`` (the round) narrow them in SQL, so a
+        page refreshed every few seconds does not decode every result of the event to show one round's."""
+        where = [(c, v) for c, v in (("kind", kind), ("match", match)) if v is not None]
+        sql = ("SELECT * FROM results" + (" WHERE " + " AND ".join(f"{c} = ?" for c, _ in where) if where else "")
+               + " ORDER BY received_at, id")
         out = []
-        for r in self._rows(sql, (kind,) if kind else ()):
+        for r in self._rows(sql, tuple(v for _, v in where)):
             row = dict(r)
             row["payload"] = json.loads(row["payload"])
             out.append(row)

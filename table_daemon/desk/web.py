@@ -77,7 +77,7 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
     current = {p["tbl"]: p for p in store.pairings(round_no) if p["ew"] is not None}
     waiting = {(p["round"], p["table"]) for p in report["pending"]}  # no result yet, nor a referee's entry
     names = {t.id: t.name for t in store.teams()}
-    match_results = {r["tbl"]: r["payload"] for r in store.results("match") if r["match"] == round_no}
+    match_results = {r["tbl"]: r["payload"] for r in store.results("match", match=round_no)}
     out = []
     for name in sorted(set(live) | set(statuses) | set(current)):
         tab = live.get(name, {})
@@ -346,10 +346,16 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
     def tz() -> str:
         return zone_name(store.settings().get("timezone"))
 
+    counted: dict[int, dict[tuple[int, str], dict[str, Any]]] = {}  # results_view by the store's revision
+
     def pairings() -> list[dict[str, Any]]:
         teams = store.teams()
+        revision = store.revision  # every page refresh asks; the tally is redone only when something changed
+        if revision not in counted:
+            counted.clear()
+            counted[revision] = results_view(store)
         return export.pairing_rows(store.pairings(), {t.id: t.name for t in teams}, {t.id: t.unit for t in teams},
-                                   results_view(store))
+                                   counted[revision])
 
     def corrections() -> list[dict[str, Any]]:
         names = {t.id: t.name for t in store.teams()}
