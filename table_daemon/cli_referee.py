@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ref.add_argument("--event", required=True, type=event_id, help="event id 赛事编号")
     ref.add_argument("--table", required=True, type=table_id, help="table id 桌号, e.g. T07")
     ref.add_argument("--prefix", type=topic_prefix, default="guandan/v1", help="topic prefix (default guandan/v1)")
-    ref.add_argument("--user", default="referee", help="broker account (default referee)")
+    ref.add_argument("--user", default=None,
+                     help="broker account (default: the --broker URL's user, else referee)")
     ref.add_argument("--password-file", type=Path, help="file holding the account's broker password")
     ref.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://)")
     ref.add_argument("--key-file", type=Path,
@@ -95,6 +96,9 @@ def run_referee(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.timeout <= 0:
         raise UsageError("--timeout must be more than 0 seconds")
+    if args.user is not None and address.username and args.user != address.username:
+        raise UsageError(f"--user {args.user} and the --broker URL's user {address.username}: give one")
+    user = args.user or address.username or "referee"
     password = _read(args.password_file, "--password-file") if args.password_file else None
     name, body = command_of(args)
     key = None
@@ -103,7 +107,7 @@ def run_referee(args: argparse.Namespace) -> int:
         if not key:
             raise UsageError(f"--key-file {args.key_file}: empty")
     try:
-        link = RefereeLink(address, args.event, user=args.user,
+        link = RefereeLink(address, args.event, user=user,
                            password=password if password is not None else address.password, key=key,
                            role=args.role, prefix=args.prefix, ca_file=args.ca_file, name=f"referee → {args.table}")
     except TlsFilesError as exc:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +43,28 @@ def test_a_missing_value_or_a_bad_name_is_refused() -> None:
         render.render(text, HALL)
     with pytest.raises(render.RenderError, match="not desk"):
         render.render(text, HALL, tables=["desk"])
+
+
+def _sans(cert: Path) -> str:
+    done = subprocess.run(["openssl", "x509", "-in", str(cert), "-noout", "-ext", "subjectAltName"],
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_certs_carry_the_host_names_the_brokers_are_reached_by(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "certs"
+    assert render.main(["certs", str(out), "--central", "central.lan,10.0.0.2", "H1=hall-h1.lan,10.0.1.5", "H2"]) == 0
+    central = _sans(out / "central.crt")
+    for name in ("DNS:central.lan", "IP Address:10.0.0.2", "DNS:localhost", "IP Address:127.0.0.1"):
+        assert name in central
+    h1, h2 = _sans(out / "H1.crt"), _sans(out / "H2.crt")
+    assert "DNS:hall-h1.lan" in h1 and "IP Address:10.0.1.5" in h1 and "DNS:H1" in h1 and "DNS:localhost" in h1
+    assert "DNS:H2" in h2 and "hall-h1" not in h2
+    assert "central.lan" in capsys.readouterr().err
+
+
+def test_certs_refuse_a_bad_host_name_without_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert render.main(["certs", str(tmp_path), "H1=hall h1"]) == 1
+    assert "'hall h1' is not a host name" in capsys.readouterr().err
+    assert render.main(["certs", str(tmp_path), "--central"]) == 2
+    assert render.main(["certs", str(tmp_path), "--bogus", "H1"]) == 2

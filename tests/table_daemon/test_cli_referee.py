@@ -79,3 +79,15 @@ def test_a_broker_nobody_answers_at_is_one_line_and_exit_2(topic_root: Any,
                  "--timeout", "2", "resume"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and "cannot reach the broker" in err
+
+
+def test_the_broker_urls_user_is_the_account_and_a_second_user_is_refused(
+        mosquitto: Any, topic_root: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    url = mosquitto.url.replace("mqtt://", "mqtt://referee-H1:secret@")
+    code = main(["referee", "--broker", url, "--event", topic_root.event, "--table", topic_root.table,
+                 "--timeout", "1", "resume"])
+    err = capsys.readouterr().err
+    assert code == 1 and "'referee-H1'" in err  # no table there: the answer awaited as the URL's account
+    code = main(["referee", "--broker", url, "--user", "referee", "--event", topic_root.event,
+                 "--table", topic_root.table, "resume"])
+    assert code == 2 and "give one" in capsys.readouterr().err
