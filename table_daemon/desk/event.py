@@ -168,6 +168,22 @@ def standings_report(store: Store) -> dict[str, Any]:
                              event=store.event(), computed_at=now())
 
 
+class LatestStandings:
+    """The standings report of ``store``, tallied again only when the store's revision has moved on (a result,
+    a pairing, a correction): the desk page asks on every refresh of every open page, and a whole event's
+    tally is not worth redoing for a revision already tallied. ``computed_at`` stays the tally's time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._report: dict[str, Any] | None = None
+
+    def __call__(self) -> dict[str, Any]:
+        report = self._report
+        if report is None or report["version"] != self.store.revision:
+            report = self._report = standings_report(self.store)
+        return report
+
+
 def pair_round(store: Store, round_no: int, method: str | None = None) -> list[dict[str, Any]]:
     """Pair round ``round_no`` (the next one) and store it; returns the stored pairings."""
     if store.event() is None:

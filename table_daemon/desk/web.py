@@ -65,11 +65,13 @@ def _page(name: str) -> Response:
 
 
 def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | None = None,
-                halls: Callable[[], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+                halls: Callable[[], list[dict[str, Any]]] | None = None,
+                report: dict[str, Any] | None = None) -> dict[str, Any]:
     """Each table: online, devices, phase, level, the current round's match and where it stands, results
     still awaited, journal backlog, recent alerts; and ``broker``, whether the desk itself reaches the broker
-    (``link``: its link's state; while it does not, every table's status on the page is as last heard)."""
-    report = ev.standings_report(store)
+    (``link``: its link's state; while it does not, every table's status on the page is as last heard);
+    ``report``: the standings report, when the caller has it already."""
+    report = report if report is not None else ev.standings_report(store)
     tz = store.settings().get("timezone")
     live = hub.snapshot(brief=True)["tables"]
     statuses = store.statuses()
@@ -347,6 +349,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         return zone_name(store.settings().get("timezone"))
 
     counted: dict[int, dict[tuple[int, str], dict[str, Any]]] = {}  # results_view by the store's revision
+    standings = ev.LatestStandings(store)
 
     def pairings() -> list[dict[str, Any]]:
         teams = store.teams()
@@ -392,18 +395,18 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         "/": page,
         "/desk": page,
         "/api/desk": lambda rest, q: json_response(info()),
-        "/api/standings": lambda rest, q: json_response(ev.standings_report(store)),
+        "/api/standings": lambda rest, q: json_response(standings()),
         "/api/pairings": lambda rest, q: json_response(pairings()),
-        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link, halls)),
+        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link, halls, standings())),
         "/api/alerts": lambda rest, q: alert_list(q),
         "/api/evidence/": evidence,
         "/api/corrections": lambda rest, q: json_response(corrections()),
         "/api/proposals": lambda rest, q: json_response(with_local(store.proposals(), "at", "approved_at")),
         "/api/rejects": lambda rest, q: json_response(with_local(store.rejects()[-100:], "received_at")),
-        "/export/standings.csv": lambda rest, q: csv(export.standings_csv(ev.standings_report(store))),
+        "/export/standings.csv": lambda rest, q: csv(export.standings_csv(standings())),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",
-                                   export.print_page(ev.standings_report(store), pairings(),
+                                   export.print_page(standings(), pairings(),
                                                      q.get("tz") or tz()).encode()),
     }
 

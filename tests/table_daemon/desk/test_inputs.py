@@ -16,6 +16,7 @@ from firmware_bridge.deal import new_deal
 from table_daemon.cli import main
 from table_daemon.controller.match import MAX_BOARDS, MAX_DEALS, MAX_MINUTES
 from table_daemon.desk import clock, corrections, event
+from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
 from table_daemon.desk.web import desk_server
 from table_daemon.display.hub import Hub
@@ -288,3 +289,15 @@ def test_init_checks_the_deal_file_when_this_machine_has_it(tmp_path: Path, pair
     refused([*init, str(deals), "--boards", "1-2"], capsys, "--deal-file", "board 2 again")
     code, _, err = desk([*init, str(tmp_path / "only-at-the-tables.jsonl"), "--boards", "1-2"], capsys)
     assert code == 0 and "not on this machine" in err
+
+
+def test_the_standings_are_tallied_again_only_when_the_store_changes(tmp_path: Path) -> None:
+    store = Store(tmp_path / "d.sqlite")
+    store.set_up("ev", [Team(i, f"队{i}", ("甲", "乙"), f"U{i}") for i in range(1, 5)], {}, "seed")
+    latest = event.LatestStandings(store)
+    first = latest()
+    assert latest() is first  # a page refresh with nothing new: the same tally
+    event.pair_round(store, 1)
+    second = latest()
+    assert second is not first and second["version"] == store.revision > first["version"]
+    assert second["pending"] and not first["pending"]  # the round's matches now await results
