@@ -9,7 +9,10 @@ last will turns it to ``online: false``; tables resend unacknowledged results wh
 The session is persistent, so results published while the desk is down wait at the broker; what it stored
 is in SQLite, so a restart loses nothing. Standings are published retained on ``.../desk/standings`` with their
 version whenever the store's revision changes (a result, a pairing or a referee's correction, even one made
-from the command line while the desk runs).
+from the command line while the desk runs). Each table's level chart of its match (the deals it has finished,
+from the results and the deal records the desk keeps) is published retained on ``.../desk/charts/{table}``
+after each of its results and after every reconnect, so a display server started later (``desk display``,
+a hall's) draws the whole match, not only the deals it saw itself.
 
 Each round's matches are started at their tables (``start_match``) and sent again until the table accepts:
 a refusal (a table still playing) is kept with its reason and retried every few seconds, at once when the
@@ -88,6 +91,9 @@ class Desk:
         self.say = say or (lambda text: None)
         self.timezone = store.settings().get("timezone")
         self._published_revision = -1
+        #: tables whose level chart is to be published (desk/charts/{table}): fed on paho's thread, sent by the ticker
+        self._charts_due: set[str] = set()
+        self._charts_lock = threading.Lock()
         #: (round, table) -> monotonic time of the next try of a start not accepted yet
         self._next_try: dict[tuple[int, str], float] = {}
         self._refusal: dict[tuple[int, str], str] = {}
@@ -150,6 +156,8 @@ class Desk:
     def _online(self) -> None:
         self.link.publish(self.status_topic, self._status(True), retain=True)
         self._published_revision = -1  # republish standings (and resend unconfirmed pairings) after a reconnect
+        with self._charts_lock:
+            self._charts_due.update(self.hub.tables())
         with self._send_lock:
             self._next_try.clear()
         self._say("已连接代理 connected to the broker")
@@ -166,7 +174,9 @@ class Desk:
         if len(parts) != 2 or parts[0] == "desk" or parts[1] not in TABLE_KINDS:
             return
         table, kind = parts
-        self.hub.feed(table, kind, payload)
+        if self.hub.feed(table, kind, payload) and kind == "results":
+            with self._charts_lock:
+                self._charts_due.add(table)
         if kind == "state":
             self._on_state(table)
         if kind in ("results", "alerts", "status"):
@@ -365,11 +375,23 @@ class Desk:
         self._published_revision = report["version"]
         return report
 
+    def publish_charts(self) -> None:
+        """Publish, retained, the level chart of each table that has had a result since (or of every table,
+        after a reconnect)."""
+        with self._charts_lock:
+            due, self._charts_due = self._charts_due, set()
+        for table in sorted(due):
+            chart = self.hub.chart(table)
+            if chart is not None:
+                self.link.publish(f"{self.base}/desk/charts/{table}", chart, retain=True)
+
     def _watch(self) -> None:
         while not self._stop.wait(0.5):
             try:
                 if self.link.connected.is_set() and self.store.revision != self._published_revision:
                     self.publish_standings()
+                if self.link.connected.is_set():
+                    self.publish_charts()
                 self.send_pairings()
                 self._check_absent()
             except Exception:  # keep watching: a bad row must not end the desk

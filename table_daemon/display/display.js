@@ -823,6 +823,12 @@ function liveFeed(query, draw) {
         redraw();
       });
     });
+    src.addEventListener("chart", (e) => {  // deals recalled from the desk's records (hub.recall_points)
+      const msg = JSON.parse(e.data);
+      const tab = snap.tables[msg.table] || (snap.tables[msg.table] = { table: msg.table, events: [], chart: [] });
+      (msg.data || []).forEach((point) => addPoint(tab, point));
+      redraw();
+    });
     src.addEventListener("standings", (e) => { snap.standings = JSON.parse(e.data).data; redraw(); });
     src.addEventListener("link", (e) => { snap.link = LIVE.link = JSON.parse(e.data).data || null; showLive(); redraw(); });
     src.onopen = () => { LIVE.lostAt = null; showLive(); };

@@ -140,17 +140,37 @@ class Hub:
     def recall(self, table: str, results: Iterable[dict[str, Any]]) -> int:
         """Put back into a table's level chart the deal records kept elsewhere (a desk's store after a
         restart: the hub itself keeps nothing on disk); returns how many deals were taken. Only the chart
-        changes (what a screen shows as the last deal stays what the table says), nothing is sent."""
+        changes (what a screen shows as the last deal stays what the table says)."""
+        return self.recall_points(table, (deal_point(result_summary(m)) for m in results if isinstance(m, dict)))
+
+    def recall_points(self, table: str, points: Iterable[Any]) -> int:
+        """Put chart points (``deal_point``'s, as the desk publishes them on ``desk/charts/{table}``) back into a
+        table's level chart; returns how many were taken. Open screens get the table's whole chart (``chart``);
+        a point of another match than the table's state is not taken."""
         taken = 0
         with self._lock:
             tab = self._table(table)
-            for msg in results:
-                if isinstance(msg, dict) and add_point(tab, deal_point(result_summary(msg))):
+            for point in points:
+                if isinstance(point, dict) and add_point(tab, point):
                     taken += 1
             state = tab.get("state")
             if state:
                 chart_of_state(tab, state)
+            chart = list(tab["chart"])
+            listeners = [q for q, only in self._listeners.items() if only in (None, table)] if taken else []
+        if listeners:
+            self._push(listeners, ("chart", table, chart, sse_frame("chart", table, chart)))
         return taken
+
+    def chart(self, table: str) -> dict[str, Any] | None:
+        """A table's level chart as the desk publishes it (``desk/charts/{table}``): the match of its state and
+        the points of that match; None for a table the hub has not heard of."""
+        with self._lock:
+            tab = self._tables.get(table)
+            if tab is None:
+                return None
+            return {"schema": 1, "type": "chart", "event": self.event, "table": table,
+                    "match": (tab.get("state") or {}).get("match"), "points": list(tab["chart"])}
 
     # -- the server's own link to the broker -----------------------------------------------------------------
     def set_link(self, state: dict[str, Any] | None) -> None:
@@ -287,6 +307,19 @@ def deal_point(result: dict[str, Any]) -> dict[str, Any] | None:
         return None
     return {"deal": result["deal"], "finish": result.get("finish"), "winner": result.get("winner"),
             "up": result.get("up"), "levels": levels, "match": result.get("match")}
+
+
+def chart_point(raw: Any) -> dict[str, Any] | None:
+    """A level chart's point as received from elsewhere (the desk's ``desk/charts/{table}``): only a deal
+    number and both sides' levels make one, and only a point's own fields are kept; None for anything else."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("deal"), int) or isinstance(raw.get("deal"), bool):
+        return None
+    levels = raw.get("levels")
+    if not isinstance(levels, dict) or not all(isinstance(levels.get(side), str) for side in ("NS", "EW")):
+        return None
+    point = {k: raw[k] for k in ("deal", "finish", "winner", "up", "match") if k in raw}
+    point["levels"] = {"NS": levels["NS"], "EW": levels["EW"]}
+    return point
 
 
 def add_point(tab: dict[str, Any], point: dict[str, Any] | None) -> bool:

@@ -1,8 +1,10 @@
 """A display server on its own (no desk): one MQTT client on the event's public topics feeding the hub, and
 the web server for screens. Any number of screens share this one subscription, so no table is slowed by them.
 
-It subscribes only to public topics (``status``, ``state``, ``events``, ``results``, ``health``), so a broker
-ACL that gives displays no ``private/#`` costs it nothing. A clean session: after a drop it gets the retained
+It subscribes only to public topics (``status``, ``state``, ``events``, ``results``, ``health``; the desk's
+retained ``desk/standings`` and ``desk/charts/+``, each table's level chart of its match, so a server started
+mid-match draws the deals it did not see), so a broker ACL that gives displays no ``private/#`` costs it
+nothing. A clean session: after a drop it gets the retained
 ``state`` of every table again. While it does not reach the broker, the hub tells every screen so (``link``):
 the pages then say that what they show is the state as of the moment the link was lost.
 """
@@ -17,7 +19,7 @@ from typing import Any
 
 from ..adapters.consumer_link import MqttLink
 from .commentary import Commentary
-from .hub import PUBLIC_KINDS, Hub
+from .hub import PUBLIC_KINDS, Hub, chart_point
 from .referees import Referees
 from .server import WebServer, asset, json_response
 
@@ -41,6 +43,7 @@ class DisplayService:
         self.clock = clock
         subs = [(f"{self.base}/+/{kind}", 0 if kind == "health" else 1) for kind in PUBLIC_KINDS]
         subs.append((f"{self.base}/desk/standings", 1))  # the desk's retained standings, for the hall screen
+        subs.append((f"{self.base}/desk/charts/+", 1))  # each table's level chart of its match, as the desk has it
         self.commentary: Commentary | None = None
         protected: dict[str, Any] = {}
         if commentary_delay is not None:
@@ -64,6 +67,12 @@ class DisplayService:
                 report = json.loads(payload.decode("utf-8"))
                 if isinstance(report, dict):
                     self.hub.set_standings(report)
+            return
+        if parts[:2] == ["desk", "charts"] and len(parts) == 3:
+            with contextlib.suppress(UnicodeDecodeError, json.JSONDecodeError):
+                chart = json.loads(payload.decode("utf-8"))
+                if isinstance(chart, dict) and isinstance(chart.get("points"), list):
+                    self.hub.recall_points(parts[2], [p for p in map(chart_point, chart["points"]) if p])
             return
         if parts[1:] == ["private", "hands"]:
             if self.commentary is not None:  # hands go to the delayed view only, never to the hub

@@ -1,5 +1,7 @@
 """The screens a desk serves after it restarts: each table's level chart comes back from the deal records the
-desk keeps (the hub keeps nothing on disk), and the screens hear when the desk has lost the broker."""
+desk keeps (the hub keeps nothing on disk), and the screens hear when the desk has lost the broker. A display
+server of its own (``desk display``, a hall's) started later gets the same charts from the desk's retained
+``desk/charts/{table}``."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from typing import Any
 from table_daemon.adapters.broker import LocalBroker
 from table_daemon.desk.service import Desk
 from table_daemon.desk.store import Store
+from table_daemon.display.service import DisplayService
 from tests.desk_setup import pair_round_one
 
 
 def test_a_restarted_desk_gives_the_screens_their_charts_back(mosquitto: LocalBroker, topic_root: Any,
-                                                             tmp_path: Path) -> None:
+                                                             tmp_path: Path, mqtt_messages: Any) -> None:
     event = topic_root.event
     store = Store(tmp_path / "desk.sqlite")
     pair_round_one(store, event, ["T01"], 3)
@@ -32,5 +35,21 @@ def test_a_restarted_desk_gives_the_screens_their_charts_back(mosquitto: LocalBr
         while (desk.hub.snapshot()["link"] or {}).get("connected") is not True and time.monotonic() < deadline:
             time.sleep(0.05)
         assert desk.hub.snapshot()["link"]["connected"] is True
+        # a hall's display server started mid-match: the desk's retained chart, and a broken one ignored
+        other = mqtt_messages(mosquitto.url)
+        other.publish(f"guandan/v1/{event}/desk/charts/T02", b'{"points": [{"deal": "x"}, 7]}', retain=True)
+        other.publish(f"guandan/v1/{event}/desk/charts/T03", b"\xff not json", retain=True)
+        display = DisplayService(mosquitto.url, event)
+        display.start()
+        try:
+            deadline = time.monotonic() + 10
+            while not display.hub.snapshot().get("tables", {}).get("T01", {}).get("chart") \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            chart = display.hub.snapshot("T01")["tables"]["T01"]["chart"]
+            assert [(p["deal"], p["levels"]["NS"], p["match"]) for p in chart] == [(1, "3", 1), (2, "5", 1)]
+            assert not display.hub.snapshot().get("tables", {}).get("T02", {}).get("chart")
+        finally:
+            display.stop()
     finally:
         desk.stop()

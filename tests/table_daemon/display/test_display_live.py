@@ -222,6 +222,11 @@ def test_the_level_chart_draws_no_line_through_deals_it_does_not_know(served: tu
                                                                        "levels_after": {"NS": "6", "EW": "4"}}})
         page.wait_for_selector(".chart polyline.line-NS[data-deals='4,5']", timeout=UI)
         assert page.get_attribute(".chart", "data-gaps") == "1-3"
+        # the desk's chart of the match (desk/charts/T01) brings deals 1-3 to a page already open
+        assert hub.recall_points("T01", [{"deal": d, "winner": "NS", "up": 1, "match": 2,
+                                          "levels": {"NS": lv, "EW": "2"}} for d, lv in ((1, "3"), (2, "4"), (3, "5"))]) == 3
+        page.wait_for_selector(".chart polyline.line-NS[data-deals='0,1,2,3,4,5']", timeout=UI)
+        assert page.get_attribute(".chart", "data-gaps") in (None, "")
     finally:
         page.close()
 

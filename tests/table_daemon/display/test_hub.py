@@ -9,7 +9,7 @@ import urllib.request
 from typing import Any
 
 from table_daemon.adapters.broker import LocalBroker
-from table_daemon.display.hub import Hub
+from table_daemon.display.hub import Hub, chart_point
 from table_daemon.display.service import DisplayService
 
 from ..desk.spec_table import SpecTable
@@ -115,3 +115,18 @@ def test_a_screen_of_one_table_is_woken_only_for_that_table() -> None:
     hub.broadcast("standings", {"version": 1})
     assert [one.get_nowait()[:2] for _ in range(one.qsize())] == [("status", "T1"), ("standings", "")]
     assert every.qsize() == 3
+
+
+def test_a_chart_point_from_the_network_keeps_only_a_points_fields() -> None:
+    assert chart_point({"deal": 3, "levels": {"NS": "5", "EW": "2", "hands": ["HR"]}, "winner": "NS",
+                        "hands": {"S": ["HR"]}}) == {"deal": 3, "winner": "NS", "levels": {"NS": "5", "EW": "2"}}
+    for bad in (None, 7, {"deal": "3", "levels": {"NS": "5", "EW": "2"}}, {"deal": True, "levels": {}},
+                {"deal": 3}, {"deal": 3, "levels": {"NS": 5, "EW": "2"}}):
+        assert chart_point(bad) is None
+    hub = Hub("ev")
+    listener = hub.subscribe()
+    assert hub.recall_points("T01", [chart_point({"deal": 2, "levels": {"NS": "4", "EW": "2"}})]) == 1
+    kind, table, data, _ = listener.get_nowait()
+    assert (kind, table, [p["deal"] for p in data]) == ("chart", "T01", [2])
+    chart = hub.chart("T01")
+    assert chart is not None and chart["points"] == data and hub.chart("T09") is None
