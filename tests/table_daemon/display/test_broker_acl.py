@@ -26,9 +26,10 @@ from table_daemon.desk.store import Store
 from ..desk.spec_table import SpecTable
 
 
-def display_client(port: int, received: list[tuple[str, dict[str, Any]]]) -> mqtt.Client:
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, transport="websockets")
-    client.username_pw_set("display")
+def display_client(port: int, received: list[tuple[str, dict[str, Any]]], user: str = "display",
+                   transport: str = "websockets") -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, transport=transport)  # type: ignore[arg-type]
+    client.username_pw_set(user)
     ready = threading.Event()
 
     def on_connect(c: mqtt.Client, *_: Any) -> None:
@@ -93,6 +94,19 @@ def test_hall_acl_and_websockets(broker_factory: Callable[..., LocalBroker], top
         while not store.pairings(1)[0]["accepted_at"] and time.monotonic() < deadline:
             time.sleep(0.05)
         assert store.pairings(1)[0]["accepted_at"], "the table's reply to start_match did not reach the desk"
+        # the desk's retained standings and charts reach the displays and the commentary server
+        commentary_seen: list[tuple[str, dict[str, Any]]] = []
+        commentary = display_client(int(host_port.rpartition(":")[2]), commentary_seen, "commentary", "tcp")
+        try:
+            for got in (seen, commentary_seen):
+                deadline = time.monotonic() + 10
+                wanted = {f"guandan/v1/{event}/desk/standings", f"guandan/v1/{event}/desk/charts/T01"}
+                while not wanted <= {t for t, _ in got} and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert wanted <= {t for t, _ in got}
+        finally:
+            commentary.loop_stop()
+            commentary.disconnect()
     finally:
         display.loop_stop()
         display.disconnect()
