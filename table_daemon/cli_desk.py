@@ -2,7 +2,8 @@
 
 Run form: ``guandan-table desk --broker URL --event ID --db FILE [--http PORT]`` runs the desk until
 interrupted. Sub-actions: ``init`` (event from a CSV of registered pairs), ``pair`` (pair the next round),
-``standings`` (JSON or CSV), ``correct`` (a referee's change, void or penalty, with who and why), and
+``standings`` (JSON or CSV), ``correct`` (a referee's change, void, penalty or a team's withdrawal, with who
+and why), and
 ``display`` (a display server on its own, without a desk).
 
 This module registers the arguments; the handlers live in ``cli_desk_event`` (init, pair, standings,
@@ -128,12 +129,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     cor.add_argument("--round", type=int)
     cor.add_argument("--table")
     cor.add_argument("--result", help="a deal record's result id (to void or restore one deal)")
-    cor.add_argument("--team", help="team name or id (for --penalty)")
+    cor.add_argument("--team", help="team name or id (for --penalty, --withdraw, --reinstate)")
     cor.add_argument("--void", action="store_true")
     cor.add_argument("--restore", action="store_true", help="count a voided deal again")
     cor.add_argument("--levels", help="final levels, e.g. NS=A+,EW=5")
     cor.add_argument("--winner", choices=("NS", "EW", "draw"))
     cor.add_argument("--walkover", action="store_true")
+    cor.add_argument("--withdraw", action="store_true",
+                     help="退赛: --team leaves the event (paired in no later round; its results stand)")
+    cor.add_argument("--reinstate", action="store_true", help="undo a withdrawal of --team (a mistake)")
     cor.add_argument("--penalty", choices=("violation", "deduct"))
     cor.add_argument("--match-points", type=_points, default=0.0, help="场分 taken off")
     cor.add_argument("--level-points", type=_points, default=0.0, help="级差分 taken off")

@@ -1,4 +1,5 @@
-"""Referees' corrections: change or void a match's result, void or restore one deal, apply a penalty.
+"""Referees' corrections: change or void a match's result, void or restore one deal, apply a penalty, withdraw a
+team from the event (退赛) or reinstate it.
 
 Each is checked against the stored event and then appended to the store's ``corrections`` log with who,
 when and why; nothing received is ever rewritten, and the standings are recomputed from the log. Every
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .ledger import withdrawn
 from .points import LEVEL_ORDER, ScoringError, level_index
 from .store import Store, StoreError
 
@@ -124,15 +126,36 @@ def void_deal(store: Store, who: str, why: str, result_id: str, *, restore: bool
 def penalty(store: Store, who: str, why: str, team: str | int, kind: str, *,
             match_points: float = 0.0, level_points: float = 0.0) -> int:
     """A confirmed violation (counts as a foul) or points taken off (``deduct``)."""
-    teams = store.teams()
-    found = [t for t in teams if str(t.id) == str(team) or t.name == str(team)]
-    if not found:
-        raise CorrectionError(f"no registered team {team!r}")
+    team_id = _team(store, team)
     if kind not in ("violation", "deduct"):
         raise CorrectionError("penalty kind is violation or deduct")
     payload = {"kind": kind, "violations": 1 if kind == "violation" else 0,
                "match_points": match_points, "level_points": level_points}
-    return _add(store, who, why, "penalty", {"team": found[0].id}, payload)
+    return _add(store, who, why, "penalty", {"team": team_id}, payload)
+
+
+def _team(store: Store, team: str | int) -> int:
+    found = [t for t in store.teams() if str(t.id) == str(team) or t.name == str(team)]
+    if not found:
+        raise CorrectionError(f"没有报名队伍 {team!r} | no registered team {team!r}")
+    return found[0].id
+
+
+def withdraw(store: Store, who: str, why: str, team: str | int, *, reinstate: bool = False) -> int:
+    """Withdraw a team from the event (退赛: 放弃比赛, a pair that cannot go on): it is paired in no round after
+    the last one paired now, its results so far stand and it stays in the standings, marked. A match of its
+    already paired but not played is the referees' to enter (a walk-over: ``desk correct --walkover``).
+    ``reinstate`` undoes a withdrawal (a mistake): the team is paired again from the next round."""
+    team_id = _team(store, team)
+    gone = withdrawn(store.corrections())
+    if reinstate:
+        if team_id not in gone:
+            raise CorrectionError(f"队伍 {team!r} 未退赛 | team {team!r} has not withdrawn")
+        return _add(store, who, why, "reinstate", {"team": team_id}, {})
+    if team_id in gone:
+        raise CorrectionError(f"队伍 {team!r} 已于第 {gone[team_id]['after_round']} 轮后退赛 | team {team!r} "
+                              f"withdrew already (after round {gone[team_id]['after_round']})")
+    return _add(store, who, why, "withdraw", {"team": team_id}, {"after_round": store.last_round()})
 
 
 def _levels(text: str) -> dict[str, str]:
@@ -147,6 +170,10 @@ def _levels(text: str) -> dict[str, str]:
 
 def correction_from_args(store: Store, args: argparse.Namespace) -> int:
     """The ``desk correct`` command line as one correction."""
+    if args.withdraw or args.reinstate:
+        if not args.team or (args.withdraw and args.reinstate):
+            raise CorrectionError("--withdraw or --reinstate needs --team (one of them)")
+        return withdraw(store, args.by, args.reason, args.team, reinstate=args.reinstate)
     if args.penalty:
         if not args.team:
             raise CorrectionError("--penalty needs --team")
@@ -162,4 +189,5 @@ def correction_from_args(store: Store, args: argparse.Namespace) -> int:
         winner = None if args.winner == "draw" else args.winner
         return change_match(store, args.by, args.reason, args.round, args.table, levels=_levels(args.levels),
                             winner=winner, walkover=args.walkover)
-    raise CorrectionError("say what to correct: --void, --levels L --winner W, --result ID --void, or --penalty")
+    raise CorrectionError("say what to correct: --void, --levels L --winner W, --result ID --void, --penalty, "
+                          "or --withdraw / --reinstate")

@@ -202,17 +202,22 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
                          f"{waiting}")
     teams = store.teams()
     order = [r["team"] for r in report["rows"]]
+    gone = set(ledger.withdrawn(store.corrections()))  # 退赛: paired in no later round
+    if len(set(order) - gone) < 2:
+        raise EventError(f"round {round_no}: fewer than two teams are still in the event (退赛 withdrawn: "
+                         f"{len(gone)})")
     try:
         if method == "swiss":
             scores = {r["team"]: r["match_points"] for r in report["rows"]}
             had_bye = {p["ns"] for p in pairings if p["ew"] is None}
-            pairs = pairing.swiss(order, scores, ledger.met_pairs(pairings), units={t.id: t.unit for t in teams},
-                                  had_bye=had_bye, keep_units_apart=bool(store.settings()["keep_units_apart"]))
-        elif method == "round_robin":
+            pairs = pairing.swiss([t for t in order if t not in gone], scores, ledger.met_pairs(pairings),
+                                  units={t.id: t.unit for t in teams}, had_bye=had_bye,
+                                  keep_units_apart=bool(store.settings()["keep_units_apart"]))
+        elif method == "round_robin":  # the schedule stays; a withdrawn team's opponent has the round off
             first = min((p["round"] for p in pairings if p["method"] == "round_robin"), default=round_no)
-            pairs = pairing.round_robin([t.id for t in teams], round_no - first + 1)
+            pairs = pairing.without(pairing.round_robin([t.id for t in teams], round_no - first + 1), gone)
         else:
-            pairs = _knockout(store, pairings, order, round_no)
+            pairs = _knockout(store, pairings, order, round_no, gone)
     except pairing.PairingError as exc:
         raise EventError(f"round {round_no}: {exc}") from exc
     tables = list(store.settings().get("tables") or [])
@@ -236,7 +241,8 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
     return store.pairings(round_no)
 
 
-def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], round_no: int) -> pairing.Pairing:
+def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], round_no: int,
+              gone: set[int]) -> pairing.Pairing:
     ko_rounds = sorted({p["round"] for p in pairings if p["method"] == "knockout"})
     seeds = store.meta("knockout_seeds")
     if not ko_rounds or seeds is None:
@@ -250,7 +256,7 @@ def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], ro
             if out.round == r and out.ew is not None and out.winner and not out.void:
                 got[frozenset((out.ns, out.ew))] = out.ns if out.winner == "NS" else out.ew
         winners.append(got)
-    return pairing.knockout(seeds, winners, len(ko_rounds) + 1)
+    return pairing.knockout(seeds, winners, len(ko_rounds) + 1, absent=gone)
 
 
 def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:

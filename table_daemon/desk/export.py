@@ -31,9 +31,11 @@ def standings_csv(report: Mapping[str, Any]) -> str:
     """One header row (Chinese and English), then one row per pair, best first."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([label for _, label in STANDINGS_COLUMNS] + ["队员 Players"])
+    writer.writerow([label for _, label in STANDINGS_COLUMNS] + ["队员 Players", "退赛 Withdrew after round"])
     for row in report["rows"]:
-        writer.writerow([_num(row[key]) for key, _ in STANDINGS_COLUMNS] + [" / ".join(row["players"])])
+        gone = row.get("withdrawn")
+        writer.writerow([_num(row[key]) for key, _ in STANDINGS_COLUMNS] + [" / ".join(row["players"])]
+                        + [str(gone["after_round"]) if gone else ""])
     return out.getvalue()
 
 

@@ -15,6 +15,8 @@ from . import standings as st
 from .points import board_result_ns, level_index, one_to_three_points
 
 MATCH_TYPES = {"match_result", "match_end", "match_over", "match"}
+#: corrections about a team's place in the event, not about a result
+TEAM_ACTIONS = ("withdraw", "reinstate")
 
 
 class ResultError(ValueError):
@@ -103,6 +105,8 @@ def tally(
     penalties: list[st.Penalty] = []
     for cor in corrections:
         target, payload = cor["target"], cor["payload"]
+        if cor["action"] in TEAM_ACTIONS:
+            continue
         if cor["action"] == "penalty":
             penalties.append(st.Penalty(int(target["team"]), int(payload.get("violations", 0)),
                                         float(payload.get("match_points", 0)),
@@ -188,8 +192,29 @@ def report(
         "rounds": max((p["round"] for p in pairings), default=0),
         "rows": [r.to_json() for r in rows], "pending": pending, "corrections": len(corrections),
     }
+    gone = withdrawn(corrections)
+    for row in out["rows"]:
+        if row["team"] in gone:
+            row["withdrawn"] = {k: gone[row["team"]][k] for k in ("after_round", "reason")}
     if duplicate:
         out["boards"] = st.duplicate_scores(boards)[1]
+    return out
+
+
+def withdrawn(corrections: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
+    """The teams withdrawn from the event (退赛) by the referees' corrections, in order (a reinstatement undoes
+    one): team id -> ``after_round`` (the last round paired when it withdrew; it is paired in no later one),
+    who, why, at and the correction's number. Their results stand; they stay in the standings, marked."""
+    out: dict[int, dict[str, Any]] = {}
+    for cor in corrections:
+        if cor["action"] not in TEAM_ACTIONS:
+            continue
+        team = int(cor["target"]["team"])
+        if cor["action"] == "withdraw":
+            out[team] = {"after_round": int(cor["payload"].get("after_round", 0)), "by": cor.get("who"),
+                         "reason": cor.get("why"), "at": cor.get("at"), "correction": cor.get("n")}
+        else:
+            out.pop(team, None)
     return out
 
 

@@ -15,7 +15,7 @@ allows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import networkx as nx
 
@@ -135,14 +135,29 @@ def seeding_order(size: int) -> list[int]:
     return order
 
 
+def without(pairs: Pairing, absent: Collection[int]) -> Pairing:
+    """``pairs`` with the ``absent`` teams (withdrawn) taken out: a match of one of them is a bye of the other,
+    one of two of them is no match at all."""
+    out: Pairing = []
+    for a, b in pairs:
+        here = [t for t in (a, b) if t is not None and t not in absent]
+        if len(here) == 2:
+            out.append((a, b))
+        elif here:
+            out.append((here[0], None))
+    return out
+
+
 def knockout(
-    seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int]], round_no: int
+    seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int]], round_no: int,
+    absent: Collection[int] = (),
 ) -> Pairing:
     """Round ``round_no`` of a knockout with play-offs for every place (winners meet winners, losers losers).
 
     ``seeds`` best first; ``winners[r]`` maps each match of round r+1 (as a frozenset of its two teams) to its
     winner. Top seeds get byes when the count is not a power of two. With 8 teams round 3 is the final, the
-    match for 3rd place, for 5th and for 7th.
+    match for 3rd place, for 5th and for 7th. An ``absent`` team (withdrawn) keeps its place in the bracket
+    and loses every match it has not played: its opponent has a bye.
     """
     size = 1
     while size < len(seeds):
@@ -161,7 +176,7 @@ def knockout(
             won, lost = [], []
             for k in range(0, len(chunk), 2):
                 a, b = chunk[k], chunk[k + 1]
-                w = _knockout_winner(a, b, winners[r])
+                w = _knockout_winner(a, b, winners[r], absent)
                 won.append(w)
                 lost.append(b if w == a else a)
             reordered.extend(won + lost)
@@ -172,13 +187,16 @@ def knockout(
         if a is None and b is None:
             continue
         pairs.append((a, b) if a is not None else (b, None))  # type: ignore[arg-type]
-    return pairs
+    return without(pairs, absent)
 
 
-def _knockout_winner(a: int | None, b: int | None, results: Mapping[frozenset[int], int]) -> int | None:
+def _knockout_winner(a: int | None, b: int | None, results: Mapping[frozenset[int], int],
+                     absent: Collection[int] = ()) -> int | None:
     if a is None or b is None:
         return a if b is None else b
     winner = results.get(frozenset((a, b)))
+    if winner is None and (a in absent or b in absent):  # never played: the one still in the event goes on
+        return b if a in absent and b not in absent else a
     if winner not in (a, b):
         raise PairingError(f"knockout match {a} v {b} has no winner yet")
     return winner

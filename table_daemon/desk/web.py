@@ -54,7 +54,7 @@ CORRECTION_WORDS = {"undo_last": "撤销上一步 undo the last action", "take_b
                     "redo_tribute": "重新进贡 redo the tribute", "void_deal": "本副作废 void the deal"}
 #: a referee's correction (a stored row's ``action``) in words
 ACTION_WORDS = {"change": "更正成绩 change", "void": "作废 void", "restore": "恢复 restore",
-                "penalty": "判罚 penalty"}
+                "penalty": "判罚 penalty", "withdraw": "退赛 withdraw", "reinstate": "恢复参赛 reinstate"}
 #: seconds the page's request waits for the table's answer
 TABLE_COMMAND_WAIT_S = 10.0
 MAX_REASON = 200

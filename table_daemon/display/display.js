@@ -723,6 +723,7 @@ function drawStandings(root, standings, limit) {
     const name = el("td", "name");
     name.append(el("div", "", r.name));
     if (r.players && r.players.length) name.append(el("div", "players", r.players.join(" · ")));
+    if (r.withdrawn) name.append(el("div", "withdrawn", "第" + r.withdrawn.after_round + "轮后退赛 · withdrew after round " + r.withdrawn.after_round));
     tr.append(name);
     tr.append(el("td", "num", r.match_points));
     tr.append(el("td", "num", r.level_points));

@@ -356,9 +356,11 @@ def _seconds(value: Any) -> float | None:
 
 def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
     """What a hall screen shows of the desk's standings: version, time and, per team, rank, name, players,
-    场分 and 级差分 (no internal numbers such as lots or team ids)."""
+    场分 and 级差分, and the round after which a team withdrew (no internal numbers such as lots or team ids)."""
     keys = ("rank", "name", "unit", "players", "match_points", "level_points", "played")
-    rows = [{k: r.get(k) for k in keys} for r in report.get("rows", []) if isinstance(r, dict)]
+    rows = [{**{k: r.get(k) for k in keys}, **({"withdrawn": {"after_round": r["withdrawn"].get("after_round")}}
+                                              if isinstance(r.get("withdrawn"), dict) else {})}
+            for r in report.get("rows", []) if isinstance(r, dict)]  # a withdrawal's reason stays at the desk
     return {"version": report.get("version"), "computed_at": report.get("computed_at"), "rows": rows}
 
 

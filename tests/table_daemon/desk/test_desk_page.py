@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from table_daemon.adapters.broker import LocalBroker
-from table_daemon.desk import presence
+from table_daemon.desk import corrections, presence
 from table_daemon.desk.service import Desk
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
@@ -197,6 +197,12 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         while not any("came first and stands" in line for line in said) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert any("T02" in line and "came first and stands" in line for line in said), said
+
+        # A team withdraws (退赛, entered with desk correct): marked in the standings, listed with the corrections.
+        corrections.withdraw(store, "裁判长 Zhao", "队员生病 a player is ill", "银队")
+        page.wait_for_selector("#standings td.withdrawn:has-text('银队 · 第1轮后退赛 withdrew after round 1')",
+                               timeout=10000)
+        page.wait_for_selector("#corrections tbody tr:has-text('退赛 withdraw'):has-text('队 银队 team 4')")
 
         # Re-request: the tables get the desk's status turning online again.
         page.click("#rerequest")
