@@ -253,6 +253,24 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
              f"{body.get('reason')}")
         return json_response({"ok": True, "proposal": n})
 
+    def withdraw(body: dict[str, Any]) -> Response:
+        """A team leaves the event (退赛) or is reinstated: immediate (the page asks first), with who and why."""
+        who, why = str(body.get("by") or "").strip(), str(body.get("reason") or "").strip()[:MAX_REASON]
+        back = bool(body.get("reinstate"))
+        if not who or not why:
+            return _bad(ValueError("请填写裁判姓名和原因 the referee's name and a reason are needed"))
+        try:
+            n = cor.withdraw(store, who, why, str(body.get("team") or ""), reinstate=back)
+        except cor.CorrectionError as exc:
+            return _bad(exc)
+        ids = {t.id for t in store.teams() if str(body.get("team")) in (str(t.id), t.name)}
+        pending = [p for p in ev.standings_report(store)["pending"] if {p["ns"], p["ew"]} & ids]
+        note(f"裁判 {who} {'恢复参赛' if back else '判定退赛'} {body.get('team')} | referee {who} "
+             f"{'reinstated' if back else 'withdrew'} {body.get('team')}: {why}")
+        left = [f"第{p['round']}轮 {p['table']} round {p['round']}" for p in pending]
+        return json_response({"ok": True, "correction": n, "version": store.revision,
+                              "unplayed": left})
+
     def approve(body: dict[str, Any]) -> Response:
         try:
             number: int | None = _int(body, "n")
@@ -335,6 +353,7 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
         return json_response({"ok": True, "duplicate": bool(answer.get("duplicate")), **out})
 
     return {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,
+            "/api/withdraw": withdraw,
             "/api/ack_misreads": ack_misreads, "/api/resend": resend, "/api/rerequest": rerequest,
             "/api/table-command": command_table}
 

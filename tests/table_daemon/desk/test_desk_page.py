@@ -198,11 +198,21 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
             time.sleep(0.1)
         assert any("T02" in line and "came first and stands" in line for line in said), said
 
-        # A team withdraws (退赛, entered with desk correct): marked in the standings, listed with the corrections.
-        corrections.withdraw(store, "裁判长 Zhao", "队员生病 a player is ill", "银队")
+        # A team withdraws (退赛): asked first, refused without a reason, then marked in the standings and listed
+        # with the corrections.
+        page.select_option("#w-team", "银队")
+        page.click("#withdraw")
+        page.wait_for_selector("#msg.err:has-text('a reason')")
+        page.fill("#w-reason", "队员生病 a player is ill")
+        page.click("#withdraw")
+        page.wait_for_selector("#msg.ok:has-text('已退赛 withdrawn')")
+        assert "银队 withdraws" in asked[-1]
         page.wait_for_selector("#standings td.withdrawn:has-text('银队 · 第1轮后退赛 withdrew after round 1')",
                                timeout=10000)
         page.wait_for_selector("#corrections tbody tr:has-text('退赛 withdraw'):has-text('队 银队 team 4')")
+        page.click("#withdraw")  # twice: refused, with the reason
+        page.wait_for_selector("#msg.err:has-text('withdrew already')")
+        assert corrections.withdraw  # the page's action is the CLI's (desk correct --withdraw)
 
         # Re-request: the tables get the desk's status turning online again.
         page.click("#rerequest")

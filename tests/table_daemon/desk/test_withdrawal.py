@@ -95,3 +95,20 @@ def test_desk_correct_withdraw_says_which_match_still_needs_a_result(tmp_path: P
     assert "needs --team" in capsys.readouterr().err
     with pytest.raises(event.EventError, match="no result yet"):
         event.pair_round(store, 2)  # the withdrawn team's match must be entered first
+
+
+def test_the_desk_pages_withdrawal_names_the_match_still_to_enter(tmp_path: Path) -> None:
+    import json
+
+    from table_daemon.desk.web import actions
+
+    store = six_teams(tmp_path)
+    event.pair_round(store, 1)
+    first = store.pairings(1)[0]
+    act = actions(store, None)["/api/withdraw"]
+    status, _, body = act({"by": "裁判长", "team": f"队{first['ew']}", "reason": ""})
+    assert status == 400 and "reason" in json.loads(body)["error"]
+    status, _, body = act({"by": "裁判长", "team": f"队{first['ew']}", "reason": "弃权"})
+    assert status == 200 and json.loads(body)["unplayed"] == [f"第1轮 {first['tbl']} round 1"]
+    status, _, body = act({"by": "裁判长", "team": "nobody", "reason": "x"})
+    assert status == 400 and "no registered team" in json.loads(body)["error"]
