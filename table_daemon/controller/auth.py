@@ -8,10 +8,12 @@ command, so one signed for T01 is worthless at T02 or as another command, and a 
 once is refused afterwards (a copied command cannot be played again). A signed payload works the same with
 MQTT 3.1.1 and 5 clients, where user properties would be whatever the sender wrote.
 
-Replies go only to the requester's own reply topic, ``{prefix}/replies/{requester}/{event}/{table}``: the
-ACL lets a table write only the reply topics that end in its own id and lets each requester read only its
-own, so nobody can forge a table's answer and no command can make a table write elsewhere (its own
-``results``, another table's root). Pure functions: no I/O, no clock.
+Replies go to the topic the command names (mqtt-api.md: the MQTT 5 response topic, or a 3.1.1 client's
+``reply_to``), except into the product's own tree outside its reply topics (``{prefix}/...`` other than
+``{prefix}/replies/...``): no command can make a table write its own ``results`` or another table's root.
+The tools of this repository use ``{prefix}/replies/{requester}/{event}/{table}``, the topic the deployed ACL
+lets only that table write and only that requester read; at an event under that ACL a reply elsewhere is
+dropped by the broker. Pure functions: no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from typing import Any
 
 #: the fields outside the signed text: the signature itself
 UNSIGNED = ("auth",)
-_REQUESTER = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _NONCE = re.compile(r"^[A-Za-z0-9_.:-]{8,80}$")
+#: the longest reply topic answered (MQTT allows 65,535 bytes; a reply topic is a short name)
+MAX_REPLY_TOPIC = 512
 
 
 def signed_text(table: str, name: str, nonce: str, payload: dict[str, Any]) -> bytes:
@@ -60,12 +63,16 @@ def check_signature(key: bytes, table: str, name: str, payload: dict[str, Any],
 
 
 def reply_topic_error(topic: str, prefix: str, event: str, table: str) -> str | None:
-    """None when ``topic`` is a requester's own reply topic for this table, else why it is refused."""
-    head = f"{prefix.rstrip('/')}/replies/"
-    tail = f"/{event}/{table}"
-    if topic.startswith(head) and topic.endswith(tail):
-        who = topic[len(head):len(topic) - len(tail)]
-        if _REQUESTER.match(who):
-            return None
-    return (f"reply topic {topic[:120]!r} refused: replies go only to the requester's own reply topic "
-            f"{head}{{requester}}{tail} (回复主题不允许)")
+    """None when the table may answer on ``topic``, else why not: a topic no one can publish to (empty,
+    wildcards, ``$``, too long), or one in the product's own tree outside ``{prefix}/replies/`` (a reply there
+    would pass for the table's own messages). ``event`` and ``table`` name the table in the refusal."""
+    root = prefix.rstrip("/")
+    if (not topic or len(topic) > MAX_REPLY_TOPIC or topic.startswith("$") or "\0" in topic
+            or "+" in topic or "#" in topic):
+        return (f"reply topic {topic[:120]!r} refused: not a topic a reply can be published to "
+                f"(回复主题无效)")
+    if (topic == root or topic.startswith(root + "/")) and not topic.startswith(f"{root}/replies/"):
+        return (f"reply topic {topic[:120]!r} refused: it lies among the tables' own topics; answers to "
+                f"{event}/{table} go under {root}/replies/ (e.g. {root}/replies/{{requester}}/{event}/{table}) "
+                f"or outside {root}/ (回复主题不允许)")
+    return None

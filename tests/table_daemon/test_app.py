@@ -94,12 +94,12 @@ def test_simulated_match_over_mqtt(mosquitto: Any, topic_root: Any, mqtt_message
         sim.stop()
 
 
-def _request(url: str, topic: str, payload: Any, *, v5: bool) -> dict[str, Any]:
+def _request(url: str, topic: str, payload: Any, *, v5: bool, reply_topic: str | None = None) -> dict[str, Any]:
     host, port = url.removeprefix("mqtt://").split(":")
     got: dict[str, Any] = {}
     done = threading.Event()
-    event, table = topic.split("/")[2:4]  # the requester's own reply topic at this table
-    reply_topic = f"guandan/v1/replies/test{time.monotonic_ns()}/{event}/{table}"
+    event, table = topic.split("/")[2:4]  # by default the requester's own reply topic at this table
+    reply_topic = reply_topic or f"guandan/v1/replies/test{time.monotonic_ns()}/{event}/{table}"
     client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5 if v5 else mqtt.MQTTv311)
 
     def on_message(c: Any, u: Any, msg: Any) -> None:
@@ -146,5 +146,9 @@ def test_commands_get_replies_on_both_protocols(mosquitto: Any, topic_root: Any,
         r = _request(mosquitto.url, root + "cmd/penalty", {"team": "NS", "kind": "warning"}, v5=True)
         assert r["payload"]["ok"] is False and "referee" in r["payload"]["error"]
         assert app.controller.match_active
+        for v5 in (True, False):  # an outside tool's own reply topic (mqtt-api.md): answered there
+            r = _request(mosquitto.url, root + "cmd/resync", {"id": "r1"}, v5=v5,
+                         reply_topic=f"tools/replies/{time.monotonic_ns()}")
+            assert r["payload"] == {"ok": True, "error": None, "id": "r1"}
     finally:
         app.stop()

@@ -207,8 +207,8 @@ def test_table_checks_referee_signature_and_reply_topic(hall: LocalBroker, clien
     cfg.table = replace(cfg.table, auto_deal=False, referee_key_file=str(key_file))
     cfg.mqtt = MqttSection(url=hall.url, username="T01", password=USERS["T01"])
     app = TableApp(cfg)
-    referee = clients("referee", reply_topic("referee", "T01"), root("T01") + "results",
-                      root("T01") + "state")
+    referee = clients("referee", reply_topic("referee", "T01"), reply_topic("referee", "T02"),
+                      root("T01") + "results", root("T01") + "state")
     app.start()
     try:
         assert app.link is not None and app.link.connected.wait(10)
@@ -228,15 +228,20 @@ def test_table_checks_referee_signature_and_reply_topic(hall: LocalBroker, clien
         assert _request(referee, topic, other, reply_topic("referee", "T01"))["ok"] is False
         tampered = {**sign_command(REFEREE_KEY, "T01", "penalty", body, "nonce-0003"), "kind": "forfeit"}
         assert _request(referee, topic, tampered, reply_topic("referee", "T01"))["ok"] is False
-        # reply_to naming the table's own results (or anything but a requester's reply topic) is refused
+        # reply_to naming the table's own results (one of the tables' own topics) is refused, and not obeyed
         states = len(referee.on(root("T01") + "state"))
         referee.publish(root("T01") + "cmd/resync", {"reply_to": root("T01") + "results", "id": "x"})
-        referee.publish(root("T01") + "cmd/resync", {"reply_to": reply_topic("referee", "T02"), "id": "y"})
         time.sleep(SETTLE)
         assert referee.on(root("T01") + "results") == []
         assert len(referee.on(root("T01") + "state")) == states  # refused: not obeyed either
+        # another table's reply topic: obeyed (mqtt-api.md: the reply goes where the command says), but the ACL
+        # lets T01 answer only on reply topics ending in T01, so nothing passes for T02's answer
+        referee.publish(root("T01") + "cmd/resync", {"reply_to": reply_topic("referee", "T02"), "id": "y"})
+        assert len(referee.wait(root("T01") + "state", states + 1)) == states + 1
+        time.sleep(SETTLE)
+        assert referee.on(reply_topic("referee", "T02")) == []
         r = _request(referee, root("T01") + "cmd/resync", {"id": "z"}, reply_topic("referee", "T01"))
         assert r == {"ok": True, "error": None, "id": "z"}
-        assert len(referee.wait(root("T01") + "state", states + 1)) == states + 1
+        assert len(referee.wait(root("T01") + "state", states + 2)) == states + 2
     finally:
         app.stop()
