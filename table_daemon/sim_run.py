@@ -100,10 +100,12 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             print("中断 | interrupted", file=sys.stderr, flush=True)
         for s in sims:
             s.rest()
-        flush_deadline = time.monotonic() + broker_timeout  # for the broker to take what is still queued
-        while time.monotonic() < flush_deadline and any(s.app.journal.backlog() for s in sims):
+        # for the broker to take what is still queued, and, at an event, for the desk to acknowledge the results
+        flush_deadline = time.monotonic() + broker_timeout
+        while time.monotonic() < flush_deadline and (_unsent(sims) or (await_desk and _unacked(sims))):
             time.sleep(0.05)
         unsent = _unsent(sims)
+        unacked = _unacked(sims) if await_desk else 0
         for s in sims:
             c = s.app.controller
             lv = {t: format_team_level(v) for t, v in c.levels.items()}
@@ -116,10 +118,17 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                   f"never taken by the broker {redacted(broker)}; they wait in the journals in {jdir}", file=sys.stderr,
                   flush=True)
             return 1
+        if unacked:
+            again = f"--journal-dir {jdir}" if journal_dir is None else "the same --journal-dir"
+            print(f"记分台未确认 {unacked} 条成绩，保存在日志 {jdir}；再次运行（{again}）会重发 | {unacked} results were not "
+                  f"acknowledged by the desk; they wait in the journals in {jdir} and are sent again by a run with "
+                  f"{again}", file=sys.stderr, flush=True)
+            return 1
         return 1 if any(s.gave_up for s in sims) else 0
     finally:
-        # a run's own journals (no --journal-dir) are kept only while they hold what the broker never took
-        keep = journal_dir is not None or _unsent_or_unknown(sims)
+        # a run's own journals (no --journal-dir) are kept only while they hold what the broker never took or,
+        # at an event, results the desk has not acknowledged
+        keep = journal_dir is not None or _unsent_or_unknown(sims, await_desk)
         _stop_all(sims)
         if local is not None:
             local.close()
@@ -143,10 +152,16 @@ def _unsent(sims: list[SimTable]) -> int:
     return sum(s.app.journal.backlog() for s in sims)
 
 
-def _unsent_or_unknown(sims: list[SimTable]) -> bool:
-    """Whether any table's journal still holds messages for the broker, or cannot say (kept, then)."""
+def _unacked(sims: list[SimTable]) -> int:
+    """Results the desk has not acknowledged yet (mqtt-api.md, Delivery: kept until it does)."""
+    return sum(len(s.app.journal.pending_results()) for s in sims)
+
+
+def _unsent_or_unknown(sims: list[SimTable], await_desk: bool = False) -> bool:
+    """Whether any table's journal still holds messages for the broker (or, at an event, results the desk has
+    not acknowledged), or cannot say (kept, then)."""
     try:
-        return _unsent(sims) > 0
+        return _unsent(sims) > 0 or (await_desk and _unacked(sims) > 0)
     except Exception:  # noqa: BLE001 - a journal that cannot answer is kept, whatever the cause
         return True
 

@@ -202,3 +202,28 @@ def test_a_simulated_seat_never_plays_into_a_pause_and_plays_on_after_it(tmp_pat
         assert plays_made() > before  # asked again on resume, the seat played
     finally:
         sim.stop()
+
+
+def test_results_no_desk_acknowledged_are_kept_and_said(mosquitto: Any, topic_root: Any, mqtt_messages: Any,
+                                                          tmp_path: Path) -> None:
+    """At an event (``--await-desk``) a result is kept until the desk acknowledges it (mqtt-api.md, Delivery):
+    a run that ends with results unacknowledged says so, exits 1 and keeps its journals (they were removed)."""
+    log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/T08/results")
+    proc = subprocess.Popen([sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", mosquitto.url,
+                             "--event", topic_root.event, "--table", "T08", "--await-desk", "--speed", "0",
+                             "--direct", "--quiet", "--duration", "15", "--broker-timeout", "2"],
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        status = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/T08/status")
+        status.wait_for(lambda ms: any(m.payload.get("online") for m in ms), timeout=60)
+        time.sleep(0.5)  # subscribed to its commands, waiting for the desk
+        log.publish(f"guandan/v1/{topic_root.event}/T08/cmd/start_match",  # started by hand: no desk to ack
+                    {"id": "s8", "match": 1, "match_end": {"method": "deals", "deals": 1}})
+        log.wait_for(lambda ms: len(ms) >= 2, timeout=60)  # the deal record and the match result
+        err = proc.communicate(timeout=90)[1]
+    finally:
+        proc.kill()
+    assert proc.returncode == 1, err[-2000:]
+    assert "2 results were not acknowledged by the desk" in err
+    kept = list(tmp_path.glob("guandan-sim-*"))
+    assert len(kept) == 1 and f"--journal-dir {kept[0]}" in err
