@@ -121,11 +121,11 @@ def _pass(c: TableState, p: dict[str, Any]) -> str | None:
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
         return "没有进行中的牌局 | no deal in play"
-    return try_act(c, act.pass_turn(seat), {"command": "pass"})
+    return try_act(c, act.pass_turn(seat), {"command": "pass"})  # the seat's own pass (a screen): a foul as a button's
 
 
 def _report(c: TableState, p: dict[str, Any]) -> str | None:
-    return report(c, _seat(p))
+    return report(c, _seat(p), by_command=True)
 
 
 def _resync(c: TableState, p: dict[str, Any]) -> str | None:

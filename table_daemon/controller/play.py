@@ -32,7 +32,7 @@ from .laid import (
 )
 from .model import CardsSeen, Press
 from .state import TableState
-from .steps import act_on, run_effects
+from .steps import act_on, run_effects, try_act
 from .tribute import on_laid as tribute_laid
 from .tribute import on_press as tribute_press
 from .tribute import on_tick as tribute_tick
@@ -149,10 +149,14 @@ def declare(c: TableState, seat: str, reading: Reading) -> str | None:
     return None
 
 
-def report(c: TableState, seat: str) -> str | None:
+def report(c: TableState, seat: str, *, by_command: bool = False) -> str | None:
+    """A seat's 10-card report (报牌): its confirm button (a wrong one is a foul), or a referee's ``report``
+    command for one made by voice (a refusal is only the reply, with the reason)."""
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
-        return "no deal in play"
+        return "没有进行中的牌局 | no deal in play"
+    if by_command:
+        return try_act(c, act.report(seat), {"command": "report"}, foul=False)
     return None if act_on(c, act.report(seat), {"button": "confirm"}) else "report refused"
 
 

@@ -54,16 +54,18 @@ def refusal_words(exc: GuandanError) -> str:
     return f"{REFUSAL_WORDS.get(exc.reason, '不合规则')} | {exc}"
 
 
-def try_act(c: TableState, action: act.Action, evidence: dict[str, Any]) -> str | None:
-    """Apply one action through the rules engine; a refusal becomes an alert, and is returned in words (None
-    when the action was accepted)."""
+def try_act(c: TableState, action: act.Action, evidence: dict[str, Any], *, foul: bool = True) -> str | None:
+    """Apply one action through the rules engine; a refusal is returned in words (None when the action was
+    accepted) and, when the seat itself did it (``foul``: a button, cards laid), becomes a foul alert. A
+    command's refusal (a referee's tool sent it) is only the reply: it changes nothing and accuses no one."""
     d = c.deal
     assert d is not None and d.state is not None
     try:
         new, effects = engine.apply(d.state, action, c.now)
     except GuandanError as exc:
-        code = FOUL_OF_REASON.get(exc.reason, "illegal_play")
-        c.alert(code, action.seat, refusal_words(exc), {**evidence, "reason": exc.reason})
+        if foul:
+            code = FOUL_OF_REASON.get(exc.reason, "illegal_play")
+            c.alert(code, action.seat, refusal_words(exc), {**evidence, "reason": exc.reason})
         return refusal_words(exc)
     before, d.state = d.state, new
     d.log_since(before, c.ref + 1)

@@ -302,3 +302,16 @@ def test_after_three_fouled_deals_the_table_says_it_waits_for_a_referee() -> Non
     assert h.c.deal is None and h.c.match_active
     assert [a["message"].split(" | ")[0] for a in h.alerts("dealer_fault")] == [
         "发牌错误，本副作废，重新发牌", "发牌错误，本副作废，重新发牌", "发牌错误，本副作废"]
+
+
+def test_a_refused_report_command_says_why_and_accuses_no_one() -> None:
+    """``report`` is a referee's confirmation of a report made by voice (mqtt-api.md): refused, it is only the
+    reply, with the rules engine's reason; no wrong_report foul, nothing in the deal's record."""
+    h = _leader_game()
+    seat = h.to_move
+    events = list(h.deal.events)
+    h.send(Command("report", {"seat": seat, "role": "referee"}, token="r"))
+    reply = _replies(h)[-1]
+    assert not reply.ok and " | " in (reply.error or "") and reply.error != "report refused"
+    assert not h.alerts("wrong_report") and not h.alerts()
+    assert h.deal.events == events  # the deal record's fouls and faults: none added
