@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from guandan import ACE, PENALTY_KINDS, SEATS, GuandanError, team_of
+from guandan import ACE, PENALTY_KINDS, SEATS, GuandanError, format_team_level, team_of
 from guandan import actions as act
 from guandan import deal as engine
 
@@ -203,6 +203,7 @@ def penalty(c: TableState, p: dict[str, Any]) -> str | None:
     if "forfeit" in applied and counts["forfeit"] % 2 == 0:
         counts["suspension"] += 1
         applied.append("suspension")
+    levels_before = dict(c.match.levels)
     if kind in ("level_down", "level_up_opponent"):
         levels = dict(c.match.levels)
         if kind == "level_down":
@@ -217,6 +218,9 @@ def penalty(c: TableState, p: dict[str, Any]) -> str | None:
                  escalated_from=kind if k != kind else None)
     c.emit("penalty", match=c.match_no, kind=kind, team=team, seat=seat, reason=p.get("reason"),
            applied=applied, t=c.t(), counts=dict(counts))
+    if c.match.levels != levels_before:  # a level change (mqtt-api.md events), as a deal's is said
+        c.emit("level_change", before={t: format_team_level(v) for t, v in levels_before.items()},
+               after={t: format_team_level(v) for t, v in c.match.levels.items()}, by="penalty")
     if "forfeit" in applied and c.match_active:
         c.deal = None
         forfeit(c, other, f"forfeit ({team})")

@@ -91,3 +91,16 @@ def test_nothing_to_pause_without_a_match_and_a_correction_keeps_a_pause() -> No
 def correct(h: Harness, **payload: Any) -> Reply:
     h.send(Command("correct", {"role": "referee", **payload}, token="c"))
     return [e for e in h.effects if isinstance(e, Reply)][-1]
+
+
+def test_a_level_penalty_is_a_level_change_event() -> None:
+    """mqtt-api.md: ``events`` carries every level change; a display that follows events saw none for one a
+    referee's penalty made."""
+    h = Harness(seed=3)
+    h.start_match(match_end={"method": "deals", "deals": 3})
+    assert penalty(h, team="NS", kind="level_up_opponent", reason="x").ok
+    (change,) = h.of("events", "level_change")
+    assert change["before"] == {"NS": "2", "EW": "2"} and change["after"] == {"NS": "2", "EW": "3"}
+    assert change["by"] == "penalty"
+    assert penalty(h, team="NS", kind="level_down").ok  # NS at 2 already: no change, no event
+    assert len(h.of("events", "level_change")) == 1
