@@ -110,6 +110,9 @@ class MqttLink:
         name = msg.topic[len(self.topic("cmd/")):]
         if error is None and msg.payload and not isinstance(payload, dict):  # "null", a list, a number ...
             payload, error = None, "payload must be a JSON object"
+        if error is None and msg.retain:  # a command left on the broker: whoever sent it meant another moment
+            error = ("保留的指令不执行 | a retained command is not obeyed (mqtt-api.md: commands are never retained; "
+                     "clear it with an empty retained message)")
         if isinstance(payload, dict) and not response_topic and isinstance(payload.get("reply_to"), str):
             response_topic = payload["reply_to"]
         if response_topic:

@@ -152,3 +152,27 @@ def test_commands_get_replies_on_both_protocols(mosquitto: Any, topic_root: Any,
             assert r["payload"] == {"ok": True, "error": None, "id": "r1"}
     finally:
         app.stop()
+
+
+def test_a_retained_command_is_not_obeyed(mosquitto: Any, topic_root: Any, mqtt_messages: Any,
+                                          tmp_path: Path) -> None:
+    """mqtt-api.md: commands are never retained. A start_match left retained on the broker (a tool's mistake)
+    reached every table that subscribed later, which played a match nobody had started."""
+    log = mqtt_messages(mosquitto.url, topic_root.root + "state")
+    log.publish(topic_root.root + "cmd/start_match", {"id": "stale", "match_end": {"method": "deals", "deals": 1}},
+                retain=True)
+    cfg = simulated_config(table=topic_root.table, event=topic_root.event, broker=mosquitto.url,
+                           journal=str(tmp_path / "j.sqlite"))
+    cfg.table = replace(cfg.table, auto_deal=False)
+    app = TableApp(cfg)
+    app.start()
+    try:
+        assert app.link is not None and app.link.connected.wait(10)
+        time.sleep(1.0)
+        assert not app.controller.match_active
+        r = _request(mosquitto.url, topic_root.root + "cmd/start_match", {"match_end": {"method": "deals", "deals": 1}},
+                     v5=True)
+        assert r["payload"]["ok"] is True and app.controller.match_active
+    finally:
+        log.publish(topic_root.root + "cmd/start_match", b"", retain=True)
+        app.stop()
