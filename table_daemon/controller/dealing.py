@@ -32,8 +32,9 @@ def start_deal(c: TableState, board: int | None = None) -> str | None:
     c.phase = Phase.DEALING
     c.set_turn(None, "wait")
     c.effect(DealerDo("deal", board, number))
-    c.emit("deal_started", match=c.match_no, deal=number, level=format_team_level(level), played=played,
-           board=board)
+    # a board's level is its own (rules §12): said with the cards dealt (deal_dealt), not the match's here
+    c.emit("deal_started", match=c.match_no, deal=number, level=format_team_level(level) if board is None else None,
+           played=played, board=board)
     publish_state(c)
     publish_hands(c)  # the new deal's (none yet): the last deal's cards are not this deal's hands
     return None
@@ -114,7 +115,7 @@ def on_dealer_done(c: TableState, e: DealerDone) -> None:
     d.commitment = e.commitment or d.commitment
     d.deal_line = e.deal_line
     c.emit("deal_dealt", deal=d.number, counts={s: len(d.hands[s]) for s in SEATS}, commitment=d.commitment,
-           retransmits=e.retransmits)
+           retransmits=e.retransmits, level=format_team_level(d.level), board=d.board)
     c.phase = Phase.TRIBUTE
     run_effects(c, effects)
     if d.state.phase == engine.TRIBUTE:

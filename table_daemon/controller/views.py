@@ -105,7 +105,8 @@ def public_state(c: TableState) -> dict[str, Any]:
         "levels": _levels(c.levels),
         "deals_played": c.deals_done,
         "deal": d.number if d else None,
-        "level": rank_name(d.level) if d else None,
+        # a board is played at its own level (rules §12), known once the dealer has read it from the deal file
+        "level": rank_name(d.level) if d and (d.board is None or d.state is not None) else None,
         "played": d.played if d else None,
         "seats": seats,
         "turn": None,

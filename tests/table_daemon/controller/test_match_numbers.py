@@ -4,13 +4,14 @@ refused (issue 14 items 2 and 9)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from guandan import get_profile
 from table_daemon.app import TableApp
 from table_daemon.config import simulated_config
-from table_daemon.controller import Command, Reply, TableController
+from table_daemon.controller import Command, DealerDone, Reply, TableController
 
 from .harness import Harness
 
@@ -93,3 +94,21 @@ def test_correct_with_a_seat_that_is_not_one_is_refused() -> None:
         r = reply(h.c, "correct", {"action": action, "seat": "X", "role": "referee"})
         assert not r.ok and "seat" in (r.error or ""), action
     assert h.c.deal is not None
+
+
+def test_a_board_is_said_at_its_own_level_not_the_matchs() -> None:
+    """Rules §12: a board is played at its fixed level. deal_started said the match's level (6) while the deal
+    was played at the board's (2); now the level is said once the dealer has read the board."""
+    h = Harness()
+    h.start_match(match_end={"method": "deals", "deals": 3}, boards=[4])
+    h.c.match = replace(h.c.match, levels={"NS": 6, "EW": 2})
+    h.send(Command("start_deal", {}))
+    (started,) = h.of("events", "deal_started")
+    assert started["board"] == 4 and started["level"] is None
+    assert h.of("state")[-1]["level"] is None  # not known while dealing
+    done = h.pending.pop(0)
+    assert isinstance(done, DealerDone)
+    h.send(DealerDone(True, None, done.hands, "c0ffee", level="2", leader="S"))
+    (dealt,) = h.of("events", "deal_dealt")
+    assert dealt["level"] == "2" and dealt["board"] == 4
+    assert h.of("state")[-1]["level"] == "2" and h.of("events", "play_started")[-1]["level"] == "2"
