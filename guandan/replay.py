@@ -210,7 +210,8 @@ def _check_result(record: Mapping[str, Any], finish: list[str], s: Settlement, n
     ``result`` null counts as absent (:func:`record.build_record` writes it for a deal with no result); any
     other value that is not an object is refused, and so is a result missing one of :data:`RESULT_FIELDS`, so
     that a result claiming nothing cannot pass as checked. ``match_winner`` is present when the deal ended the
-    match: absent or null, it says that the deal did not."""
+    match: passing A must name that team; a match ended by its deal or time limit names the team ahead after
+    the deal (the record cannot show the limit, so only that is checked); absent or null, no winner."""
     result = record.get("result")
     if result is None:
         return
@@ -233,9 +234,17 @@ def _check_result(record: Mapping[str, Any], finish: list[str], s: Settlement, n
     if given_levels != levels_after:
         raise ReplayError(n, "wrong_result", f"levels after are {levels_after}, not {given_levels!r}",
                           "result.levels_after")
-    if result.get("match_winner") != s.match_winner:
-        raise ReplayError(n, "wrong_result", f"match winner is {s.match_winner}, not "
-                          f"{result.get('match_winner')!r}", "result.match_winner")
+    claimed = result.get("match_winner")
+    if s.match_winner is not None and claimed != s.match_winner:  # passing A ends the match: the record knows
+        raise ReplayError(n, "wrong_result", f"match winner is {s.match_winner}, not {claimed!r}",
+                          "result.match_winner")
+    if s.match_winner is None and claimed is not None:
+        # a match ended by its deal or time limit with this deal (what the record alone cannot show): the
+        # winner named must be the team ahead after it
+        other = "EW" if claimed == "NS" else "NS"
+        if claimed not in ("NS", "EW") or parse_team_level(levels_after[claimed]) <= parse_team_level(levels_after[other]):
+            raise ReplayError(n, "wrong_result", f"match winner {claimed!r} is not ahead after this deal "
+                              f"({levels_after})", "result.match_winner")
 
 
 #: referee actions that are a step of play (an undo can take them back)

@@ -218,6 +218,9 @@ def end_deal(c: TableState) -> None:
     c.match, outcome = deal_finished(c.match, finish, c.now)
     s = c.match.settlements[-1]
     record = deal_record(c, s)
+    over = next((ef for ef in outcome if isinstance(ef, MatchOver)), None)
+    if over is not None and isinstance(record.get("result"), dict):  # deal-record.md: present when this deal
+        record["result"]["match_winner"] = over.winner                # ended the match, by any limit
     c.last_result = {"deal": d.number, "finish": finish, "winner": s.winner, "up": s.up,
                      "levels_after": s.levels_json()}
     c.phase = Phase.DEAL_OVER

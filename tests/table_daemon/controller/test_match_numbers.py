@@ -112,3 +112,24 @@ def test_a_board_is_said_at_its_own_level_not_the_matchs() -> None:
     (dealt,) = h.of("events", "deal_dealt")
     assert dealt["level"] == "2" and dealt["board"] == 4
     assert h.of("state")[-1]["level"] == "2" and h.of("events", "play_started")[-1]["level"] == "2"
+
+
+def test_the_deal_that_ends_a_match_by_its_deal_limit_names_the_match_winner() -> None:
+    """deal-record.md: ``result.match_winner`` is present when the deal ended the match; it was set only when a
+    team passed A. The record still replays (rules replay checks the named team is ahead)."""
+    from guandan import replay
+
+    h = Harness(seed=3)
+    h.start_match(match_end={"method": "deals", "deals": 2})
+    for _ in range(2):
+        h.send(Command("start_deal", {}))
+        h.flush()
+        h.play_out()
+    first, last = h.of("results", "deal_result")
+    (match,) = h.of("results", "match_result")
+    assert first["result"]["match_winner"] is None
+    assert last["result"]["match_winner"] == match["winner"]
+    assert replay(last)["ok"] and replay(first)["ok"]
+    assert match["winner"] in ("NS", "EW")  # this seed's two deals end with one team ahead
+    wrong = {**last, "result": {**last["result"], "match_winner": "EW" if match["winner"] == "NS" else "NS"}}
+    assert replay(wrong)["first_error"]["field"] == "result.match_winner"
