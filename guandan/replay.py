@@ -22,6 +22,7 @@ before it, ``not_your_turn`` for a skip naming the wrong seat), at the entry's i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,6 +108,17 @@ def _header(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> tuple
     return profile, level, parsed
 
 
+def _deal_line_level(line: Any) -> int | None:
+    """The level a record's ``deal_line`` (its ``guandan-deals/1`` line, as published) gives, if it gives one."""
+    if not isinstance(line, str):
+        return None
+    try:
+        parsed = json.loads(line)
+        return parse_team_level(str(parsed["level"])) if isinstance(parsed, dict) and "level" in parsed else None
+    except (ValueError, GuandanError, TypeError):
+        return None
+
+
 def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[dict[str, int], str]:
     """The levels of both teams before the deal and the team whose level was played (both required)."""
     before, played = record["levels_before"], record["played"]
@@ -122,7 +134,15 @@ def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[d
         team = parse_team(played)
     except GuandanError as exc:
         raise ReplayError(-1, "bad_record", f"played: {exc}", "played") from None
-    if profile.fixed_level is None and levels[team] != level:
+    board = record.get("board")
+    if board is not None and not (isinstance(board, int) and not isinstance(board, bool) and board >= 1):
+        raise ReplayError(-1, "bad_record", f"board must be a board number, got {board!r}"[:200], "board")
+    if board is not None:  # a board is played at its own level (rules §12): its deal line's, if the record has it
+        line_level = _deal_line_level(record.get("deal_line"))
+        if line_level is not None and line_level != level:
+            raise ReplayError(-1, "wrong_level", f"board {board} is played at {format_team_level(line_level)}, "
+                              f"not {format_team_level(level)}", "level")
+    elif profile.fixed_level is None and levels[team] != level:
         raise ReplayError(
             -1, "wrong_level", f"deal played at {format_team_level(level)} but {team} is at "
             f"{format_team_level(levels[team])}", "level",

@@ -112,6 +112,16 @@ def test_a_board_is_said_at_its_own_level_not_the_matchs() -> None:
     (dealt,) = h.of("events", "deal_dealt")
     assert dealt["level"] == "2" and dealt["board"] == 4
     assert h.of("state")[-1]["level"] == "2" and h.of("events", "play_started")[-1]["level"] == "2"
+    h.play_out()  # the table's own record of the board replays: at the board's level, not NS's 6
+    from guandan import replay
+
+    (record,) = h.of("results", "deal_result")
+    assert record["board"] == 4 and record["level"] == "2" and record["levels_before"]["NS"] == "6"
+    assert replay(record)["ok"], replay(record)
+    assert replay({**record, "board": "x"})["first_error"]["field"] == "board"
+    line = '{"format": "guandan-deals/1", "board": 4, "level": "3", "leader": "S"}'
+    assert replay({**record, "deal_line": line})["first_error"]["reason"] == "wrong_level"  # not the board's
+    assert replay({**record, "deal_line": line.replace('"3"', '"2"')})["ok"]
 
 
 def test_the_deal_that_ends_a_match_by_its_deal_limit_names_the_match_winner() -> None:
