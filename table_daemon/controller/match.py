@@ -121,6 +121,9 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
     if not isinstance(boards, list) or len(boards) > MAX_BOARDS or not all(
             _whole(b) and 1 <= b <= 10**6 for b in boards):
         return f"boards must be a list of at most {MAX_BOARDS} board numbers from 1 (牌号)"
+    if boards and not c.configured_deal_file:  # random cards labelled as boards would be scored as duplicates
+        return ("boards refused: this table has no deal file (dealer.deal_file) and would deal random cards under "
+                "board numbers (本桌未配置牌例文件，不能打复式牌)")
     deal_file = payload.get("deal_file")
     if deal_file is not None:
         error = _deal_file_error(c, deal_file)

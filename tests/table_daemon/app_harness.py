@@ -106,8 +106,22 @@ def quick_deal(h: Harness) -> None:
     raise AssertionError("the quick deal did not end")
 
 
+#: the deal file a table of quick board deals is configured with (the harness is its dealer: never opened)
+QUICK_BOARDS = "quick-boards.jsonl"
+
+
+def with_boards(h: Harness) -> None:
+    """Configure ``h``'s table with a deal file (and, for an app harness, its restarts too)."""
+    h.c.configured_deal_file = QUICK_BOARDS
+    cfg = getattr(h, "cfg", None)
+    if cfg is not None:
+        cfg.dealer.deal_file = QUICK_BOARDS
+
+
 def play_quick_deals(h: Harness, deals: int) -> None:
-    """Play ``deals`` quick board deals (:func:`quick_hands`), match after match (a match ends when NS pass A)."""
+    """Play ``deals`` quick board deals (:func:`quick_hands`), match after match (a match ends when NS pass A).
+    Boards are dealt only from a table's own deal file: the table is configured with one (the harness deals)."""
+    with_boards(h)
     for _ in range(deals):
         if not h.c.match_active:
             h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000}, "boards": [1]}))
