@@ -335,6 +335,19 @@ def _seconds(t: Any) -> float:
     return float(t) if isinstance(t, int | float) and not isinstance(t, bool) else 0.0
 
 
+def _check_time(entry: Any, i: int) -> float:
+    """The action's ``t`` (seconds since the deal started, deal-record.md) as a float, 0.0 when it has none; a
+    ``t`` that is not a number is a malformed field of that action (reason ``bad_action``, as for its other
+    fields)."""
+    if not isinstance(entry, Mapping) or "t" not in entry:
+        return 0.0
+    t = entry["t"]
+    if isinstance(t, bool) or not isinstance(t, int | float) or t != t:
+        raise ReplayError(i, "bad_action", f"'t' must be a number of seconds since the deal started, got {t!r}"[:200],
+                          f"actions[{i}].t")
+    return float(t)
+
+
 def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str, Any]:
     """Check a deal record; see the module docstring for the answer's shape."""
     finish: list[str] = []
@@ -349,6 +362,7 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
         history: list[tuple[DealState, Any]] = []
         began = False  # a step of play came before
         for i, entry in enumerate(actions):
+            t = _check_time(entry, i)
             if type(entry) is dict and "referee" in entry:
                 state = _referee(entry, i, state, history, began)
                 began = began or entry["referee"] in _PLAY_STEPS
@@ -357,8 +371,7 @@ def replay(record: Any, profiles: Mapping[str, Profile] = PROFILES) -> dict[str,
                 history.append((state, entry))
                 began = True
                 action = action_from_json(entry)
-                t = entry.get("t", 0.0)
-                state, _ = apply(state, action, t if type(t) is float else _seconds(t))
+                state, _ = apply(state, action, t)
             except GuandanError as exc:
                 raise ReplayError(i, exc.reason, str(exc), f"actions[{i}]") from None
         finish = state.finish_order()

@@ -3,7 +3,12 @@
 Output contract: ``shared/spec/cli.md``. stdout carries JSON lines only; link notices (cable out,
 reconnected) and the deal's commitment, published before the first card, go to stderr.
 Exit status: 0 when the command ran (a fouled deal included: its summary says why), 1 when the dealer
-cannot be reached or cannot do what was asked (self-test failed included), 2 for a bad argument or file.
+cannot be reached or cannot do what was asked (self-test failed included), 2 for a bad argument or file
+(a device path that does not exist or is not a serial device included).
+
+A deal whose link gives up once the dealer has answered (no reply after every retransmission, link lost) is a
+fouled deal, not a crash: the cards dealt so far have been printed as they came, and the summary says
+``"ok": false`` with ``"fouled": "link: ..."``.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +26,9 @@ from firmware_bridge import (
     DealerError,
     DealerUrlError,
     DealFileError,
+    DealOutcome,
+    DealPlan,
+    DeviceInfo,
     LinkError,
     Notice,
     check_deal_file,
@@ -27,6 +36,7 @@ from firmware_bridge import (
     new_deal,
 )
 from firmware_bridge.client import DealerClient
+from guandan import SEATS
 from hardware.dealers import open_dealer
 
 from .cli import UsageError
@@ -97,7 +107,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "deal_timeout", 1.0) <= 0:
         raise UsageError("--deal-timeout must be positive")
     port = Path(args.port) if "://" not in args.port else None
-    if port is not None and port.exists() and not port.is_char_device():  # cli.md: a bad argument exits 2
+    if port is not None and port.is_absolute() and not port.exists():  # cli.md: a bad argument exits 2
+        raise UsageError(f"dealer port {args.port} does not exist (没有这个串口; e.g. /dev/ttyACM0, or sim://)")
+    if port is not None and port.exists() and not port.is_char_device():
         raise UsageError(f"dealer port {args.port} is not a serial device (不是串口; e.g. /dev/ttyACM0, or sim://)")
     plan = None
     if args.dealer_action == "deal":
@@ -125,27 +137,69 @@ def run(args: argparse.Namespace) -> int:
         client.close()
 
 
-def _act(client: DealerClient, args: argparse.Namespace, plan: Any) -> int:
+def _act(client: DealerClient, args: argparse.Namespace, plan: DealPlan | None) -> int:
+    if args.dealer_action == "deal":
+        return _deal(client, args, plan)
     info = client.identify()
     if args.dealer_action == "identify":
         _emit(info.to_json())
         return 0
-    if args.dealer_action == "selftest":
-        report = client.self_test()
-        _emit(report)
-        return 0 if report["ok"] else 1
-    if plan is None and info.deals_to_plan:
-        plan = new_deal(board=1)
-    elif plan is not None and not info.deals_to_plan:
-        raise DealerError("this dealer cannot deal to a plan, so it cannot deal a board of a deal file")
-    if plan is not None:
-        _say(f"承诺 / commitment {plan.commitment} (board {plan.board})")
+    report = client.self_test()
+    _emit(report)
+    return 0 if report["ok"] else 1
 
-    def on_card(record: CardRecord) -> None:
-        _emit(record.to_json())
 
-    outcome = client.deal(plan, on_card=on_card, timeout=args.deal_timeout)
+def _deal(client: DealerClient, args: argparse.Namespace, plan: DealPlan | None) -> int:
+    """Deal, printing each card as it comes, then the summary; a link that gives up fouls the deal."""
+    started = time.monotonic()
+    retransmits_before = client.retransmits
+    cards: list[CardRecord] = []
+    try:
+        info = client.identify()
+    except LinkError as exc:
+        if client.runner.identity is None:
+            raise  # it never answered: the dealer cannot be reached (exit 1)
+        info = DeviceInfo.from_identity(client.runner.identity)
+        outcome = _given_up(exc, client, info, None, cards, started, retransmits_before)
+    else:
+        if plan is None and info.deals_to_plan:
+            plan = new_deal(board=1)
+        elif plan is not None and not info.deals_to_plan:
+            raise DealerError("this dealer cannot deal to a plan, so it cannot deal a board of a deal file")
+        if plan is not None:
+            _say(f"承诺 / commitment {plan.commitment} (board {plan.board})")
+
+        def on_card(record: CardRecord) -> None:
+            cards.append(record)
+            _emit(record.to_json())  # as it is dealt (flushed), not at the end
+
+        try:
+            outcome = client.deal(plan, on_card=on_card, timeout=args.deal_timeout)
+        except (LinkError, DealerError) as exc:
+            outcome = _given_up(exc, client, info, plan, cards, started, retransmits_before)
     _emit(outcome.summary())
     if outcome.fouled:
         _say(f"犯规，请重新发牌 / fouled, re-deal: {outcome.fouled}")
     return 0
+
+
+def _given_up(
+    exc: Exception, client: DealerClient, info: DeviceInfo, plan: DealPlan | None, cards: list[CardRecord],
+    started: float, retransmits_before: int,
+) -> DealOutcome:
+    """The outcome of a deal the link gave up on: fouled, with the cards that came before it did."""
+    if isinstance(exc, LinkError):
+        reason = f"link: the dealer stopped answering ({exc})"
+    else:
+        reason = f"dealer: {exc}"
+    hands: dict[str, list[str | None]] = {seat: [] for seat in SEATS}
+    for record in cards:
+        if record.seat in hands:
+            hands[record.seat].append(record.card)
+    return DealOutcome(
+        ok=False, fouled=reason, hands=hands, cards=list(cards), faces_verified=info.reads_faces,
+        commitment=plan.commitment if plan is not None else None,
+        deal_line=plan.deal_line() if plan is not None else None,
+        board=plan.board if plan is not None else None, boot_id=info.boot_id,
+        retransmits=client.retransmits - retransmits_before, seconds=time.monotonic() - started,
+    )

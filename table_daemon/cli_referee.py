@@ -14,9 +14,12 @@ desk page's table commands.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,23 +117,43 @@ def run_referee(args: argparse.Namespace) -> int:
         raise UsageError(f"--ca-file: {exc.message}") from None
     except ValueError as exc:
         raise UsageError(f"--user: {exc}") from None
-    link.start()
-    try:
-        if not link.wait_connected(args.timeout):
-            raise UsageError(str(link.unreachable()))
-        answer = link.send(args.table, name, body, args.timeout)
-    except BrokerUnreachable as exc:  # lost between the connect and the send
-        raise UsageError(str(exc)) from None
-    except NoAnswer as exc:
-        print(f"guandan-table: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        link.stop()
+    with _quiet_connection():
+        link.start()
+        try:
+            if not link.wait_connected(args.timeout):
+                raise UsageError(str(link.unreachable()))
+            answer = link.send(args.table, name, body, args.timeout)
+        except BrokerUnreachable as exc:  # lost between the connect and the send
+            raise UsageError(str(exc)) from None
+        except NoAnswer as exc:
+            print(f"guandan-table: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            link.stop()
     print(json.dumps({"table": args.table, "command": name, "id": body.get("id"), **answer}, ensure_ascii=False))
     if not answer.get("ok"):
         print(f"guandan-table: 牌桌 {args.table} 拒绝 refused {name}: {answer.get('error')}", file=sys.stderr)
         return 1
     return 0
+
+
+class _BelowError(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
+
+
+@contextlib.contextmanager
+def _quiet_connection() -> Iterator[None]:
+    """Hold back the connection's retry notices ("try 1 failed, retrying in 1 s", "connected after 2 failed
+    tries") while this one command runs: the outcome is said once, in one line (cli.md: a broker that cannot be
+    reached is one line on stderr, exit 2), and its reason is the connection's last one."""
+    logger = logging.getLogger("table_daemon.adapters.mqtt_connection")
+    quiet = _BelowError()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
 
 
 def _read(path: Path, option: str) -> str:

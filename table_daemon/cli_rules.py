@@ -55,9 +55,22 @@ def answer_line(text: str, ops: dict[str, Op], default_profile: str) -> dict[str
         return {"error": f"unknown op {op!r} (known: {', '.join(sorted(ops))})"}
     line.setdefault("profile", default_profile)
     try:
+        _check_line_profile(line["profile"])  # every op, not only those that use it (cli.md)
         return handler(line)
     except (GuandanError, ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
         return {"error": str(exc)[:500] or exc.__class__.__name__}
+
+
+def _check_line_profile(name: Any) -> None:
+    """Raise for a ``"profile"`` that names no profile, whichever op the line asks for: classify, beats and plays
+    do not depend on the profile, but a line naming one that does not exist is still a bad line."""
+    if importlib.util.find_spec("table_daemon.rules_ops_deal") is None:
+        if name is not None and (not isinstance(name, str) or name not in PROFILES):
+            raise ValueError(f"unknown profile {name!r} (known: {', '.join(PROFILES)})")
+        return
+    from table_daemon.rules_ops_deal import resolve_profile
+
+    resolve_profile(name)
 
 
 def run_batch(stdin: TextIO, stdout: TextIO, default_profile: str) -> int:

@@ -121,8 +121,9 @@ def _classify(args: argparse.Namespace) -> int:
             image = load_image(path)
         except ImageError as exc:
             print(f"guandan-table: error: {exc}", file=sys.stderr)
-            # null, not []: "no card seen" would be a reading of an image that was never read
-            print(json.dumps({"image": str(path), "cards": None, "error": str(exc)}, ensure_ascii=False))
+            # cards is a list (cli.md's shape) even here; the "error" field says the image was never read, so
+            # this [] is not the [] of "read, no card seen"
+            print(json.dumps({"image": str(path), "cards": [], "error": str(exc)}, ensure_ascii=False), flush=True)
             status = 2
             continue
         readings = reader.read_image(image)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from firmware_bridge import CardRecord, DealerClient, LinkError
 from firmware_bridge.deal import canonical_json, new_deal
 from table_daemon.cli import main
 
@@ -99,6 +101,66 @@ def test_bad_deal_file_names_file_and_line(capsys: pytest.CaptureFixture[str], t
     assert code == 2 and lines == [] and f"{path}:2: board 1 again" in err
 
 
-def test_unreachable_port_exits_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, lines, err = run(capsys, "dealer", "--port", str(tmp_path / "ttyACM9"), "--timeout", "0.5", "identify")
-    assert code == 1 and lines == [] and "cannot open dealer port" in err.splitlines()[-1]
+def test_unreachable_port_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    """A serial device that is there but never answers: the dealer cannot be reached (exit 1), on any action."""
+    controller, device = os.openpty()
+    try:
+        for action in ("identify", "deal"):
+            code, lines, err = run(capsys, "dealer", "--port", os.ttyname(device), "--timeout", "0.5", action)
+            assert code == 1 and lines == [] and "no reply" in err.splitlines()[-1]
+    finally:
+        os.close(controller)
+        os.close(device)
+
+
+def test_a_deal_the_link_gives_up_on_prints_its_cards_and_a_fouled_summary(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The link gives up after 10 cards: those 10 are already out (streamed, not held to the end), and the run
+    ends with a summary that fouls the deal naming the link, exit 0 (a fouled deal is an answer)."""
+    real_deal = DealerClient.deal
+    streamed: list[tuple[str, str]] = []
+
+    def failing_deal(self: DealerClient, plan: Any, on_card: Any = None, **kwargs: Any) -> Any:
+        def card(record: CardRecord) -> None:
+            on_card(record)
+            if record.index == 9:
+                out, err = capsys.readouterr()  # what stdout already holds when the link dies
+                streamed.append((out, err))
+                raise LinkError(f"{self.description}: no reply after 15 attempts")
+
+        return real_deal(self, plan, card, **kwargs)
+
+    monkeypatch.setattr(DealerClient, "deal", failing_deal)
+    code, lines, err = run(capsys, "dealer", "--port", "sim://?speed=0&seed=3", "deal")
+    early = [json.loads(line) for line in streamed[0][0].splitlines()]
+    err = streamed[0][1] + err
+    assert code == 0 and [c["index"] for c in early] == list(range(10)) and lines[-1]["summary"] is True
+    summary = lines[-1]
+    assert summary["ok"] is False and summary["fouled"].startswith("link:") and "no reply" in summary["fouled"]
+    assert sum(len(h) for h in summary["hands"].values()) == 10
+    assert summary["commitment"] in err and summary["board"] == 1 and "fouled" in err
+    assert "error" not in err
+
+
+def test_a_deal_whose_first_identify_gets_no_reply_is_fouled_not_a_crash(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_identify = DealerClient.identify
+
+    def silent(self: DealerClient, **kwargs: Any) -> Any:
+        real_identify(self, **kwargs)  # the dealer did answer once (it is reached)...
+        raise LinkError(f"{self.description}: no reply after 15 attempts")  # ...then the link gave up
+
+    monkeypatch.setattr(DealerClient, "identify", silent)
+    code, lines, err = run(capsys, "dealer", "--port", "sim://?speed=0", "deal")
+    assert code == 0 and len(lines) == 1
+    assert lines[0]["summary"] is True and lines[0]["ok"] is False and lines[0]["fouled"].startswith("link:")
+    assert lines[0]["hands"] == {s: [] for s in "SENW"}
+
+
+def test_a_port_that_does_not_exist_is_a_bad_argument(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for port in ("/dev/ttyNOPE", str(tmp_path / "ttyACM9")):
+        code, lines, err = run(capsys, "dealer", "--port", port, "--timeout", "0.5", "identify")
+        assert code == 2 and lines == []
+        assert len(err.strip().splitlines()) == 1 and port in err and "does not exist" in err

@@ -291,3 +291,26 @@ def test_fields_replay_does_not_need_may_be_missing(field: str) -> None:
 def test_empty_tribute_when_none_was_due() -> None:
     rec = make_record(finish=None, seed=5)  # the first deal of a match: nobody pays tribute
     assert rec["tribute"] == [] and rec["returns"] == [] and replay(rec)["ok"]
+
+
+@pytest.mark.parametrize("t", ["abc", "1.9", None, False, [], {}])
+def test_an_action_time_that_is_not_a_number_is_that_actions_error(t: Any) -> None:
+    """deal-record.md: ``t`` is seconds since the deal started. A play's, a pass's or a referee entry's ``t`` that
+    is not a number is a malformed field of that action (``bad_action``, as a bad seat or play is); a whole
+    number is a number, and an action without ``t`` still replays."""
+    for i in (0, 1):
+        rec = make_record()
+        rec["actions"][i]["t"] = t
+        answer = replay(rec)
+        assert not answer["ok"] and answer["first_error"]["index"] == i
+        assert answer["first_error"]["reason"] == "bad_action" and answer["first_error"]["field"] == f"actions[{i}].t"
+    rec = make_record()
+    rec["actions"].insert(2, {"referee": "penalty", "kind": "warning", "seat": "S", "t": t})
+    assert first_error(rec) == (2, "bad_action")
+
+
+def test_whole_and_missing_action_times_replay() -> None:
+    rec = make_record()
+    rec["actions"][0]["t"] = 2
+    del rec["actions"][1]["t"]
+    assert replay(rec)["ok"]

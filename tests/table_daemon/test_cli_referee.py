@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -79,6 +81,22 @@ def test_a_broker_nobody_answers_at_is_one_line_and_exit_2(topic_root: Any,
                  "--timeout", "2", "resume"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.count("\n") == 0 and "cannot reach the broker" in err
+
+
+def test_a_broker_nobody_answers_at_is_one_line_from_the_console_script_too(topic_root: Any) -> None:
+    """Run as a process (no test logging to swallow them), the connection's retry notices do not add lines: the
+    one stderr line is the error that names the broker and why."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"mqtt://127.0.0.1:{probe.getsockname()[1]}"
+    done = subprocess.run(
+        [sys.executable, "-m", "table_daemon.cli", "referee", "--broker", url, "--event", topic_root.event,
+         "--table", topic_root.table, "--timeout", "2.5", "resync"],
+        capture_output=True, text=True, timeout=60, encoding="utf-8",
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot reach the broker" in lines[0] and "connection refused" in lines[0], lines
 
 
 def test_the_broker_urls_user_is_the_account_and_a_second_user_is_refused(

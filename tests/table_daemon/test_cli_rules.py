@@ -134,6 +134,27 @@ def test_batch_with_a_good_profile_file_and_a_bad_profile_in_a_line(tmp_path: Pa
     assert "nosuch" in out[1]["error"] and "gone.toml" in out[2]["error"]
 
 
+def test_an_unknown_profile_in_a_line_is_an_error_for_every_op() -> None:
+    """classify, beats and plays do not use the profile, but a line naming one that does not exist is answered
+    with an error, as settle's is (cli.md: "profile" inside a line overrides --profile)."""
+    lines: list[dict[str, Any]] = [
+        {"op": "classify", "level": "2", "cards": ["S3"]},
+        {"op": "beats", "level": "2", "play": ["S9", "H9"], "over": ["C8", "H2"]},
+        {"op": "plays", "level": "2", "hand": ["S3", "S4"], "over": None},
+        SETTLE,
+        {"op": "tribute", "level": "2", "finish": ["S", "E", "N", "W"], "hands": {"W": ["HR"], "S": ["C3"]}},
+        {"op": "return_ok", "level": "2", "from": "S", "to": "W", "card": "C3", "hand": ["C3"]},
+    ]
+    stdin = "".join(json.dumps(x | {"profile": "nosuch"}) + "\n" for x in lines)
+    stdin += json.dumps(lines[0] | {"profile": "jiangsu"}) + "\n" + json.dumps(lines[0] | {"profile": 7}) + "\n"
+    done = _run(["rules", "batch"], stdin)
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(x) for x in done.stdout.splitlines()]
+    assert len(out) == len(lines) + 2
+    assert all(set(a) == {"error"} and "nosuch" in a["error"] for a in out[:len(lines)]), out
+    assert "readings" in out[-2] and set(out[-1]) == {"error"}
+
+
 @pytest.mark.parametrize(("stdin", "answers"), [
     (f"{CLASSIFY}\n\n   \n{CLASSIFY}\n", ["ok", "empty", "empty", "ok"]),
     (f"{CLASSIFY}\n{CLASSIFY}\n", ["ok", "ok"]),  # the newline that ends the last line starts no new one
@@ -165,6 +186,21 @@ def _deal_record() -> dict[str, Any]:
     record = json.loads(json.dumps(build_record(state, levels_before={"NS": 2, "EW": 2}, played="NS")))
     assert isinstance(record, dict)
     return record
+
+
+@pytest.mark.parametrize("t", ["abc", None, True, [1.0], {"s": 1}])
+def test_replay_refuses_an_action_time_that_is_not_a_number(tmp_path: Path, t: Any) -> None:
+    """deal-record.md: ``t`` is seconds since the deal started; a ``t`` that is not a number is that action's
+    malformed field (``first_error``, reason ``bad_action``), as a malformed seat or play is."""
+    record = _deal_record()
+    record["actions"][3]["t"] = t
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    done = _run(["rules", "replay", str(path)])
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["ok"] is False and answer["first_error"]["index"] == 3
+    assert answer["first_error"]["reason"] == "bad_action" and answer["first_error"]["field"] == "actions[3].t"
 
 
 @pytest.mark.parametrize(("change", "field"), [

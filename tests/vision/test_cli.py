@@ -52,10 +52,21 @@ def test_empty_corrupt_tiny_and_missing_images(tmp_path: Path, capsys: pytest.Ca
     code, lines, err = run(capsys, "classify", str(blank), str(tiny), str(corrupt), str(empty),
                            str(tmp_path / "missing.jpg"))
     assert code == 2  # some files were bad: said on stderr, and every image still got its line
-    # an image that could not be read has no cards at all (null) and says why; [] is "read, no card seen"
-    assert [line["cards"] for line in lines] == [[], [], None, None, None]
+    # cards is always a list (cli.md); an image that could not be read says why in "error"
+    assert [line["cards"] for line in lines] == [[], [], [], [], []]
     assert [bool(line.get("error")) for line in lines] == [False, False, True, True, True]
     assert "corrupt.jpg" in err and "empty" in err and "missing.jpg" in err
+
+
+def test_a_file_that_is_not_an_image_gets_an_empty_cards_list_and_its_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """cli.md's line shape holds for a file that is no image: ``"cards": []`` (a list, never null) and ``"error"``."""
+    text = tmp_path / "hostname"
+    text.write_text("table-07\n", encoding="utf-8")
+    code, lines, err = run(capsys, "classify", str(text))
+    assert code == 2 and len(lines) == 1
+    assert lines[0]["image"] == str(text) and lines[0]["cards"] == [] and "not a readable image" in lines[0]["error"]
+    assert len(err.strip().splitlines()) == 1 and str(text) in err
 
 
 def test_bad_deck_profile_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
