@@ -158,6 +158,9 @@ class TableApp(TableHealth):
 
     # -- life cycle -------------------------------------------------------------------------------------------
     def start(self) -> None:
+        # first in the inbox, before any device's input or tick: the recovered state takes up its match (and the
+        # clocks stopped by the outage) before anything else happens at the table
+        self.inbox.put((None, Inbound("resume", "", None)))
         feed = self.feed
         for device in (self.dealer, self.camera):
             if device is not None:
@@ -173,7 +176,6 @@ class TableApp(TableHealth):
             self.link.start()
         self._thread = threading.Thread(target=self._loop, name=f"table-{self.cfg.table.id}", daemon=True)
         self._thread.start()
-        self.inbox.put((None, Inbound("resume", "", None)))
         # ready: the table runs (and journals) with or without its broker and devices; STATUS= then says how
         # they are at each health report (_health_news)
         self.notifier.ready(f"牌桌 table {self.cfg.table.id} started, "

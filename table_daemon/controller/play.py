@@ -5,6 +5,8 @@ engine's actions, and the engine's refusals into alerts with their evidence."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from guandan import (
     SEATS,
     Reading,
@@ -31,7 +33,7 @@ from .laid import (
     seen_evidence,
 )
 from .model import CardsSeen, Press
-from .state import TableState
+from .state import Phase, TableState
 from .steps import act_on, run_effects, try_act
 from .tribute import on_laid as tribute_laid
 from .tribute import on_press as tribute_press
@@ -184,6 +186,19 @@ def on_press(c: TableState, e: Press) -> None:
             c.alert("out_of_turn", e.seat, "pass while a declaration is awaited", {"button": "pass"})
             return
         act_on(c, act.pass_turn(e.seat), {"button": "pass", "turn": d.state.to_move})
+
+
+def stop_clocks(c: TableState, gap: float) -> None:
+    """The table was down for ``gap`` seconds (a power cut, a crash: the first input after its restart comes
+    that much after its last one): the turn timer and a timed match's clock take up where they stopped, as
+    after a referee's pause, so no seat is timed out (or charged slow play) for the outage."""
+    d = c.deal
+    if d is not None and d.state is not None and c.phase != Phase.PAUSED:  # a pause's own resume shifts it
+        d.state = replace(d.state, turn_since=d.state.turn_since + gap)
+        if d.tribute_choice is not None:
+            d.tribute_choice["since"] += gap
+    if c.match_active and not c.match.time_up:
+        c.match = replace(c.match, t_start=c.match.t_start + gap)
 
 
 def on_tick(c: TableState) -> None:

@@ -39,7 +39,7 @@ from .model import (
     Tick,
     ZoneCleared,
 )
-from .play import on_cards_seen, on_press, on_tick
+from .play import on_cards_seen, on_press, on_tick, stop_clocks
 from .state import FOULS, Phase, TableDeal, TableState, Timing
 from .views import status_light
 
@@ -51,6 +51,8 @@ class TableController(TableState):
 
     def handle(self, event: Input, now: float) -> list[Effect]:
         """Apply one input at time ``now`` (seconds, wall clock) and return its effects."""
+        if isinstance(event, HealthNotice) and event.what == "table_restarted" and now > self.now:
+            stop_clocks(self, now - self.now)  # the table was down since its last input: no one's time ran
         self.now = now
         self._effects = []
         on_clock(self)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from table_daemon.controller import CardsSeen, Command, DealerDone, Press
+from table_daemon.controller import CardsSeen, Command, DealerDone, Press, Tick
 from table_daemon.controller.views import public_state
 
 from .app_harness import AppHarness, play_quick_deals, quick_hands
@@ -99,3 +99,31 @@ def test_a_restart_mid_match_is_said_as_one_not_as_a_network_blip(tmp_path: Path
     (said,) = [m for m in h.sent if m.get("code") == "table_restarted"]
     assert said["message"].startswith("牌桌重启，已从日志恢复比赛") and "match 1, 第1副 deal 1" in said["message"]
     assert said["evidence"]["health"]["replayed"] == h.app.recovered > 0
+
+
+@pytest.mark.parametrize("paused", [False, True])
+def test_the_time_a_table_was_down_is_charged_to_no_seat(tmp_path: Path, paused: bool) -> None:
+    """A power cut of two minutes in the middle of a seat's turn: the turn timer and the match clock come back
+    where they stopped (as after a pause). The restored timer had kept its deadline, so the first tick after the
+    restart timed the seat out (a play made for it, or a slow-play foul)."""
+    h = AppHarness(tmp_path / "j.sqlite", seed=2, auto_deal=False)
+    h.cfg.timing.play_seconds = 20.0
+    h.restart()
+    h.start_match(match_end={"method": "time", "minutes": 10})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.bot_step()
+    if paused:
+        h.send(Command("pause", {"role": "referee"}))
+    seat, since, ends = h.to_move, h.state.turn_since, h.c.match.t_start
+    plays = h.state.plays_made
+    h.clock.t += 120.0  # the table is down
+    h.restart()
+    h.app._resume_after_recovery()  # what start() does first
+    if paused:
+        h.send(Command("resume", {"role": "referee"}))
+    h.send(Tick(), dt=5.0)
+    assert h.to_move == seat and h.state.plays_made == plays  # nothing played for the seat
+    assert not [m for m in h.sent if m.get("code") == "slow_play" or m.get("type") == "timeout"]
+    assert h.state.turn_since >= since + 120.0 and h.c.match.t_start >= ends + 120.0
+    assert not h.c.match.time_up
