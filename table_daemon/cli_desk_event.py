@@ -121,6 +121,30 @@ def _boards(text: str) -> list[int]:
     return out
 
 
+def _profile_arg(value: str) -> str | dict[str, Any]:
+    """``desk init --profile``: a shipped profile's name, sent to the tables as it is, or a profile file (TOML,
+    ``base`` and settings), checked here and sent as its settings (mqtt-api.md: a NAME or {settings}). A name the
+    tables do not know had every table refuse every start of the event, retried for ever."""
+    import tomllib
+
+    from guandan import PROFILES, ProfileError, profile_from_toml
+
+    if value in PROFILES:
+        return value
+    if not value.endswith(".toml"):
+        raise UsageError(f"--profile {value!r}: no such profile (shipped: {', '.join(PROFILES)}; or a .toml file)")
+    try:
+        text = Path(value).read_text(encoding="utf-8")
+        profile_from_toml(text, source=value, default_name=Path(value).stem)
+        settings: dict[str, Any] = tomllib.loads(text)
+    except OSError as exc:
+        raise UsageError(f"--profile {value}: cannot read it ({exc.strerror or exc})") from None
+    except (ProfileError, tomllib.TOMLDecodeError, ValueError) as exc:
+        raise UsageError(f"--profile {str(exc).splitlines()[0]}") from None
+    settings.setdefault("name", Path(value).stem)
+    return settings
+
+
 def run_init(args: argparse.Namespace) -> int:
     from .desk import clock
     from .desk.event import EventError, read_pairs_csv, tables_error, too_few_tables
@@ -130,7 +154,8 @@ def run_init(args: argparse.Namespace) -> int:
         teams = read_pairs_csv(args.pairs)
     except EventError as exc:
         raise UsageError(str(exc)) from exc
-    settings: dict[str, Any] = {"profile": args.profile, "scoring": args.scoring, "duplicate": args.duplicate,
+    settings: dict[str, Any] = {"profile": _profile_arg(args.profile), "scoring": args.scoring,
+                                "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,
                                 "match_end": match_end_arg(args.match_end)}
     if args.deal_file:

@@ -213,6 +213,19 @@ def test_desk_commands_refuse_bad_input(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv"),
                  "--boards", "1-3,x"]) == 2
     assert "--boards" in capsys.readouterr().err
+    # a profile the tables would refuse at every start is refused here, in one line
+    (tmp_path / "bad.toml").write_text('tie_tribute = "coin_toss"\n', "utf-8")
+    (tmp_path / "open.toml").write_text('base = "national"\ntie_tribute = "winner_chooses"\n', "utf-8")
+    for bad in ("natoinal", str(tmp_path / "bad.toml"), str(tmp_path / "none.toml")):
+        assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv"),
+                     "--profile", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--profile" in err, err
+    assert not db.exists()
+    assert main(["desk", "init", "--db", str(tmp_path / "p.sqlite"), "--event", "e", "--pairs",
+                 str(tmp_path / "ok.csv"), "--profile", str(tmp_path / "open.toml")]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["profile"] == {
+        "base": "national", "tie_tribute": "winner_chooses", "name": "open"}  # sent to the tables as settings
     assert main(["desk", "init", "--db", str(db), "--event", "e", "--pairs", str(tmp_path / "ok.csv"),
                  "--deal-file", "boards.jsonl", "--boards", "1-3,5", "--match-end", "deals:4"]) == 0
     settings = json.loads(capsys.readouterr().out)["settings"]
