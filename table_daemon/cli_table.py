@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import signal
+import sqlite3
 import sys
 import threading
 from typing import Any
@@ -139,7 +140,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = _load(args.config)
     logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO), stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
-    app = build_table(cfg)
+    from table_daemon.adapters.journal import JournalError, journal_problem
+
+    try:
+        app = build_table(cfg)
+    except JournalError as exc:  # said in one line (systemd's status shows it), never as a traceback
+        print(f"guandan-table: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:  # met while replaying the journal
+        print(f"guandan-table: journal {cfg.journal.path}: {journal_problem(exc)} [{exc}]", file=sys.stderr)
+        return 1
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
+import sqlite3
 import sys
 import tomllib
 from collections.abc import Callable
@@ -212,6 +214,10 @@ def _check_journal(cfg: TableConfig, err: Any) -> None:
     if p.exists():
         if not os.access(p, os.R_OK | os.W_OK):
             err(("journal", "path"), f"cannot read and write {path}")
+        problem = _journal_damage(p)
+        if problem is not None:
+            err(("journal", "path"), f"the journal {path}: {problem}")
+        _check_free_space(p.parent, path, err)
         return
     folder = p.parent
     while not folder.exists():  # the first folder that exists must let us make the rest
@@ -220,3 +226,36 @@ def _check_journal(cfg: TableConfig, err: Any) -> None:
         err(("journal", "path"), f"{folder} is not a directory: the journal {path} cannot be made")
     if not os.access(folder, os.W_OK | os.X_OK):
         err(("journal", "path"), f"cannot make the journal {path}: {folder} is not writable")
+    _check_free_space(folder, path, err)
+
+
+#: the least free space a journal's disk must have to start a table (a day's journal stays well under this)
+MIN_FREE_BYTES = 4 << 20
+
+
+def _check_free_space(folder: Path, path: str, err: Any) -> None:
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return
+    if free < MIN_FREE_BYTES:
+        err(("journal", "path"), f"the disk holding the journal {path} is full ({free // 1024} KB free, "
+                                 f"{MIN_FREE_BYTES >> 20} MB needed): free space on the SD card")
+
+
+def _journal_damage(path: Path) -> str | None:
+    """What is wrong with an existing journal file (SQLite's own check), or None: a file cut short by a power
+    cut started the table on half its match, or crashed it with a traceback."""
+    from table_daemon.adapters.journal import journal_problem
+
+    try:
+        db = sqlite3.connect(str(path))
+        try:
+            rows = db.execute("PRAGMA quick_check").fetchall()
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as exc:
+        return f"{journal_problem(exc)} [{exc}]"
+    if [tuple(r) for r in rows] != [("ok",)]:
+        return f"{journal_problem(sqlite3.DatabaseError('malformed'))} [{rows[0][0]}]"
+    return None

@@ -65,6 +65,27 @@ class OutboxMessage:
     retain: bool
 
 
+class JournalError(RuntimeError):
+    """The journal cannot be opened or started: damaged (a power cut mid-write on a card that lies about its
+    writes), or its disk full. The message names the file and what to do."""
+
+
+#: what to do, by what SQLite said
+_FULL = "the disk holding it is full (free space on the SD card, then start the table again)"
+_DAMAGED = ("it is damaged: move it aside and recover what it holds with `sqlite3 FILE .recover`, or start "
+            "with an empty journal (the match in play must then be entered again by the referee)")
+
+
+def journal_problem(exc: BaseException) -> str:
+    """What an SQLite error says of a journal, in words a technician acts on."""
+    text = str(exc)
+    if "full" in text:
+        return _FULL
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return _DAMAGED
+    return text
+
+
 class Journal:
     """Thread-safe access to one journal file (``:memory:`` for throw-away runs).
 
@@ -76,15 +97,28 @@ class Journal:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._lock = threading.RLock()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            checked = self._db.execute("PRAGMA quick_check").fetchall()  # a file cut short reads as half a match
+            if [tuple(r) for r in checked] != [("ok",)]:
+                raise sqlite3.DatabaseError(f"database disk image is malformed ({checked[0][0]})"[:300])
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {self.path}: {journal_problem(exc)} [{exc}]") from exc
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def _rollback(self) -> None:
+        """Undo the transaction a failed write left open. SQLite rolls back by itself on some errors (a full
+        disk, I/O errors); a ROLLBACK then fails ("no transaction is active") and its error would hide the
+        real one, which the caller re-raises and the referee must read ("database or disk is full")."""
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
 
     # -- meta ---------------------------------------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -99,8 +133,11 @@ class Journal:
     def new_epoch(self, table: str) -> str:
         """Start a new run: a boot id that differs from every earlier run of this journal."""
         with self._lock:
-            runs = int(self.get_meta("runs", "0") or 0) + 1
-            self.set_meta("runs", str(runs))
+            try:
+                runs = int(self.get_meta("runs", "0") or 0) + 1
+                self.set_meta("runs", str(runs))
+            except sqlite3.DatabaseError as exc:  # the table cannot start a run it could not recover from
+                raise JournalError(f"journal {self.path}: {journal_problem(exc)} [{exc}]") from exc
         return f"{table}-{int(time.time())}-{runs}"
 
     # -- inputs -------------------------------------------------------------------------------------------
@@ -139,7 +176,7 @@ class Journal:
                 cur.executemany("INSERT OR REPLACE INTO refs (ref, epoch, seq) VALUES (?, ?, ?)", list(refs))
                 cur.execute("COMMIT")
             except BaseException:
-                cur.execute("ROLLBACK")
+                self._rollback()
                 raise
         return rowid
 
@@ -204,7 +241,7 @@ class Journal:
                             "results WHERE acked IS NOT NULL ORDER BY rowid DESC LIMIT ?)", (keep_acked_results,))
                 cur.execute("COMMIT")
             except BaseException:
-                cur.execute("ROLLBACK")
+                self._rollback()
                 raise
 
     def snapshot(self) -> tuple[int, str, bytes] | None:

@@ -384,3 +384,45 @@ def test_a_table_where_people_play_needs_each_seats_buttons(tmp_path: Path,
     load_checked(cfg, warnings)
     assert [w for w in warnings if "seat E, N: no pass or confirm button" in w]
     capsys.readouterr()
+
+
+def test_a_journal_cut_short_is_one_line_in_check_config_and_run(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A power cut mid-write on a card that lies about its writes: the journal file is cut short. `run` died
+    with a traceback (after replaying half the match), `check-config` said ok."""
+    from table_daemon.adapters.journal import Journal, JournalError
+
+    table_toml = example_here(tmp_path)
+    path = tmp_path / "var/journal.sqlite"
+    journal = Journal(path)
+    for i in range(400):
+        journal.record(float(i), "tick", {"pad": "x" * 200}, [], [])
+    journal._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    journal.close()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    assert main(["check-config", str(table_toml)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "journal.path: the journal" in err and "damaged" in err and err.count("\n") == 0, err
+    with pytest.raises(JournalError, match="damaged"):
+        Journal(path)
+    assert main(["run", "--config", str(table_toml)]) == 2  # run checks the same, before it opens anything
+    assert "damaged" in capsys.readouterr().err
+
+
+def test_a_full_disk_at_start_is_one_line_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from table_daemon.adapters.journal import Journal
+
+    def full(self: Journal, key: str, value: str) -> None:  # the fault: SQLite's own error for a full card
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Journal, "set_meta", full)
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(f'[table]\nid = "T1"\nevent = "e1"\n\n[journal]\npath = "{tmp_path / "j.sqlite"}"\n')
+    assert main(["run", "--config", str(cfg)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("guandan-table: journal") and "full" in err and "SD card" in err, err
+    assert err.count("\n") == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from table_daemon.adapters.journal import Journal, OutboxMessage
 
 
@@ -49,3 +51,15 @@ def test_prune_keeps_the_newest_sent_messages_and_every_unsent_one(tmp_path: Pat
     assert [r[0] for r in left][0] == 7 and len(left) <= 502
     assert [m.seq for m in j.unsent()] == [7]
     j.close()
+
+
+def test_a_full_disk_is_said_as_such_not_as_a_failed_rollback(tmp_path: Path) -> None:
+    """SQLite rolls a transaction back by itself when the disk is full; the journal's own ROLLBACK then failed
+    and its error ("cannot rollback - no transaction is active") reached the referee instead of the cause."""
+    journal = Journal(tmp_path / "j.sqlite")
+    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
+    journal._db.execute(f"PRAGMA max_page_count = {pages}")  # the SD card is full
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        journal.record(1.0, "tick", {"big": "x" * 100_000}, [], [])
+    journal._db.execute("PRAGMA max_page_count = 1000000")  # space freed: the journal writes again
+    assert journal.record(2.0, "tick", {}, [], []) >= 1
