@@ -121,6 +121,7 @@ class TableApp(TableHealth):
         self.last_health = 0.0
         #: a health report (and the alerts of what changed) is due at the next housekeeping, not the interval's
         self._health_due = False
+        self._journal_looked = 0.0  # when the journal's file was last looked for (monotonic)
         self.journal_faults = JournalFaults()
         #: inputs handled since the journal last failed to keep one (0: it holds them all)
         self.unjournaled = 0

@@ -23,11 +23,14 @@ from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
 from .controller import Effect, HealthNotice, Input, Publish
 from .device_health import device_figures, device_states, rss_mb, service_status
-from .journal_faults import JOURNAL_READ_FAILED, JournalFaults
+from .journal_faults import JOURNAL_FILE_LOST, JOURNAL_READ_FAILED, JournalFaults
 from .snapshots import prune
 from .version import VERSION
 
 log = logging.getLogger("table_daemon.app")
+
+#: how often the journal's file is looked for (one stat): a deleted one is written again within this
+JOURNAL_LOOK_S = 1.0
 
 
 def logged(new: bool, what: str) -> bool:
@@ -61,6 +64,7 @@ class TableHealth:
     last_health: float
     problems: dict[str, str]
     _health_due: bool
+    _journal_looked: float
     _device_states: dict[str, str] | None
     _service_status: str
     _phase_light: str
@@ -80,6 +84,9 @@ class TableHealth:
     def _housekeeping(self) -> None:
         now = time.monotonic()
         self.notifier.ping(now)
+        if now - self._journal_looked >= JOURNAL_LOOK_S:
+            self._journal_looked = now
+            self._keep_journal_file()
         if self._health_due or now - self.last_health >= self.cfg.health.interval_seconds:
             self.last_health, self._health_due = now, False
             figures = self.health()
@@ -91,6 +98,26 @@ class TableHealth:
                 prune(self.journal)
             except Exception:  # a journal that cannot write is alerted by the input that failed
                 log.exception("pruning the journal failed")
+
+    def _keep_journal_file(self) -> None:
+        """The journal's file deleted (or replaced) under the running table: SQLite writes on into the unlinked
+        file and nothing fails, but a restart would come back without the match. The journal is written again
+        at its path from the copy the table holds open (nothing lost) and the referee told; while that fails
+        the health says so (``journal_file_lost``), tried again at every look."""
+        try:
+            if not self.journal.file_lost():
+                return
+            self.journal.restore_file()
+        except Exception as exc:  # noqa: BLE001 - whatever stops it, it is said and tried again
+            if self.journal_faults.failed(JOURNAL_FILE_LOST, exc, self.clock()):
+                log.error("the journal file %s is gone and cannot be written again: %s", self.journal.path, exc)
+                self._health_due = True
+            return
+        log.warning("the journal file %s was deleted or replaced: written again from the open journal",
+                    self.journal.path)
+        if self.journal_faults.cleared(JOURNAL_FILE_LOST):
+            self._health_due = True
+        self.handle(HealthNotice("journal_file_restored", self.journal.path, {"path": self.journal.path}))
 
     def _health_news(self, figures: dict[str, Any]) -> None:
         """An alert for each problem that appeared since the last health, a note for each that cleared, and the

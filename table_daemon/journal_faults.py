@@ -21,6 +21,8 @@ JOURNAL_WRITE_FAILED = "journal_write_failed"
 SNAPSHOT_FAILED = "snapshot_failed"
 #: the journal cannot even be read (its health figures are unknown): a card gone or failing
 JOURNAL_READ_FAILED = "journal_read_failed"
+#: the journal's file was deleted (or replaced) under the running table and cannot be written again
+JOURNAL_FILE_LOST = "journal_file_lost"
 
 
 @dataclass

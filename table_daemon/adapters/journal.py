@@ -23,6 +23,7 @@ with nothing lost and nothing published twice under a new id. The journal is eve
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -108,10 +109,62 @@ class Journal:
             self._db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"journal {self.path}: {journal_problem(exc)} [{exc}]") from exc
+        self._synchronous = synchronous
+        self._identity = self._file_identity()
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    # -- the file itself ----------------------------------------------------------------------------------
+    def _file_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the journal file at its path; None for ``:memory:`` or no file there."""
+        if self.path == ":memory:":
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def file_lost(self) -> bool:
+        """Whether the file at the journal's path is no longer the one the table writes (deleted, or replaced
+        by another): SQLite goes on writing the open, unlinked file, so nothing fails, and the next restart
+        would find no journal, or another one."""
+        return self.path != ":memory:" and self._file_identity() != self._identity
+
+    def restore_file(self) -> None:
+        """Write the journal as the table holds it open (everything it journaled, the deleted file's contents)
+        to a new file at its path, and go on with that one: nothing is lost. A file someone put at the path is
+        moved aside (``.replaced-TIME``), never destroyed. Raises OSError or sqlite3.Error when it cannot (the
+        folder not makeable, the disk full); the table then goes on with the file it has open."""
+        with self._lock:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            part = f"{self.path}.restoring"
+            for leftover in (part, part + "-wal", part + "-shm"):
+                Path(leftover).unlink(missing_ok=True)
+            copy = sqlite3.connect(part, isolation_level=None)
+            try:
+                self._db.backup(copy)
+            finally:
+                copy.close()
+            # the open connection's -wal and -shm still go by the path's names: closing it takes them away, so
+            # the new file never meets a write-ahead log that is not its own
+            self._db.close()
+            where = part  # until the copy is at the path, journaling goes on in it (said lost again next look)
+            try:
+                if os.path.exists(self.path):
+                    aside = f"{self.path}.replaced-{int(time.time())}"
+                    for suffix in ("", "-wal", "-shm"):
+                        if os.path.exists(self.path + suffix):
+                            os.replace(self.path + suffix, aside + suffix)
+                os.replace(part, self.path)
+                where = self.path
+            finally:
+                self._db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(f"PRAGMA synchronous={self._synchronous}")
+                self._identity = self._file_identity() if where == self.path else (-1, -1)
 
     def _rollback(self) -> None:
         """Undo the transaction a failed write left open. SQLite rolls back by itself on some errors (a full

@@ -30,6 +30,11 @@ TEXT = {
                        "a restart replays more; check the SD card",
     "journal_read_failed": "牌局日志无法读取 / the journal cannot be read: the SD card may be gone or failing; "
                            "replace it between deals",
+    "journal_file_lost": "牌局日志文件被删除且无法重建 / the journal file was deleted and cannot be written again: "
+                         "do not restart the table (it would lose the match); check the SD card",
+    "journal_file_restored": "牌局日志文件被删除或替换，已按运行中的日志重建，未丢失 / the journal file was deleted or "
+                             "replaced while the table ran: written again from the journal it holds open, nothing "
+                             "lost",
     "health_restored": "恢复正常 / back to normal",
     "table_restarted": "牌桌重启，已从日志恢复比赛 / the table restarted and took up its match from its journal",
 }

@@ -48,6 +48,8 @@ NAMES: dict[str, tuple[str, str]] = {
     "journal_write_failed": ("牌局日志无法写入", "journal cannot be written"),
     "snapshot_failed": ("牌局快照无法保存", "snapshot cannot be saved"),
     "journal_read_failed": ("牌局日志无法读取", "journal cannot be read"),
+    "journal_file_lost": ("牌局日志文件丢失", "journal file lost"),
+    "journal_file_restored": ("牌局日志文件已重建", "journal file written again"),
     "health_restored": ("恢复正常", "back to normal"),
     "table_restarted": ("牌桌重启已恢复", "table restarted, match recovered"),
     # the desk's own (desk/presence.py)

@@ -147,3 +147,57 @@ def test_a_journal_gone_still_gets_a_health_report_and_its_alerts(tmp_path: Path
     assert codes.count("journal_read_failed") == 1 and codes.count(JOURNAL_WRITE_FAILED) == 1
     (alert,) = sent_alerts(h, "journal_read_failed")
     assert "日志无法读取" in alert["message"] and "closed database" in alert["evidence"]["detail"]
+
+
+def _look(h: AppHarness) -> None:
+    h.app._journal_looked = 0.0  # the next housekeeping looks for the file now
+    health_now(h)
+
+
+def test_a_journal_file_deleted_under_the_table_is_written_again_and_nothing_is_lost(tmp_path: Path) -> None:
+    """`rm journal.sqlite*` while a table plays: SQLite wrote on into the unlinked file, the health said nothing,
+    and the next restart came back idle with no match. The table writes the journal again at its path from the
+    copy it holds open, says so, and a restart then finds the whole match."""
+    import os
+
+    h = dealt_table(tmp_path)
+    for _ in range(3):
+        h.bot_step()
+    path = tmp_path / "j.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(f"{path}{suffix}"):
+            os.remove(f"{path}{suffix}")
+    _look(h)
+    (said,) = sent_alerts(h, "journal_file_restored")
+    assert "nothing lost" in said["message"] and path.exists()
+    h.bot_step()  # journaled into the new file
+    before = public_state(h.c)
+    h.restart()
+    assert h.c.match_active and public_state(h.c)["deal"] == before["deal"]
+    assert public_state(h.c)["seats"] == before["seats"]
+    # another file put at the path (an old copy) is kept aside, not destroyed, and the table's own comes back
+    path.rename(tmp_path / "mine.sqlite")
+    path.write_bytes(b"someone else's")
+    _look(h)
+    assert len(sent_alerts(h, "journal_file_restored")) == 2
+    aside = [p for p in tmp_path.glob("j.sqlite.replaced-*") if not p.name.endswith(("-wal", "-shm"))]
+    assert [p.read_bytes() for p in aside] == [b"someone else's"]
+
+
+def test_a_journal_file_that_cannot_be_written_again_is_a_health_problem_until_it_can(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    h = AppHarness(tmp_path / "var" / "j.sqlite", auto_deal=False)
+    health_now(h)
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    shutil.rmtree(tmp_path / "var")
+    (tmp_path / "var").write_text("a file where the folder was")  # the folder cannot be made again
+    _look(h)
+    (lost,) = sent_alerts(h, "journal_file_lost")
+    assert "do not restart" in lost["message"]
+    assert "journal_file_lost" in h.app.health()["problems"]
+    os.remove(tmp_path / "var")
+    _look(h)
+    assert sent_alerts(h, "journal_file_restored") and restored(h, "journal_file_lost")
+    assert (tmp_path / "var" / "j.sqlite").exists()
