@@ -55,6 +55,7 @@ NAMES: dict[str, tuple[str, str]] = {
     # the desk's own (desk/presence.py)
     "table_offline": ("牌桌离线", "table offline mid-match"),
     "table_id_clash": ("桌号冲突", "two devices as one table"),
+    "match_lost": ("牌桌丢失比赛", "table lost its match"),
 }
 #: alerts whose evidence is what the camera saw: the page shows the frame as a picture
 PICTURE_CODES = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn"})

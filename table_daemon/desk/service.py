@@ -97,6 +97,8 @@ class Desk:
         #: (round, table) -> monotonic time of the next try of a start not accepted yet
         self._next_try: dict[tuple[int, str], float] = {}
         self._refusal: dict[tuple[int, str], str] = {}
+        #: (round, table) of the matches a table was found to have lost (said once)
+        self._lost_said: set[tuple[int, str]] = set()
         #: which tables are there (console lines on a change, alerts for a table gone mid-match or two as one);
         #: fed on paho's thread, asked on the ticker's
         self.presence = Presence()
@@ -269,12 +271,37 @@ class Desk:
                       f"每 {BUSY_RETRY_S:g} 秒重试 retrying every {BUSY_RETRY_S:g} s")
 
     def _on_state(self, table: str) -> None:
-        """A table that shows it is free (its match over) gets a waiting start at once."""
-        if not any(k[1] == table for k in self._refusal):
-            return
+        """A table that shows it is free (its match over) gets a waiting start at once; one that shows no match
+        at all after it accepted this round's, with no result in, lost it (a restart without its journal)."""
+        refused = any(k[1] == table for k in self._refusal)
         state = (self.hub.snapshot(table)["tables"].get(table) or {}).get("state") or {}
-        if state.get("phase") in FREE_PHASES or (state.get("phase") == "idle" and not state.get("match_active")):
+        free = state.get("phase") in FREE_PHASES or (state.get("phase") == "idle" and not state.get("match_active"))
+        if refused and free:
             self._try_now(table)
+        if state.get("phase") == "idle" and not state.get("match_active"):
+            self._check_lost_match(table, state)
+
+    def _check_lost_match(self, table: str, state: dict[str, Any]) -> None:
+        """Raise ``match_lost`` once for a table idle with no match whose start of the current round it had
+        accepted, and whose result never came: nothing else would say it (the round just waits)."""
+        round_no = self.store.last_round()
+        if (round_no, table) in self._lost_said or round_no == 0:
+            return
+        pairing = next((p for p in self.store.pairings(round_no) if p["tbl"] == table), None)
+        if pairing is None or pairing["ew"] is None or not pairing.get("accepted_at"):
+            return
+        if state.get("start") == rounds.start_id(self.event, table, round_no):
+            return  # its own match, not started yet or just over
+        if any(r["tbl"] == table for r in self.store.results("match", match=round_no)) or any(
+                c.get("target") == {"round": round_no, "table": table} for c in self.store.corrections()):
+            return  # its result is in (the table's, or a referee's entry)
+        self._lost_said.add((round_no, table))
+        self._raise(DeskAlert(table, "match_lost",
+                              f"牌桌 {table} 已无第{round_no}轮的比赛（重启后没有牌局日志？），成绩未交 | table {table} no "
+                              f"longer has round {round_no}'s match it accepted (restarted without its journal?) and "
+                              "its result never came: a referee enters the result, or sends the start again from "
+                              "the desk page (the match then starts over)",
+                              {"round": round_no, "start": state.get("start")}))
 
     def _try_now(self, table: str) -> None:
         with self._send_lock:
