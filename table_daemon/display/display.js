@@ -39,6 +39,9 @@ function cardChip(code) {
 // -- is what the page shows live? ---------------------------------------------------------------------------
 // LIVE.link: the server's link to the broker (null: not said); LIVE.lostAt: when this page lost the server.
 const LIVE = { link: null, lostAt: null };
+// ms of silence on the event stream after which it is taken as stalled: three of the server's pings (its
+// snapshot says how often it pings, 5 s by default), and one more second
+let STALL_MS = 16000;
 
 /** Seconds (epoch) as of which the page's picture stands when it is not live, else null. */
 function staleAt() {
@@ -674,7 +677,8 @@ function drawTile(root, name, tab) {
   head.append(el("span", "deal", state.deal ? "第" + state.deal + "副" : ""));
   const clock = matchClockEl(state);
   if (clock) head.append(clock);
-  head.append(el("span", "phase", PHASES[state.phase] || "—"));
+  const gone = ((tab && tab.status) || {}).online === false;  // its last state is not what happens there now
+  head.append(el("span", "phase", gone ? "离线 · Offline" : PHASES[state.phase] || "—"));
   root.append(head);
   const over = state.phase === "match_over";
   const won = over && state.match_result ? state.match_result.winner : null;
@@ -696,7 +700,7 @@ function drawTile(root, name, tab) {
     now.append(cardRow(t.cards, { level: state.level, reading: t.reading, cls: "mini" }));
   } else if (state.phase === "match_over") now.append(el("span", "", matchWords(state)));
   else if (state.last_result) now.append(el("span", "", resultWords(state, state.last_result)));
-  if (state.turn) now.append(el("span", "turn", "▶ " + seatWord(state.turn)));
+  if (state.turn && !gone) now.append(el("span", "turn", "▶ " + seatWord(state.turn)));
   root.append(now);
   const alerts = alertsOf(tab || {});
   if (alerts.length) {
@@ -790,10 +794,29 @@ function liveFeed(query, draw) {
     return true;
   }
   let tries = 0;
+  let heard = Date.now();  // anything on the stream, the server's pings included (every 5 s when quiet)
+  let current = null;
+  // A network that stalls without closing the connection sends no error: the page would show a frozen picture
+  // as live, clock running. Three pings' silence is a lost stream: said as such, and connected again.
+  setInterval(() => {
+    if (!current || Date.now() - heard < STALL_MS) return;
+    if (!LIVE.lostAt) LIVE.lostAt = heard / 1000;
+    showLive();
+    redraw();
+    current.close();
+    heard = Date.now();  // the next try gets its own time to answer
+    connect();
+  }, 1000);
   function connect() {
     const src = new EventSource("/events" + (query ? "?" + query : ""));
+    current = src;
+    const alive = () => { heard = Date.now(); };
+    src.addEventListener("ping", alive);
+    src.addEventListener("open", alive);
     src.addEventListener("snapshot", (e) => {
+      alive();
       const data = JSON.parse(e.data);
+      if (typeof data.ping_s === "number" && data.ping_s > 0) STALL_MS = 3000 * data.ping_s + 1000;
       Object.keys(held).forEach((name) => { clearTimeout(held[name].timer); delete held[name]; });
       snap.event = data.event;
       snap.tables = data.tables || {};
@@ -806,6 +829,7 @@ function liveFeed(query, draw) {
     });
     ["state", "status", "results", "health", "events"].forEach((kind) => {
       src.addEventListener(kind, (e) => {
+        alive();
         const msg = JSON.parse(e.data);
         const tab = snap.tables[msg.table] || (snap.tables[msg.table] = { table: msg.table, events: [], chart: [] });
         if (kind === "events") {

@@ -64,11 +64,15 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
+#: seconds between the pings a quiet event stream sends; a page that hears nothing for three of them takes the
+#: stream as stalled (a network that drops packets without closing the connection) and says so (display.js)
+KEEPALIVE_S = 5.0
+
 class WebServer:
     """Serves the display routes plus ``extra`` ones (exact path -> route, or prefix ending in ``/``)."""
 
     def __init__(self, hub: Hub, port: int = 0, host: str = "127.0.0.1",
-                 extra: dict[str, Route] | None = None, keepalive_s: float = 15.0,
+                 extra: dict[str, Route] | None = None, keepalive_s: float = KEEPALIVE_S,
                  protected: dict[str, Route] | None = None, actions: dict[str, Action] | None = None,
                  public_url: str | None = None, referees: Referees | None = None) -> None:
         if (protected or actions) and referees is None:
@@ -293,14 +297,16 @@ class WebServer:
             req.end_headers()
             req.close_connection = True
             req.wfile.write(b"retry: 1000\n\n")  # reconnect within a second after a drop
-            self._send(req, "snapshot", self.hub.snapshot(table, brief=brief))
+            # ping_s: how often a quiet stream pings, so the page knows how long a silence is a stall
+            self._send(req, "snapshot", {**self.hub.snapshot(table, brief=brief), "ping_s": self.keepalive_s})
             while not self._stop.is_set():
                 try:
                     kind, name, _, frame = q.get(timeout=self.keepalive_s)
                 except queue.Empty:
                     if not self.hub.listening(q):
                         break  # dropped for falling behind: the browser reconnects and gets a snapshot
-                    req.wfile.write(b": keepalive\n\n")
+                    # an event, not an SSE comment: a page sees it, and knows the stream is alive (display.js)
+                    req.wfile.write(b"event: ping\ndata: {}\n\n")
                     req.wfile.flush()
                     continue
                 if table and name and name != table:

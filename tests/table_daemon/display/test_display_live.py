@@ -131,6 +131,51 @@ def test_the_reconnect_banner_covers_nothing_and_dims_the_live_parts(served: tup
         page.close()
 
 
+# -- offline tables are not playing --------------------------------------------------------------------------------
+def test_an_offline_table_is_counted_and_drawn_as_offline_not_playing(served: tuple[Hub, WebServer],
+                                                                      browser: Any) -> None:
+    hub, web = served
+    hub.feed("T01", "state", table_state(10, turn="W"))
+    hub.feed("T02", "state", {**table_state(10, turn="W"), "table": "T02"})
+    hub.feed("T02", "status", {"online": False, "table": "T02"})  # its last will: its state is as last heard
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/")
+        page.wait_for_selector("#table-T02 .tile-head", timeout=UI)
+        assert page.inner_text("#count") == "2 桌 tables · 1 在打 playing · 1 离线 offline"
+        assert page.inner_text("#table-T02 .phase") == "离线 · Offline"
+        assert page.query_selector("#table-T02 .turn") is None and page.query_selector("#table-T01 .turn")
+    finally:
+        page.close()
+
+
+# -- a stream that stalls without closing ---------------------------------------------------------------------------
+def test_a_stream_that_goes_silent_is_said_lost_and_connected_again(browser: Any) -> None:
+    """A network that stops forwarding without closing the connection (Wi-Fi gone, no reset): the page had
+    shown the frozen picture as live, its turn clock running, for as long as it lasted. The server pings a quiet
+    stream (its snapshot says how often); three pings' silence is said as a lost connection, and the page
+    connects again."""
+    hub = Hub("ev")
+    web = WebServer(hub, 0, keepalive_s=1.0)
+    web.start()
+    hub.feed("T01", "state", table_state(10))
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(f"{web.url}/display/T01")
+        page.wait_for_selector(".playing-level .pl-l", timeout=UI)
+        page.wait_for_timeout(4500)  # pings keep a quiet stream live
+        assert page.evaluate("document.body.classList.contains('disconnected')") is False
+        web.keepalive_s = 3600.0  # the stream goes silent (after the wait under way): no event, no ping, no error
+        page.wait_for_function("document.body.classList.contains('disconnected')", timeout=UI)
+        assert "Reconnecting" in page.inner_text(".conn")
+        web.keepalive_s = 1.0  # the network is back: the page's new stream is answered and pings again
+        hub.feed("T01", "state", table_state(11))
+        page.wait_for_function("!document.body.classList.contains('disconnected')", timeout=UI)
+    finally:
+        page.close()
+        web.stop()
+
+
 # -- 2, 3. tribute, return and 抗贡 for the whole deal --------------------------------------------------------------
 def test_the_tribute_stays_in_view_for_the_whole_deal(served: tuple[Hub, WebServer], browser: Any) -> None:
     hub, web = served
