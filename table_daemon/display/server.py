@@ -175,8 +175,11 @@ class WebServer:
         req.send_header("Content-Type", ctype)
         req.send_header("Content-Length", str(len(body)))
         req.send_header("Cache-Control", "no-store")
-        req.end_headers()
-        req.wfile.write(body)
+        try:
+            req.end_headers()
+            req.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            req.close_connection = True  # the page gave up waiting (its own timeout): nobody left to answer
 
     def _post(self, req: BaseHTTPRequestHandler) -> None:
         """A referee's action: JSON in (``Content-Type: application/json``, which a form on another site cannot

@@ -88,8 +88,11 @@ class DisplayService:
         if not table:
             return json_response({"tables": self.commentary.tables(), "delay": self.commentary.delay})
         view = self.commentary.view(table, self.clock())
-        return json_response(view if view is not None else {"table": table, "delay": self.commentary.delay,
-                                                            "waiting": True})
+        # shown_at: the wall-clock moment the view shows (now less the delay), for the page to say it, and to
+        # say when it stops moving; link: whether this server still hears the tables
+        extra = {"shown_at": round(time.time() - self.commentary.delay, 3), "link": self.hub.link()}
+        return json_response({**view, **extra} if view is not None else
+                             {"table": table, "delay": self.commentary.delay, "waiting": True, **extra})
 
     def start(self) -> None:
         self.web.start()

@@ -94,6 +94,19 @@ def test_commentary_page_behind_the_password_shows_delayed_hands(mosquitto: Loca
         assert page.eval_on_selector_all("#seat-S svg.card", "els => els.map(e => e.dataset.card)") == ["HR", "SA"]
         shot = Path(os.environ.get("GUANDAN_SCREENSHOTS", tmp_path)) / "commentary-T01.png"
         page.screenshot(path=str(shot))
+        assert "as of" in page.inner_text("#delay")  # the moment the view shows, by the wall clock
+        # the server stops answering without an error (a network that stalls): said, with the picture's moment
+        answer = service._commentary
+
+        def stalled(table: str) -> tuple[int, str, bytes]:
+            time.sleep(8)
+            return answer(table)
+
+        service._commentary = stalled  # type: ignore[method-assign]
+        page.wait_for_function("document.body.classList.contains('disconnected')", timeout=15000)
+        assert "connection lost" in page.inner_text("#status") and "showing" in page.inner_text("#status")
+        service._commentary = answer  # type: ignore[method-assign]
+        page.wait_for_function("!document.body.classList.contains('disconnected')", timeout=20000)
         context.close()
         # the public routes never carry a hand
         time.sleep(0.2)
