@@ -717,11 +717,20 @@ function drawStandings(root, standings, limit) {
     root.append(el("p", "waiting", "尚无成绩 · no results yet"));
     return;
   }
+  // which round they stand after, and how many of the teams are shown: a team below the list finds itself on
+  // /standings (every team, public), named here
+  const n = standings.round;
+  const when = !n ? "" : standings.in_play ? "第 " + n + " 轮进行中 · round " + n + " in play"
+    : "第 " + n + " 轮后 · after round " + n;
+  const rows = standings.rows.length, shown = Math.min(rows, limit || rows);
+  const sub = el("div", "st-sub", [when, shown < rows ? "前 " + shown + " 名 / 共 " + rows + " 队 · top " + shown +
+    " of " + rows + " · 全部 all: " + location.origin + "/standings" : ""].filter(Boolean).join(" · "));
+  if (when || shown < rows) root.append(sub);
   const table = el("table", "standings");
   const head = el("tr");
   ["名次 #", "队 Team", "场分 MP", "级差分 LP"].forEach((h) => head.append(el("th", "", h)));
   table.append(head);
-  standings.rows.slice(0, limit || 12).forEach((r) => {
+  standings.rows.slice(0, limit || rows).forEach((r) => {
     const tr = el("tr");
     tr.append(el("td", "rank", r.rank));
     const name = el("td", "name");

@@ -361,7 +361,10 @@ def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
     rows = [{**{k: r.get(k) for k in keys}, **({"withdrawn": {"after_round": r["withdrawn"].get("after_round")}}
                                               if isinstance(r.get("withdrawn"), dict) else {})}
             for r in report.get("rows", []) if isinstance(r, dict)]  # a withdrawal's reason stays at the desk
-    return {"version": report.get("version"), "computed_at": report.get("computed_at"), "rows": rows}
+    rounds = report.get("rounds")
+    return {"version": report.get("version"), "computed_at": report.get("computed_at"), "rows": rows,
+            # which round the standings stand after: the last paired one, still in play while results are due
+            "round": rounds if isinstance(rounds, int) else None, "in_play": bool(report.get("pending"))}
 
 
 def _plain(tab: dict[str, Any], brief: bool = False) -> dict[str, Any]:

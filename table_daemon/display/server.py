@@ -81,6 +81,7 @@ class WebServer:
         self.routes: dict[str, Route] = {
             "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),
             "/static/": lambda rest, q: asset(rest),
+            "/standings": lambda rest, q: asset("standings.html"),  # every team, for spectators' phones
             "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"), brief=q.get("brief") == "1")),
             **(extra or {}),
             **(protected or {}),

@@ -131,6 +131,31 @@ def test_the_reconnect_banner_covers_nothing_and_dims_the_live_parts(served: tup
         page.close()
 
 
+# -- the standings: which round, how many of the teams, and all of them for spectators ------------------------------
+def test_spectators_see_which_round_the_standings_stand_after_and_find_every_team(served: tuple[Hub, WebServer],
+                                                                                browser: Any) -> None:
+    hub, web = served
+    rows = [{"rank": i, "team": i, "name": f"队{i} Team {i}", "players": ["甲", "乙"], "match_points": 20 - i,
+             "level_points": 100 - i} for i in range(1, 17)]
+    hub.set_standings({"version": 9, "computed_at": "2026-12-07T10:00:00.000Z", "rows": rows, "rounds": 3,
+                       "pending": []})
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/")
+        page.wait_for_selector("#standings .st-sub", timeout=UI)
+        sub = page.inner_text("#standings .st-sub")
+        assert "第 3 轮后 · after round 3" in sub and "top 12 of 16" in sub and "/standings" in sub
+        assert len(page.query_selector_all("#standings table.standings tr")) == 13  # a head and twelve teams
+        page.goto(f"{web.url}/standings")  # public: every team
+        page.wait_for_selector("#standings table.standings", timeout=UI)
+        assert len(page.query_selector_all("#standings table.standings tr")) == 17
+        assert "队16 Team 16" in page.inner_text("#standings")
+        hub.set_standings({"version": 10, "rows": rows, "rounds": 4, "pending": [{"round": 4}]})
+        page.wait_for_selector("#standings .st-sub:has-text('round 4 in play')", timeout=UI)
+    finally:
+        page.close()
+
+
 # -- offline tables are not playing --------------------------------------------------------------------------------
 def test_an_offline_table_is_counted_and_drawn_as_offline_not_playing(served: tuple[Hub, WebServer],
                                                                       browser: Any) -> None:
