@@ -156,6 +156,33 @@ def test_spectators_see_which_round_the_standings_stand_after_and_find_every_tea
         page.close()
 
 
+# -- between rounds -------------------------------------------------------------------------------------------------
+def test_between_rounds_the_finished_tables_take_the_screen_in_table_order(served: tuple[Hub, WebServer],
+                                                                          browser: Any) -> None:
+    """Every table finished: the featured table (a finished one) and the empty list of tables had kept their
+    room, and the finished tiles ran off the bottom of the screen, in the order they finished."""
+    hub, web = served
+    names = [f"T{i:02d}" for i in range(1, 9)]
+    for name in names:
+        hub.feed(name, "state", {**table_state(10), "table": name})
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/?page=1")
+        page.wait_for_selector("#featured-box:not([hidden])", timeout=UI)
+        for name in ("T08", "T05", "T04", "T03", "T07", "T02", "T01", "T06"):  # they finish in this order
+            hub.feed(name, "state", {**table_state(20, phase="match_over", turn=None), "table": name})
+        page.wait_for_function("document.querySelectorAll('#finished .tile').length === 8", timeout=UI)
+        page.wait_for_selector("#featured-box", state="hidden", timeout=UI)
+        assert page.eval_on_selector_all("#finished .tile", "els => els.map(e => e.id)") == \
+            [f"table-{n}" for n in names]
+        assert page.is_hidden(".all")
+        box = page.locator(".finished").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 1080  # the list fits the screen (it pages if not)
+        assert page.evaluate("document.documentElement.scrollHeight") <= 1081
+    finally:
+        page.close()
+
+
 # -- offline tables are not playing --------------------------------------------------------------------------------
 def test_an_offline_table_is_counted_and_drawn_as_offline_not_playing(served: tuple[Hub, WebServer],
                                                                       browser: Any) -> None:
