@@ -865,7 +865,7 @@ function liveFeed(query, draw) {
     });
     src.addEventListener("standings", (e) => { snap.standings = JSON.parse(e.data).data; redraw(); });
     src.addEventListener("link", (e) => { snap.link = LIVE.link = JSON.parse(e.data).data || null; showLive(); redraw(); });
-    src.onopen = () => { LIVE.lostAt = null; showLive(); };
+    // a connection that opens is not yet a live page: the snapshot that follows is (it clears lostAt)
     src.onerror = () => {
       if (!LIVE.lostAt) LIVE.lostAt = Date.now() / 1000;
       showLive();

@@ -8,6 +8,7 @@ see what a page draws of them.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -217,10 +218,18 @@ def test_a_stream_that_goes_silent_is_said_lost_and_connected_again(browser: Any
         page.wait_for_selector(".playing-level .pl-l", timeout=UI)
         page.wait_for_timeout(4500)  # pings keep a quiet stream live
         assert page.evaluate("document.body.classList.contains('disconnected')") is False
-        web.keepalive_s = 3600.0  # the stream goes silent (after the wait under way): no event, no ping, no error
+        # the network stalls: the open stream goes silent (after the wait under way: no event, no ping, no error),
+        # and a new connection opens but nothing comes through it
+        back = threading.Event()
+        send = web._send
+        web._send = lambda req, kind, data: (back.wait(60), send(req, kind, data))[1]  # type: ignore[method-assign]
+        web.keepalive_s = 3600.0
         page.wait_for_function("document.body.classList.contains('disconnected')", timeout=UI)
+        page.wait_for_timeout(1500)  # it stays said while the new connection brings nothing
+        assert page.evaluate("document.body.classList.contains('disconnected')") is True
         assert "Reconnecting" in page.inner_text(".conn")
-        web.keepalive_s = 1.0  # the network is back: the page's new stream is answered and pings again
+        web.keepalive_s = 1.0  # the network is back: the page's stream is answered and pings again
+        back.set()
         hub.feed("T01", "state", table_state(11))
         page.wait_for_function("!document.body.classList.contains('disconnected')", timeout=UI)
     finally:
