@@ -184,6 +184,25 @@ def test_between_rounds_the_finished_tables_take_the_screen_in_table_order(serve
         page.close()
 
 
+# -- the featured table's cards ---------------------------------------------------------------------------------------
+def test_the_featured_tables_cards_are_big_enough_to_read(served: tuple[Hub, WebServer], browser: Any) -> None:
+    """The featured table drew the cards played 11-23 px wide on a 1080p hall screen, smaller than a tile's."""
+    hub, web = served
+    for i in range(1, 9):
+        hub.feed(f"T0{i}", "state", {**table_state(10 + i), "table": f"T0{i}"})
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/?featured=T01")
+        page.wait_for_selector("#featured .seat svg.card", state="attached", timeout=UI)
+        page.wait_for_timeout(500)
+        widths = page.eval_on_selector_all("#featured .seat svg.card", "els => els.map(e => e.getBoundingClientRect().width)")
+        tile = page.eval_on_selector_all("#grid .tile svg.card", "els => els.map(e => e.getBoundingClientRect().width)")
+        assert widths and min(widths) >= 40 and min(widths) > max(tile), (widths, tile[:3])
+        assert page.evaluate("document.documentElement.scrollHeight") <= 1081
+    finally:
+        page.close()
+
+
 # -- offline tables are not playing --------------------------------------------------------------------------------
 def test_an_offline_table_is_counted_and_drawn_as_offline_not_playing(served: tuple[Hub, WebServer],
                                                                       browser: Any) -> None:
