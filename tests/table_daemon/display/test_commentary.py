@@ -107,6 +107,11 @@ def test_commentary_page_behind_the_password_shows_delayed_hands(mosquitto: Loca
         assert "connection lost" in page.inner_text("#status") and "showing" in page.inner_text("#status")
         service._commentary = answer  # type: ignore[method-assign]
         page.wait_for_function("!document.body.classList.contains('disconnected')", timeout=20000)
+        for width, height in ((768, 1024), (390, 844)):  # a tablet and a phone: nothing cut off at the side
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(300)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, width
+            assert page.locator("#seat-S").bounding_box()["width"] <= width
         context.close()
         # the public routes never carry a hand
         time.sleep(0.2)
