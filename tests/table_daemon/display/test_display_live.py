@@ -121,9 +121,16 @@ def test_the_reconnect_banner_covers_nothing_and_dims_the_live_parts(served: tup
         page.wait_for_selector(".playing-level .pl-l", timeout=UI)
         web.stop()  # the page's stream breaks: it reconnects, and says so meanwhile
         page.wait_for_selector(".conn", state="visible", timeout=UI)
-        conn = page.locator(".conn").bounding_box()
-        for part in (".playing-level", ".playing-level .pl-l", ".pl-cards", ".scoreboard", ".title"):
-            assert not overlaps(conn, page.locator(part).bounding_box()), part
+        # measured in one go in the page: a redraw between two measures (the page redraws at each failed
+        # reconnect) detached an element under the test's hands
+        boxes = page.evaluate("""parts => Object.fromEntries(parts.map(p => {
+            const r = document.querySelector(p).getBoundingClientRect();
+            return [p, {x: r.x, y: r.y, width: r.width, height: r.height}]; }))""",
+                              [".conn", ".playing-level", ".playing-level .pl-l", ".pl-cards", ".scoreboard", ".title"])
+        conn = boxes.pop(".conn")
+        assert conn["height"] > 0
+        for part, box in boxes.items():
+            assert not overlaps(conn, box), part
         assert "正在重连" in page.inner_text(".conn") and "Reconnecting" in page.inner_text(".conn")
         page.wait_for_timeout(300)
         assert opacity(page, ".felt") < 0.7 and opacity(page, ".side-col") < 0.7
