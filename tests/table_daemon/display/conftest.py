@@ -1,4 +1,5 @@
-"""The real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright) for the page tests."""
+"""The real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright) for the page tests, and the display
+hub with its web server (``served``) that feeds them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from table_daemon.display.hub import Hub
+from table_daemon.display.server import WebServer
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -22,3 +26,14 @@ def browser() -> Iterator[object]:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[Hub, WebServer]]:
+    hub = Hub("ev")
+    web = WebServer(hub, 0)
+    web.start()
+    try:
+        yield hub, web
+    finally:
+        web.stop()
