@@ -235,13 +235,12 @@ def run_correct(args: argparse.Namespace) -> int:
 
 def _say_unplayed(store: Any, team: str) -> None:
     """After a withdrawal: a match of the team already paired but without a result is the referees' to enter."""
-    from .desk import event as ev
+    from .desk.corrections import unplayed
 
-    ids = {t.id for t in store.teams() if str(t.id) == str(team) or t.name == str(team)}
-    for p in ev.standings_report(store)["pending"]:
-        if p["ns"] in ids or p["ew"] in ids:
-            side = "EW" if p["ns"] in ids else "NS"
-            print(f"第{p['round']}轮 {p['table']} 尚无成绩：请录入 | round {p['round']} at {p['table']} has no result yet: "
-                  f"enter it, e.g. desk correct --round {p['round']} --table {p['table']} --winner {side} "
-                  f"--levels {side}=A+,{'NS' if side == 'EW' else 'EW'}=2 --walkover --by ... --reason ...",
-                  file=sys.stderr)
+    ids = {t.id for t in store.teams() if str(team) in (str(t.id), t.name)}
+    for p in unplayed(store, team):
+        side = "EW" if p["ns"] in ids else "NS"
+        print(f"第{p['round']}轮 {p['table']} 尚无成绩：请录入 | round {p['round']} at {p['table']} has no result yet: "
+              f"enter it, e.g. desk correct --round {p['round']} --table {p['table']} --winner {side} "
+              f"--levels {side}=A+,{'NS' if side == 'EW' else 'EW'}=2 --walkover --by ... --reason ...",
+              file=sys.stderr)

@@ -7,7 +7,6 @@ table has a referee key, the referees' signature (:mod:`.auth`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from guandan import SEATS, GuandanError, Reading
@@ -18,7 +17,7 @@ from .auth import check_signature
 from .dealing import start_deal
 from .match import start_match
 from .model import Command, Reply
-from .play import declare, report
+from .play import declare, report, shift_turn_clock
 from .referee import correct, penalty
 from .state import Phase, TableState
 from .steps import try_act
@@ -96,11 +95,7 @@ def _resume(c: TableState, p: dict[str, Any]) -> str | None:
     if c.phase != Phase.PAUSED:
         return "未暂停 | not paused"
     c.phase, c.paused_from = c.paused_from or Phase.IDLE, None
-    d = c.deal
-    if d is not None and d.state is not None:  # the turn timer does not run while paused
-        d.state = replace(d.state, turn_since=d.state.turn_since + (c.now - c.paused_at))
-        if d.tribute_choice is not None:
-            d.tribute_choice["since"] += c.now - c.paused_at
+    shift_turn_clock(c, c.now - c.paused_at)  # the turn timer does not run while paused
     asked, what = seats_asked(c)
     c.set_turn(asked or None, what)  # the seats the deal waits on are asked again, lamps lit, as before the pause
     c.emit("resumed")

@@ -188,15 +188,22 @@ def on_press(c: TableState, e: Press) -> None:
         act_on(c, act.pass_turn(e.seat), {"button": "pass", "turn": d.state.to_move})
 
 
+def shift_turn_clock(c: TableState, gap: float) -> None:
+    """Give the seat asked to act (and 上游 choosing a tribute card) ``gap`` seconds back: time that was nobody's
+    (a referee's pause, an outage)."""
+    d = c.deal
+    if d is not None and d.state is not None:
+        d.state = replace(d.state, turn_since=d.state.turn_since + gap)
+        if d.tribute_choice is not None:
+            d.tribute_choice["since"] += gap
+
+
 def stop_clocks(c: TableState, gap: float) -> None:
     """The table was down for ``gap`` seconds (a power cut, a crash: the first input after its restart comes
     that much after its last one): the turn timer and a timed match's clock take up where they stopped, as
     after a referee's pause, so no seat is timed out (or charged slow play) for the outage."""
-    d = c.deal
-    if d is not None and d.state is not None and c.phase != Phase.PAUSED:  # a pause's own resume shifts it
-        d.state = replace(d.state, turn_since=d.state.turn_since + gap)
-        if d.tribute_choice is not None:
-            d.tribute_choice["since"] += gap
+    if c.phase != Phase.PAUSED:  # a pause's own resume shifts the turn clock by the whole pause
+        shift_turn_clock(c, gap)
     if c.match_active and not c.match.time_up:
         c.match = replace(c.match, t_start=c.match.t_start + gap)
 

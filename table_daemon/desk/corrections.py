@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .ledger import withdrawn
+from .ledger import tally, withdrawn
 from .points import LEVEL_ORDER, ScoringError, level_index
 from .store import Store, StoreError
 
@@ -139,6 +139,15 @@ def _team(store: Store, team: str | int) -> int:
     if not found:
         raise CorrectionError(f"没有报名队伍 {team!r} | no registered team {team!r}")
     return found[0].id
+
+
+def unplayed(store: Store, team: str | int) -> list[dict[str, Any]]:
+    """The team's matches already paired that have no result yet (round, table, ns, ew): after a withdrawal,
+    the referees' to enter as a walk-over."""
+    team_id = _team(store, team)
+    with store.lock:
+        pending = tally(store.teams(), store.pairings(), store.results(), store.corrections())[3]
+    return [p for p in pending if team_id in (p["ns"], p["ew"])]
 
 
 def withdraw(store: Store, who: str, why: str, team: str | int, *, reinstate: bool = False) -> int:

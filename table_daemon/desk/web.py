@@ -263,8 +263,7 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
             n = cor.withdraw(store, who, why, str(body.get("team") or ""), reinstate=back)
         except cor.CorrectionError as exc:
             return _bad(exc)
-        ids = {t.id for t in store.teams() if str(body.get("team")) in (str(t.id), t.name)}
-        pending = [p for p in ev.standings_report(store)["pending"] if {p["ns"], p["ew"]} & ids]
+        pending = cor.unplayed(store, str(body.get("team") or ""))
         note(f"裁判 {who} {'恢复参赛' if back else '判定退赛'} {body.get('team')} | referee {who} "
              f"{'reinstated' if back else 'withdrew'} {body.get('team')}: {why}")
         left = [f"第{p['round']}轮 {p['table']} round {p['round']}" for p in pending]
