@@ -53,6 +53,7 @@ from .controller import (
     TurnChanged,
 )
 from .controller.model import DealerFaultKind
+from .controller.sealing import SEALED_TOPIC
 from .controller.views import hands_payload, public_state, seats_asked, status_light
 from .device_health import with_picture
 from .journal_faults import JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED, JournalFaults
@@ -241,10 +242,12 @@ class TableApp(TableHealth):
                     outbox.append(m)
                     if ef.ref:
                         refs.append((ef.ref, m.epoch, m.seq))
-                    if ef.topic == "results":
+                    if ef.topic == "results" and not ef.payload.get("sealed"):
                         results.append((str(ef.payload["id"]), m.payload))
                 else:
                     plain.append(m)
+                    if ef.topic == SEALED_TOPIC:  # a sealed board's full result: kept until the desk's ack
+                        results.append((str(ef.payload["id"]), m[1]))
         kind, data = refused_entry(event, effects) or (event.kind, event.to_dict())
         self._keep(now, kind, data, outbox, results, refs)
         # handled (and journaled, unless the journal failed and said so): from here on a failure of one effect

@@ -24,6 +24,9 @@ SEQUENCED = ("state", "events", "results", "alerts")
 #: deal publishes a few hundred messages, so the newest few thousand are plenty and memory stays bounded
 MAX_REFS = 2000
 RETAINED = ("state", "private/hands", "health", "status")
+#: a duplicate board's full results until the desk releases the board (rules §12): journaled like results, not
+#: sequenced (``seq`` counts the public topics), never retained
+SEALED_RESULTS = "results/sealed"
 
 
 def iso_now(t: float | None = None) -> str:
@@ -127,8 +130,15 @@ class Publisher:
                 break
             try:
                 head = json.loads(text)
+            except ValueError:
+                head = {}
+            if isinstance(head, dict) and head.get("sealed_copy"):
+                # a duplicate board's full result (rules §12): never queued with the outbox, so always sent again
+                self.link.publish(self.root + SEALED_RESULTS, text, qos=1)
+                continue
+            try:
                 taken = self.journal.is_sent(str(head["epoch"]), int(head["seq"]))
-            except (ValueError, KeyError, TypeError):
+            except (KeyError, TypeError, ValueError):
                 taken = True
             if taken:
                 self.link.publish(self.root + "results", text, qos=1)

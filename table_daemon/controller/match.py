@@ -27,6 +27,7 @@ from guandan import (
 
 from .dealing import start_deal, void_deal
 from .model import Light
+from .sealing import SEALED_TOPIC, SEALED_WORDS, match_sealed, sealed_copy, sealed_twin
 from .state import IN_DEAL, Phase, TableState
 from .views import deal_record, match_result, publish_hands, publish_state
 
@@ -226,15 +227,23 @@ def end_deal(c: TableState) -> None:
         record["result"]["match_winner"] = over.winner                # ended the match, by any limit
     c.last_result = {"deal": d.number, "finish": finish, "winner": s.winner, "up": s.up,
                      "levels_after": s.levels_json()}
+    if d.board is not None:
+        c.last_result["board"] = d.board
     c.phase = Phase.DEAL_OVER
     c.set_turn(None, "wait")
     for seat in SEATS:
         c.effect(Light(seat, "report", False))
-    c.emit("deal_over", deal=d.number, finish=finish, winner=s.winner, up=s.up, levels=s.levels_json())
-    if s.levels != d.levels_before:
-        c.emit("level_change", before={t: format_team_level(v) for t, v in d.levels_before.items()},
-               after=s.levels_json())
-    c.emit("deal_result", topic="results", id=f"{c.event}/{c.table}/m{c.match_no}/d{d.number}", **record)
+    record = {"id": f"{c.event}/{c.table}/m{c.match_no}/d{d.number}", **record}
+    if match_sealed(c):  # a duplicate board: the outcome is the desk's until it releases the board (rules §12)
+        c.emit("deal_over", deal=d.number, board=d.board, sealed=True, note=SEALED_WORDS)
+        c.emit("deal_result", topic="results", **sealed_twin(record))
+        c.emit("deal_result", topic=SEALED_TOPIC, **sealed_copy(record))
+    else:
+        c.emit("deal_over", deal=d.number, finish=finish, winner=s.winner, up=s.up, levels=s.levels_json())
+        if s.levels != d.levels_before:
+            c.emit("level_change", before={t: format_team_level(v) for t, v in d.levels_before.items()},
+                   after=s.levels_json())
+        c.emit("deal_result", topic="results", **record)
     publish_hands(c)
     if match_outcome(c, outcome):
         return
@@ -275,14 +284,20 @@ def forfeit(c: TableState, winner: str, reason: str) -> None:
 
 
 def finish_match(c: TableState, winner: str | None, reason: str) -> None:
+    sealed = match_sealed(c)
     c.match_active = False
     c.phase = Phase.MATCH_OVER
     c.deal = None
     c.set_turn(None, "wait")
     result = match_result(c, winner, reason)
     c.match_result = result
-    c.emit("match_over", match=c.match_no, winner=winner, levels=result["levels"], reason=reason)
-    c.emit("match_result", topic="results", **result)
+    if sealed:  # a match of duplicate boards: its result would tell the boards' (rules §12)
+        c.emit("match_over", match=c.match_no, sealed=True, note=SEALED_WORDS)
+        c.emit("match_result", topic="results", **sealed_twin(result))
+        c.emit("match_result", topic=SEALED_TOPIC, **sealed_copy(result))
+    else:
+        c.emit("match_over", match=c.match_no, winner=winner, levels=result["levels"], reason=reason)
+        c.emit("match_result", topic="results", **result)
     publish_state(c)
 
 

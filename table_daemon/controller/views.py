@@ -23,6 +23,7 @@ from guandan import (
 from guandan import deal as engine
 
 from .model import Publish
+from .sealing import match_sealed, sealed_twin
 from .state import IN_DEAL, TableDeal, TableState
 
 CHOICE_TEXT = "上游选择进贡牌 / 上游 chooses a tribute card"
@@ -105,6 +106,7 @@ def public_state(c: TableState) -> dict[str, Any]:
         "levels": _levels(c.levels),
         "deals_played": c.deals_done,
         "deal": d.number if d else None,
+        "board": d.board if d else None,  # the duplicate board being played (rules §12), None for random cards
         # a board is played at its own level (rules §12), known once the dealer has read it from the deal file
         "level": rank_name(d.level) if d and (d.board is None or d.state is not None) else None,
         "played": d.played if d else None,
@@ -139,6 +141,14 @@ def public_state(c: TableState) -> dict[str, Any]:
         out["tribute_choice"] = tribute_choice(d, c)
     if d is not None and d.pending_declare is not None:
         out["pending_declaration"] = {k: v for k, v in d.pending_declare.items() if k != "frame"}
+    if match_sealed(c):  # duplicate boards: no outcome on a public topic until the desk releases them (§12)
+        out["sealed"] = True
+        out["levels"] = None
+        if c.last_result is not None:
+            out["last_result"] = {k: c.last_result[k] for k in ("deal", "board") if k in c.last_result}
+            out["last_result"]["sealed"] = True
+        if c.match_result is not None:
+            out["match_result"] = sealed_twin(c.match_result)
     return out
 
 

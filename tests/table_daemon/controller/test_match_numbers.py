@@ -119,7 +119,7 @@ def test_a_board_is_said_at_its_own_level_not_the_matchs() -> None:
     h.play_out()  # the table's own record of the board replays: at the board's level, not NS's 6
     from guandan import replay
 
-    (record,) = h.of("results", "deal_result")
+    (record,) = h.of("results/sealed", "deal_result")  # a board's full record is the desk's until released
     assert record["board"] == 4 and record["level"] == "2" and record["levels_before"]["NS"] == "6"
     assert replay(record)["ok"], replay(record)
     assert replay({**record, "board": "x"})["first_error"]["field"] == "board"
