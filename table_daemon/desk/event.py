@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import boards as bd
 from . import ledger, pairing, rounds
 from .standings import Team
 from .store import Store, StoreError, now
@@ -160,10 +161,15 @@ def too_few_tables(tables: Sequence[str], matches: int) -> str | None:
             f"({', '.join(tables)}): list at least {matches} with desk init --tables")
 
 
-def standings_report(store: Store) -> dict[str, Any]:
-    """The current standings of the stored event (see ``ledger.report``)."""
+def standings_report(store: Store, *, public: bool = False) -> dict[str, Any]:
+    """The current standings of the stored event (see ``ledger.report``). ``public``: as the hall may see them,
+    without a duplicate board the desk has not released yet, nor the result of a match that played one (rules
+    §12); the desk's own pages and files count everything it holds."""
     with store.lock:
-        return ledger.report(store.teams(), store.pairings(), store.results(), store.corrections(),
+        pairings, results, corrections = store.pairings(), store.results(), store.corrections()
+        if public:
+            results = bd.public_results(results, bd.released(pairings, results, corrections))
+        return ledger.report(store.teams(), pairings, results, corrections,
                              store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
                              event=store.event(), computed_at=now())
 

@@ -34,6 +34,7 @@ from typing import Any
 from ..adapters.consumer_link import MqttLink, dumps
 from ..display.hub import Hub
 from ..version import VERSION
+from . import boards as bd
 from . import event as ev
 from . import rounds
 from .clock import local_now
@@ -77,7 +78,8 @@ class Desk:
         self.reply_topic = f"{prefix.rstrip('/')}/replies/desk/{event}"
         self.since = now()
         share = f"$share/guandan-desk-{event}/" if shared else ""
-        subs = [(f"{share}{self.base}/+/results", 1), (f"{share}{self.base}/+/alerts", 1),
+        subs = [(f"{share}{self.base}/+/results", 1), (f"{share}{self.base}/+/{bd.SEALED_RESULTS}", 1),
+                (f"{share}{self.base}/+/alerts", 1),
                 (f"{self.base}/+/status", 1), (f"{self.base}/+/state", 1), (f"{self.base}/+/events", 1),
                 (f"{self.base}/+/health", 0), (f"{self.reply_topic}/+", 1),
                 # at the centre of several halls: each hall's bridge link as the central broker says it (1/0)
@@ -91,6 +93,8 @@ class Desk:
         self.say = say or (lambda text: None)
         self.timezone = store.settings().get("timezone")
         self._published_revision = -1
+        #: (round, board) of the duplicate boards published as released since the last connect
+        self._boards_published: set[tuple[int, int]] = set()
         #: tables whose level chart is to be published (desk/charts/{table}): fed on paho's thread, sent by the ticker
         self._charts_due: set[str] = set()
         self._charts_lock = threading.Lock()
@@ -138,11 +142,20 @@ class Desk:
     def start(self) -> None:
         # the level charts of the screens, back from the deal records the desk keeps (the hub keeps nothing on
         # disk: after a restart a chart would draw a line through the deals it did not see)
-        for record in self.store.results("deal"):
-            self.hub.recall(record["tbl"], [record["payload"]])
+        self.recall_charts()
         self.hub.follow_link(self.link.link_state)  # the screens say when the desk has lost the broker
         self.link.start()
         self._ticker.start()
+
+    def recall_charts(self) -> None:
+        """Give the screens' level charts the deal records the desk keeps, but none of a duplicate board it has
+        not released (rules §12)."""
+        with self.store.lock:
+            results = self.store.results()
+            shown = bd.public_results(results, bd.released(self.store.pairings(), results, self.store.corrections()))
+        for record in shown:
+            if record["kind"] == "deal":
+                self.hub.recall(record["tbl"], [record["payload"]])
 
     def stop(self) -> None:
         self._stop.set()
@@ -158,6 +171,7 @@ class Desk:
     def _online(self) -> None:
         self.link.publish(self.status_topic, self._status(True), retain=True)
         self._published_revision = -1  # republish standings (and resend unconfirmed pairings) after a reconnect
+        self._boards_published.clear()  # and the released boards: a broker that lost its retained ones has them again
         with self._charts_lock:
             self._charts_due.update(self.hub.tables())
         with self._send_lock:
@@ -173,6 +187,9 @@ class Desk:
             self._on_reply(topic[len(self.reply_topic) + 1:], payload)
             return
         parts = topic[len(self.base) + 1:].split("/") if topic.startswith(self.base + "/") else []
+        if len(parts) == 3 and parts[0] != "desk" and "/".join(parts[1:]) == bd.SEALED_RESULTS:
+            self._on_sealed(topic, parts[0], payload)
+            return
         if len(parts) != 2 or parts[0] == "desk" or parts[1] not in TABLE_KINDS:
             return
         table, kind = parts
@@ -190,7 +207,8 @@ class Desk:
             if not isinstance(msg, dict):
                 self.store.reject(topic, "not a JSON object", payload)
             elif kind == "results":
-                self._on_result(topic, table, msg, payload)
+                if msg.get("sealed") is not True:  # a sealed board's twin: the full result comes on results/sealed
+                    self._on_result(topic, table, msg, payload)
             elif kind == "alerts":
                 self.store.add_alert(table, msg)
             else:
@@ -203,6 +221,19 @@ class Desk:
                     self._raise(alert)
                 if msg.get("online"):  # a table (re)connected: send it its match if it has not accepted it
                     self._try_now(table)
+
+    def _on_sealed(self, topic: str, table: str, payload: bytes) -> None:
+        """A duplicate board's full deal record or its match's result (rules §12): counted as any result, but
+        never handed to the screens (the hub) until the board is released."""
+        try:
+            msg = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self.store.reject(topic, f"not JSON: {exc}", payload)
+            return
+        if not isinstance(msg, dict):
+            self.store.reject(topic, "not a JSON object", payload)
+            return
+        self._on_result(topic, table, msg, payload)
 
     def _on_result(self, topic: str, table: str, msg: dict[str, Any], raw: bytes) -> None:
         try:
@@ -396,11 +427,33 @@ class Desk:
                   "results again")
 
     def publish_standings(self) -> dict[str, Any]:
-        report = ev.standings_report(self.store)
+        """The public standings (no duplicate board counted before its release), retained, and to the screens;
+        then every board released since."""
+        report = ev.standings_report(self.store, public=True)
         self.link.publish(self.standings_topic, report, retain=True)
         self.hub.set_standings(report)
         self._published_revision = report["version"]
+        self.publish_released_boards()
         return report
+
+    def publish_released_boards(self) -> list[tuple[int, int]]:
+        """Publish, retained on ``desk/boards/{round}/{board}``, each duplicate board every table of its round
+        has now played (rules §12), and hand it to the screens; returns the boards published now."""
+        with self.store.lock:
+            pairings, results = self.store.pairings(), self.store.results()
+            released = bd.released(pairings, results, self.store.corrections())
+            names = {t.id: t.name for t in self.store.teams()}
+        fresh = sorted(released - self._boards_published)
+        for round_no, board in fresh:
+            message = bd.release_message(self.event, round_no, board, results, pairings, names, now())
+            self.link.publish(f"{self.base}/desk/boards/{round_no}/{board}", message, retain=True)
+            self.hub.release_board(message)
+            self._boards_published.add((round_no, board))
+            with self._charts_lock:  # the retained charts take the released points now, not at the next result
+                self._charts_due.update(str(t["table"]) for t in message["tables"])
+            self._say(f"第{round_no}轮 第{board}副复式牌已公布 | round {round_no} board {board} released: every "
+                      f"table has played it")
+        return fresh
 
     def publish_charts(self) -> None:
         """Publish, retained, the level chart of each table that has had a result since (or of every table,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..adapters.consumer_link import MqttLink
+from .boards import SEALED_RESULTS
 from .service import Desk
 from .store import Store
 
@@ -60,7 +61,8 @@ class Standby:
         self.copy.link = _Silent()  # type: ignore[assignment]
         base = f"{prefix.rstrip('/')}/{event}"
         self.status_topic = f"{base}/desk/status"
-        subs = [(self.status_topic, 1), (f"{base}/+/results", 1), (f"{base}/+/alerts", 1), (f"{base}/+/status", 1)]
+        subs = [(self.status_topic, 1), (f"{base}/+/results", 1), (f"{base}/+/{SEALED_RESULTS}", 1),
+                (f"{base}/+/alerts", 1), (f"{base}/+/status", 1)]
         self.link = MqttLink(broker, f"guandan-desk-{event}-standby-{instance}", subs, self.on_message,
                              ca_file=ca_file)
         self.desk: Desk | None = None

@@ -88,30 +88,45 @@ class SpecTable:
         self.publish("events", msg)
         return msg
 
-    def result(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def result(self, payload: dict[str, Any], *, sealed: bool = False) -> dict[str, Any]:
+        """A result on ``results``; ``sealed`` (a duplicate board, rules §12): only a stand-in with the id there,
+        the full result on ``results/sealed`` (the desk's), kept until acknowledged."""
         msg = self.message(payload.get("type", "deal_result"), **payload)
+        if sealed:
+            twin: dict[str, Any] = {k: msg[k] for k in ("schema", "table", "event", "epoch", "seq", "ts", "type", "id", "match",
+                                        "deal", "board") if k in msg}
+            full = {**{k: v for k, v in msg.items() if k != "seq"}, "sealed_copy": True}
+            with self.lock:
+                self.unacked[msg["id"]] = full
+            self.publish("results", {**twin, "sealed": True})
+            self.publish("results/sealed", full)
+            return full
         with self.lock:
             self.unacked[msg["id"]] = msg
         self.publish("results", msg)
         return msg
 
-    def deal_record(self, match: int, deal: int, finish: list[str], up: int, **extra: Any) -> dict[str, Any]:
+    def deal_record(self, match: int, deal: int, finish: list[str], up: int, *, sealed: bool = False,
+                    **extra: Any) -> dict[str, Any]:
         winner = "NS" if finish[0] in ("N", "S") else "EW"
-        return self.result({
+        return self.result(sealed=sealed, payload={
             "type": "deal_result", "format": "guandan-deal/1", "id": f"{self.event}/{self.table}/m{match}/d{deal}",
             "match": match, "deal": deal, "profile": "national", "level": "2",
             "hands": {"S": ["HR"], "E": [], "N": [], "W": []}, "actions": extra.pop("actions", []),
-            "result": {"finish": finish, "winner": winner, "up": up}, **extra})
+            "result": {"finish": finish, "winner": winner, "up": up,
+                       **({"levels_after": extra.pop("levels_after")} if "levels_after" in extra else {})},
+            **extra})
 
-    def match_result(self, match: int, levels: dict[str, str], winner: str | None, **extra: Any) -> dict[str, Any]:
+    def match_result(self, match: int, levels: dict[str, str], winner: str | None, *, sealed: bool = False,
+                     **extra: Any) -> dict[str, Any]:
         return self.result({"type": "match_result", "id": f"{self.event}/{self.table}/m{match}",
-                            "match": match, "levels": levels, "winner": winner, **extra})
+                            "match": match, "levels": levels, "winner": winner, **extra}, sealed=sealed)
 
     def resend(self) -> None:
         with self.lock:
             pending = list(self.unacked.values())
         for msg in pending:
-            self.publish("results", msg)
+            self.publish("results/sealed" if msg.get("sealed_copy") else "results", msg)
 
     def wait_acked(self, ids: list[str], timeout: float = 10.0) -> None:
         """Wait until every id is acknowledged and no copy of one sent since is still waiting for its ack
