@@ -188,7 +188,8 @@ class BridgedEvent:
             (hdir / "hall.acl").write_text(render.render(
                 (TEMPLATES / "hall.acl.template").read_text(), {"EVENT": self.event, "HALL": hall}))
             write_passwords(hdir / "hall.passwd",
-                            [*table_ids, f"bridge-{hall}", f"referee-{hall}", f"display-{hall}"])
+                            [*table_ids, f"bridge-{hall}", f"referee-{hall}", f"commentary-{hall}",
+                             f"display-{hall}"])
             hall_port, local = free_port(), free_port()
             conf = render.render((TEMPLATES / "hall.conf.template").read_text(), {
                 "EVENT": self.event, "HALL": hall, "DATA_DIR": str(hdir), "CERT_DIR": str(certs),

@@ -2,7 +2,9 @@
 one, two simulated tables per hall logged in with their own accounts, the real desk at the centre over TLS.
 Hall H1's link is cut (silently, as a pulled cable) while its tables finish deals; afterwards every result is
 stored once and acknowledged back through the bridge, and no hidden hand ever reached the centre, even with a
-bridge topic for ``private/hands`` added by mistake (the ACLs hold it back)."""
+bridge topic for ``private/hands`` added by mistake (the ACLs hold it back). A duplicate board's sealed results
+(``results/sealed``, rules §12) cross the bridge to the desk and come back acknowledged, and no display, in the
+hall or at the centre, nor the hall's commentary account, ever gets them."""
 
 from __future__ import annotations
 
@@ -129,4 +131,56 @@ def test_two_halls_bridged_one_link_cut(tmp_path: Path) -> None:
         for rec in (centre, hall_referee):
             if rec is not None:
                 rec.close()
+        bridged.close()
+
+
+def test_sealed_results_cross_to_the_desk_and_no_display(tmp_path: Path) -> None:
+    event = f"se{uuid.uuid4().hex[:6]}"
+    bridged = BridgedEvent(event, {"H1": ["A01", "A02"]}, cuttable=[]).start()
+    store = Store(tmp_path / "desk.sqlite")
+    desk = Desk(store, bridged.central_tls_url("desk"), event, ca_file=bridged.ca_file)
+    base = f"guandan/v1/{event}"
+    sealed, public, ack = f"{base}/A01/results/sealed", f"{base}/A01/results", f"{base}/A01/results/ack"
+    recorders: list[Recorder] = []
+    try:
+        assert bridged.central is not None
+        hall_port, centre_port = bridged.halls["H1"].port, bridged.central.port
+        # everyone subscribed to the whole event (and to the sealed results by name): only the referees get them
+        watch = [f"{base}/#", f"{base}/+/results/sealed"]
+        centre = {user: Recorder(centre_port, user, watch) for user in ("referee", "display")}
+        hall = {user: Recorder(hall_port, user, watch) for user in ("referee-H1", "commentary-H1", "display-H1")}
+        recorders += [*centre.values(), *hall.values()]
+        a01 = Recorder(hall_port, "A01", [ack, f"{base}/desk/status"])
+        a02 = Recorder(hall_port, "A02", [])
+        recorders += [a01, a02]
+        desk.start()
+        assert desk.link.connected.wait(10)
+        # the desk's status crossed into the hall: its subscriptions are in place at the centre
+        wait(lambda: f"{base}/desk/status" in a01.topics(), 30, "the desk's status in the hall")
+        a02.client.publish(sealed, json.dumps({"id": f"{event}/A01/m1/d1", "by": "A02"}), qos=1).wait_for_publish(5)
+        rid = f"{event}/A01/m1/d1"
+        full = {"id": rid, "type": "deal_result", "format": "guandan-deal/1", "event": event, "table": "A01",
+                "match": 1, "deal": 1, "board": 1, "hands": {"S": ["HR"], "E": [], "N": [], "W": []},
+                "result": {"finish": ["S", "E", "N", "W"], "winner": "NS", "up": 3}, "sealed_copy": True}
+        a01.client.publish(sealed, json.dumps(full), qos=1).wait_for_publish(5)
+        a01.client.publish(public, json.dumps({"id": rid, "event": event, "table": "A01", "match": 1, "deal": 1,
+                                               "board": 1, "sealed": True}), qos=1).wait_for_publish(5)
+        # the desk at the centre got it (not counted: no pairing here), and its ack came back into the hall
+        wait(lambda: [r["topic"] for r in store.rejects()] == [sealed], 30, "the sealed result at the desk")
+        assert json.loads(store.rejects()[0]["payload"])["hands"] == full["hands"]
+        wait(lambda: ack in a01.topics(), 30, "the desk's ack in the hall")
+        watchers = {**centre, **hall}
+        # the public twin was published after the full result: once it is here, the full one would be too
+        wait(lambda: all(public in rec.topics() for rec in watchers.values()), 30, "the public twin everywhere")
+        for user, rec in watchers.items():
+            got = [json.loads(p) for t, p in rec.got if t == sealed]
+            if user.startswith("referee"):
+                assert got == [full], (user, got)  # A02's forgery, published first, never passed
+            else:
+                assert got == [], user
+    finally:
+        desk.stop()
+        store.close()
+        for rec in recorders:
+            rec.close()
         bridged.close()

@@ -1,12 +1,15 @@
-"""deploy/mosquitto/render.py: the templates filled in, a missing value refused, the bridge's topic list."""
+"""deploy/mosquitto/render.py: the templates filled in, a missing value refused, the bridge's topic list; and who
+each shipped ACL lets read and write a table's sealed results (``results/sealed``, rules §12)."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+from paho.mqtt.client import topic_matches_sub
 
 from tests.bridged import TEMPLATES, load_render
 
@@ -20,7 +23,8 @@ def test_hall_bridge_names_each_table_and_never_the_hidden_hands() -> None:
     topics = [line.split()[1:3] for line in conf.splitlines() if line.startswith("topic ")]
     out = [t for t, d in topics if d == "out"]
     assert sorted(out) == sorted([f"guandan/v1/ev/{t}/{k}" for t in ("T01", "T02")
-                                  for k in ("status", "state", "events", "results", "alerts", "health")]
+                                  for k in ("status", "state", "events", "results", "results/sealed", "alerts",
+                                                                  "health")]
                                  + ["guandan/v1/replies/#"])
     assert [t for t, d in topics if d == "in"] == ["guandan/v1/ev/+/cmd/#", "guandan/v1/ev/+/results/ack",
                                                   "guandan/v1/ev/desk/#"]
@@ -68,3 +72,64 @@ def test_certs_refuse_a_bad_host_name_without_a_traceback(tmp_path: Path, capsys
     assert "'hall h1' is not a host name" in capsys.readouterr().err
     assert render.main(["certs", str(tmp_path), "--central"]) == 2
     assert render.main(["certs", str(tmp_path), "--bogus", "H1"]) == 2
+
+
+def _rules(acl: str) -> tuple[dict[str, list[tuple[str, str]]], list[tuple[str, str]]]:
+    """The ``topic`` lines of each user (``""``: before any ``user`` line) and the ``pattern`` lines of an ACL,
+    as (access, topic)."""
+    users: dict[str, list[tuple[str, str]]] = {}
+    patterns: list[tuple[str, str]] = []
+    user = ""
+    for line in acl.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            continue
+        if words[0] == "user":
+            user = words[1]
+        elif words[0] in ("topic", "pattern"):
+            rule = (words[1], words[2]) if len(words) == 3 else ("readwrite", words[1])
+            (patterns if words[0] == "pattern" else users.setdefault(user, [])).append(rule)
+    return users, patterns
+
+
+def _may(acl: str, user: str, access: str, topic: str) -> bool:
+    """Whether ``user`` may ``access`` (read or write) ``topic`` by this ACL, as Mosquitto 2 decides it: a
+    ``deny`` that matches refuses; else any matching rule of the user's or pattern (``%u`` = the user) grants."""
+    users, patterns = _rules(acl)
+    rules = users.get(user, []) + [(a, t.replace("%u", user)) for a, t in patterns]
+    if any(a == "deny" and topic_matches_sub(t, topic) for a, t in rules):
+        return False
+    return any(a in (access, "readwrite") and topic_matches_sub(t, topic) for a, t in rules)
+
+
+def _shipped_acls() -> list[Any]:
+    """(name, ACL text, event, accounts) of the hall-in-one ACL and the rendered hall and central ACLs."""
+    tables = ["T01", "T02"]
+    acls = [
+        ("guandan.acl", (TEMPLATES / "guandan.acl").read_text(), "huaian-open",
+         [*tables, "desk", "referee", "commentary", "display"]),
+        ("hall.acl", render.render((TEMPLATES / "hall.acl.template").read_text(), {"EVENT": "ev", "HALL": "H1"}),
+         "ev", [*tables, "bridge-H1", "referee-H1", "commentary-H1", "display-H1"]),
+        ("central.acl", render.render((TEMPLATES / "central.acl.template").read_text(), {"EVENT": "ev"},
+                                      halls=["H1", "H2"]), "ev", ["H1", "H2", "desk", "referee", "display"]),
+    ]
+    return [pytest.param(*acl, id=acl[0]) for acl in acls]
+
+
+@pytest.mark.parametrize("name, acl, event, accounts", _shipped_acls())
+def test_sealed_results_are_for_the_desk_and_referees_only(name: str, acl: str, event: str,
+                                                           accounts: list[str]) -> None:
+    """A duplicate board's full results stay off every display (rules §12): only the desk, the referees and
+    (in a hall) the bridge that carries them to the desk read ``T01/results/sealed``; only T01 (in a hall) or a
+    hall's bridge (at the centre) writes it. Displays and commentary still read the public ``results``."""
+    sealed, public = f"guandan/v1/{event}/T01/results/sealed", f"guandan/v1/{event}/T01/results"
+    readers = {u for u in accounts if _may(acl, u, "read", sealed)}
+    writers = {u for u in accounts if _may(acl, u, "write", sealed)}
+    assert readers == {"guandan.acl": {"desk", "referee"}, "hall.acl": {"bridge-H1", "referee-H1"},
+                       "central.acl": {"desk", "referee"}}[name]
+    assert writers == {"guandan.acl": {"T01"}, "hall.acl": {"T01"}, "central.acl": {"H1", "H2"}}[name]
+    watchers = [u for u in accounts if u.startswith(("display", "commentary"))]
+    assert watchers and all(_may(acl, u, "read", public) for u in watchers)
+    # and no rule of theirs could match it by a wildcard put in later: none has a `#`
+    users, _ = _rules(acl)
+    assert not [t for u in watchers for a, t in users[u] if a != "deny" and "#" in t and "/desk/" not in t]

@@ -189,6 +189,32 @@ def test_tables_write_only_their_own_topics(clients: Any) -> None:
     assert len(desk.wait(root("T01") + "results")) == 1
 
 
+def test_sealed_results_reach_only_the_desk_and_referees(clients: Any) -> None:
+    """A duplicate board's full results (``results/sealed``, rules §12) are the desk's and the referees' until the
+    board is released: only the table writes its own, and displays and commentary subscribed to the whole event
+    (and to ``+/results/sealed`` by name) never get them."""
+    sealed, public = root("T01") + "results/sealed", root("T01") + "results"
+    everything = f"guandan/v1/{EVENT}/#"
+    desk = clients("desk", f"guandan/v1/{EVENT}/+/results/sealed")
+    referee = clients("referee", everything)
+    watchers = [clients(user, everything, f"guandan/v1/{EVENT}/+/results/sealed") for user in ("display", "commentary")]
+    for forger in ("T02", "desk", "referee", "display", "commentary"):
+        clients(forger).publish(sealed, {"id": f"{EVENT}/T01/m1/d1", "by": forger})
+    clients("T02").publish(root("T02") + "results/sealed", {"id": f"{EVENT}/T02/m1/d1"})  # its own: allowed
+    assert len(desk.wait(root("T02") + "results/sealed")) == 1
+    assert desk.on(sealed) == [] and referee.on(sealed) == []  # the forgeries came first: none passed
+    t1 = clients("T01")
+    full = {"id": f"{EVENT}/T01/m1/d1", "board": 1, "hands": {"S": ["HR"]}, "result": {"finish": ["S"]}}
+    t1.publish(sealed, full)
+    t1.publish(public, {"id": f"{EVENT}/T01/m1/d1", "board": 1, "sealed": True})  # the public twin, after it
+    assert desk.wait(sealed) == [full] and referee.wait(sealed) == [full]
+    for watcher in watchers:
+        # the twin came after the full result: had the full one been let through, it would be here already
+        assert len(watcher.wait(public)) == 1
+        with watcher.lock:
+            assert not [topic for topic, _, _ in watcher.got if topic.endswith("/results/sealed")]
+
+
 def _request(c: Client, topic: str, payload: dict[str, Any], reply: str) -> Any:
     props = Properties(PacketTypes.PUBLISH)
     props.ResponseTopic = reply

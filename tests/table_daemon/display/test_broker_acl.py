@@ -1,7 +1,7 @@
 """The hall's ACL (deploy/mosquitto/guandan.acl) with a WebSockets listener on a real Mosquitto: a display
-reading MQTT over WebSockets sees public state but never hidden hands, a table cannot publish under another
-table's root, and the desk (its own user, with a shared subscription) gets results, acknowledges them and
-gets the tables' replies to start_match."""
+reading MQTT over WebSockets sees public state but never hidden hands nor a duplicate board's sealed results
+(rules §12), a table cannot publish under another table's root, and the desk (its own user, with a shared
+subscription) gets results, sealed ones too, acknowledges them and gets the tables' replies to start_match."""
 
 from __future__ import annotations
 
@@ -77,8 +77,9 @@ def test_hall_acl_and_websockets(broker_factory: Callable[..., LocalBroker], top
         table.state(phase="playing", seats={"S": {"cards_left": 9}})
         table.client.publish(f"{table.root}/private/hands", json.dumps({"S": ["HR"]}), qos=1, retain=True)
         table.client.publish(f"guandan/v1/{event}/T02/state", json.dumps({"phase": "forged"}), qos=1, retain=True)
+        sealed_rid = table.deal_record(1, 1, ["S", "E", "N", "W"], 3, sealed=True, board=1)["id"]
         rid = table.match_result(1, {"NS": "A+", "EW": "2"}, "NS")["id"]
-        table.wait_acked([rid], timeout=10)
+        table.wait_acked([sealed_rid, rid], timeout=10)
         deadline = time.monotonic() + 10
         while not any(t.endswith("/T01/state") for t, _ in seen) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -86,9 +87,19 @@ def test_hall_acl_and_websockets(broker_factory: Callable[..., LocalBroker], top
         topics = {t for t, _ in seen}
         assert f"{table.root}/state" in topics
         assert not any("private" in t for t in topics)
+        # a duplicate board: the display gets the sealed twin on results (before the match result), never the
+        # full record on results/sealed (published before the match result: once that is here, it would be too)
+        deadline = time.monotonic() + 10
+        while not any(p.get("id") == rid for _, p in seen) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        twins = [p for t, p in seen if t == f"{table.root}/results" and p.get("id") == sealed_rid]
+        assert twins and all(p.get("sealed") is True and "hands" not in p for p in twins)
+        assert not any(t.endswith("/results/sealed") for t, _ in seen)
         assert f"guandan/v1/{event}/T02/state" not in topics  # T01 may not publish as T02
         # the desk got it through the ACL; with no pairing at T01 it is kept as not counted
-        assert [json.loads(r["payload"])["id"] for r in store.rejects()] == [rid] and store.results() == []
+        rejects = {json.loads(r["payload"])["id"]: r["topic"] for r in store.rejects()}
+        assert rejects == {sealed_rid: f"{table.root}/results/sealed", rid: f"{table.root}/results"}
+        assert store.results() == []
         store.add_round(1, "swiss", [("T01", 1, 2)])  # the running desk sends it to T01, T01 replies
         deadline = time.monotonic() + 10
         while not store.pairings(1)[0]["accepted_at"] and time.monotonic() < deadline:
