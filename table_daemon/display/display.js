@@ -79,7 +79,7 @@ function tellEvent(tab, ev) {
   if (ev.type === "deal_started" || ev.type === "match_started") tab.events = [];
   if (ev.type === "match_started") tab.chart = [];
   tab.events = (tab.events || []).concat([ev]).slice(-600);
-  if (ev.type === "deal_over") {
+  if (ev.type === "deal_over" && ev.levels) {  // a sealed board's deal_over tells no levels
     addPoint(tab, { deal: ev.deal, finish: ev.finish, winner: ev.winner, up: ev.up, levels: ev.levels,
       match: ev.match !== undefined ? ev.match : (tab.state || {}).match });
   }
@@ -128,8 +128,45 @@ function playedBefore(state, story) {
   return seats.some((s) => typeof s.cards_left === "number" && s.cards_left < 27) || (state.trick || []).length > 0;
 }
 
+/** One table's result of a released duplicate board (a board of snapshot.boards) as a point of its chart. */
+function releasedPoint(b, row) {
+  const lv = row.levels_after;
+  if (typeof row.deal !== "number" || !lv || typeof lv.NS !== "string" || typeof lv.EW !== "string") return null;
+  return { deal: row.deal, board: b.board, finish: row.finish, winner: row.winner, up: row.up, levels: lv, match: b.round };
+}
+
+/** Add to a table's chart its results of the released boards of its match (hub._take_released). */
+function takeReleased(tab, name, boards) {
+  const match = (tab.state || {}).match;
+  if (match == null) return;
+  (boards || []).filter((b) => b.round === match).forEach((b) => (b.tables || []).forEach((row) => {
+    const p = row.table === name ? releasedPoint(b, row) : null;
+    if (p) addPoint(tab, p);
+  }));
+}
+
 // -- the last deal in words ------------------------------------------------------------------------------
+// A match of duplicate boards is sealed (rules §12): a deal's result and the match's stay off the public topics
+// until the desk releases the board, after every table has played it; the table's result then comes with it.
+const SEALED_NOTE = "复式牌封存至全部牌桌打完 · duplicate board sealed until every table has played it";
+
+function sealedWords(r) {
+  const n = r.board != null ? r.board : r.deal;
+  return "复式牌 第" + (n || "?") + "副 · 封存 Board " + (n || "?") + " · sealed";
+}
+
+/** The last deal to show: the state's, or of a sealed board the table's result of it once the board is
+ *  released (the chart's point of that deal). */
+function lastResultOf(state, chart) {
+  const r = state.last_result;
+  if (!r || !r.sealed) return r;
+  const p = (chart || []).find((x) => x && x.deal === r.deal && x.finish && (r.board == null || x.board === r.board) &&
+    (state.match == null || x.match == null || x.match === state.match));
+  return p || r;
+}
+
 function resultWords(state, r) {
+  if (r && r.sealed && (!r.finish || !r.finish.length)) return sealedWords(r);
   if (!r || !r.finish || !r.finish.length) return "";
   const first = r.finish[0];
   const team = teamOf(first);
@@ -139,8 +176,10 @@ function resultWords(state, r) {
   const up = r.up ? "升" + r.up + "级 up " + r.up : "不升级 no level up";
   const after = r.levels_after || r.levels;
   const lv = after ? " → " + levelWord(after[team]) : "";
-  return "第" + (r.deal || "?") + "副 Deal " + (r.deal || "?") + "：上游 1st " + seatLabel(state, first) + " · " + how +
-    " · " + teamName(state, team) + " " + up + lv;
+  const deal = "第" + (r.deal || "?") + "副 Deal " + (r.deal || "?");
+  const board = r.board != null ? "复式牌 第" + r.board + "副 Board " + r.board : "";  // a released duplicate board
+  const which = board && r.board === r.deal ? board : board ? board + " · " + deal : deal;
+  return which + "：上游 1st " + seatLabel(state, first) + " · " + how + " · " + teamName(state, team) + " " + up + lv;
 }
 
 /** Every seat's place in a finished deal: [[place words, [seats]]], 上游 first. After a 双下 the two seats
@@ -166,6 +205,7 @@ function pointsWords(state, m) {
 function matchWords(state) {
   const m = state.match_result;
   if (!m) return "";
+  if (m.sealed) return "比赛结束 · 复式牌成绩封存 Match over · duplicate boards sealed";
   const lv = m.levels || state.levels || {};
   const score = teamName(state, "NS") + " " + levelWord(lv.NS) + " : " + levelWord(lv.EW) + " " + teamName(state, "EW");
   return (m.winner ? "比赛结束 · " + teamName(state, m.winner) + " 胜 wins — " : "比赛结束 Match over — ") + score;
@@ -340,8 +380,9 @@ function scoreboard(state) {
     names.append(el("div", "tp", seats.map((s) => playerName(state, s) || seatWord(s)).join(" · ")));
     side.append(names);
     const lv = el("div", "lvbox");
-    lv.append(el("div", "lvl", "级 level"));
-    lv.append(el("div", "lvn", levelWord(levels[team])));
+    const sealed = state.sealed && !levels[team];  // a match of duplicate boards: no levels to show
+    lv.append(el("div", "lvl", sealed ? "复式牌 · sealed" : "级 level"));
+    lv.append(el("div", "lvn" + (sealed ? " sealed" : ""), sealed ? "封存" : levelWord(levels[team])));
     side.append(lv);
     box.append(side);
   });
@@ -440,8 +481,9 @@ function chartEl(state, chart) {
   ["NS", "EW"].forEach((t) => legend.append(el("span", "key team-" + t, teamName(state, t))));
   if (gaps.length) {
     const which = gaps.map(([a, b]) => (a === b ? String(a) : a + "–" + b)).join(", ");
-    legend.append(el("span", "gapnote", "第 " + which + " 副未知 · deal" + (gaps.length > 1 || gaps[0][0] !== gaps[0][1] ? "s " : " ") +
-      which + " not known"));
+    const many = gaps.length > 1 || gaps[0][0] !== gaps[0][1] ? "s " : " ";
+    legend.append(el("span", "gapnote", state.sealed ? "第 " + which + " 副封存或未知 · deal" + many + which +
+      " sealed or not known" : "第 " + which + " 副未知 · deal" + many + which + " not known"));
   }
   box.append(legend);
   box.dataset.points = String(pts.length - 1);
@@ -546,6 +588,11 @@ function tributeBlock(state, story) {
 /** The last deal in full: the team that went up, then every seat's place. */
 function lastDealEl(state, r) {
   const box = el("div", "result-words");
+  if (r && r.sealed && (!r.finish || !r.finish.length)) {
+    box.textContent = sealedWords(r);
+    box.append(el("div", "sealed-note", SEALED_NOTE));
+    return box;
+  }
   if (!r || !r.finish || !r.finish.length) {
     box.textContent = "本场尚无结果 · no deal finished yet";
     return box;
@@ -619,7 +666,8 @@ function drawTable(root, name, tab) {
     const tb = tributeBlock(state, story);
     if (tb) centre.append(tb);
   }
-  const words = state.match_result ? matchWords(state) : resultWords(state, state.last_result);
+  const lastResult = lastResultOf(state, tab && tab.chart);
+  const words = state.match_result ? matchWords(state) : resultWords(state, lastResult);
   if (words && state.phase !== "playing") centre.append(el("div", "result-words", words));
   const points = state.match_result ? pointsWords(state, state.match_result) : "";
   if (points) centre.append(el("div", "match-points", points));
@@ -634,9 +682,10 @@ function drawTable(root, name, tab) {
   foot.append(chartEl(state, tab && tab.chart));
   const last = el("div", "lastdeal");
   last.append(el("h2", "", "上一副 · Last deal"));
-  last.append(lastDealEl(state, state.last_result));
+  last.append(lastDealEl(state, lastResult));
   if (state.match_result) {
     last.append(el("div", "match-words", matchWords(state)));
+    if (state.match_result.sealed) last.append(el("div", "sealed-note", SEALED_NOTE));
     const pts = pointsWords(state, state.match_result);
     if (pts) last.append(el("div", "match-points", pts));
   }
@@ -690,7 +739,8 @@ function drawTile(root, name, tab) {
     row.append(el("span", "tn", teamName(state, team)));
     if (over) { if (won === team) row.append(el("span", "lead won", "胜 wins")); }
     else if ((team === "NS" && lead > 0) || (team === "EW" && lead < 0)) row.append(el("span", "lead", "领先 leads"));
-    row.append(el("span", "lvn", levelWord(levels[team])));
+    const sealed = state.sealed && !levels[team];
+    row.append(el("span", "lvn" + (sealed ? " sealed" : ""), sealed ? "封存" : levelWord(levels[team])));
     root.append(row);
   });
   const now = el("div", "tile-now");
@@ -699,7 +749,7 @@ function drawTile(root, name, tab) {
     now.append(el("span", "who", (SEAT[t.seat] || {}).zh || t.seat));
     now.append(cardRow(t.cards, { level: state.level, reading: t.reading, cls: "mini" }));
   } else if (state.phase === "match_over") now.append(el("span", "", matchWords(state)));
-  else if (state.last_result) now.append(el("span", "", resultWords(state, state.last_result)));
+  else if (state.last_result) now.append(el("span", "", resultWords(state, lastResultOf(state, tab && tab.chart))));
   if (state.turn && !gone) now.append(el("span", "turn", "▶ " + seatWord(state.turn)));
   root.append(now);
   const alerts = alertsOf(tab || {});
@@ -773,7 +823,7 @@ function showLive() {
 }
 
 function liveFeed(query, draw) {
-  const snap = { tables: {}, standings: null, link: null };
+  const snap = { tables: {}, standings: null, link: null, boards: [] };
   let queued = false;
   let last = 0;
   function redraw() {
@@ -830,6 +880,7 @@ function liveFeed(query, draw) {
       snap.event = data.event;
       snap.tables = data.tables || {};
       snap.standings = data.standings;
+      snap.boards = data.boards || [];
       snap.link = LIVE.link = data.link || null;
       LIVE.lostAt = null;
       tries = 0;
@@ -852,7 +903,7 @@ function liveFeed(query, draw) {
           }
         } else {
           tab[kind] = msg.data;
-          if (kind === "state" && msg.data) release(msg.table, msg.data);
+          if (kind === "state" && msg.data) { release(msg.table, msg.data); takeReleased(tab, msg.table, snap.boards); }
         }
         redraw();
       });
@@ -861,6 +912,13 @@ function liveFeed(query, draw) {
       const msg = JSON.parse(e.data);
       const tab = snap.tables[msg.table] || (snap.tables[msg.table] = { table: msg.table, events: [], chart: [] });
       (msg.data || []).forEach((point) => addPoint(tab, point));
+      redraw();
+    });
+    src.addEventListener("board", (e) => {  // a duplicate board the desk released (hub.release_board)
+      const b = JSON.parse(e.data).data;
+      if (!b) return;
+      snap.boards = snap.boards.filter((x) => x.round !== b.round || x.board !== b.board).concat([b]).slice(-500);
+      (b.tables || []).forEach((row) => { if (snap.tables[row.table]) takeReleased(snap.tables[row.table], row.table, [b]); });
       redraw();
     });
     src.addEventListener("standings", (e) => { snap.standings = JSON.parse(e.data).data; redraw(); });

@@ -17,6 +17,13 @@ retained state's ``last_result``, or the deal records a desk kept (:meth:`Hub.re
 point carries its match; a point of another match than the table's state is dropped. Deals nobody told it of
 are left out (the page marks them as not known), never drawn as a line through them.
 
+A match that plays duplicate boards is *sealed* (rules §12): its deal results and match result reach the public
+topics only as sealed twins (``"sealed": true``, no finish, no levels), so they add no point to the chart. The
+desk releases a board once every table of its round has played it (``desk/boards/{round}/{board}``,
+:meth:`Hub.release_board`): each table's result of it then becomes a point of that table's chart, when the
+board's round is the table's match, and every screen is sent the board (``board``; a new screen gets the
+released boards in its snapshot).
+
 Hidden hands never pass through: ``private/*`` topics are ignored, and any field that could hold a hand
 (``hands``, ``hand``, ``deal_line``) is stripped from what reaches a screen; a deal result is reduced to its
 public summary.
@@ -25,11 +32,14 @@ public summary.
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: What a listener gets: (kind, table, data, the Server-Sent Events frame of it, encoded once for every screen).
 Change = tuple[str, str, Any, bytes]
@@ -41,6 +51,10 @@ UNTOLD = frozenset({"card_dealt", "deal_commitment", "timer_warning", "report_du
 NEW_DEAL = frozenset({"deal_started", "match_started"})
 #: The most points a table's level chart keeps.
 CHART_POINTS = 200
+#: The most released duplicate boards the hub keeps (the newest).
+BOARDS_KEPT = 500
+#: What a screen gets of each table's result of a released board (``desk/boards/{round}/{board}``).
+BOARD_ROW = ("table", "deal", "ns", "ew", "level", "finish", "winner", "up", "levels_after")
 
 
 def json_object(payload: bytes | dict[str, Any]) -> dict[str, Any] | None:
@@ -69,7 +83,7 @@ def result_summary(msg: dict[str, Any]) -> dict[str, Any]:
     """The public summary of a result message (deal or match) for screens."""
     raw = msg.get("result")
     result: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    keys = ("id", "match", "deal", "board", "levels", "winner", "type", "ts")
+    keys = ("id", "match", "deal", "board", "levels", "winner", "type", "ts", "sealed", "note")
     out = {k: msg[k] for k in keys if k in msg}
     for k in ("finish", "winner", "up", "levels_after", "match_winner"):
         if k in result:
@@ -84,6 +98,10 @@ class Hub:
         self.event = event
         self._tables: dict[str, dict[str, Any]] = {}
         self._standings: dict[str, Any] | None = None
+        #: released duplicate boards by (round, board), oldest release first
+        self._boards: dict[tuple[int, int], dict[str, Any]] = {}
+        #: (table, round) -> deal -> that table's point of a released board, for its chart once its match is the round
+        self._released: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}
         self._listeners: dict[queue.Queue[Change], str | None] = {}  # listener -> the one table it follows
         self._lock = threading.Lock()
         self._history = history
@@ -109,6 +127,7 @@ class Hub:
                 data: Any = scrub(msg)
                 tab["state"] = data
                 chart_of_state(tab, data)
+                self._take_released(table, tab)
             elif kind == "status":
                 data = scrub(msg)
                 tab["status"] = data
@@ -140,8 +159,10 @@ class Hub:
     def recall(self, table: str, results: Iterable[dict[str, Any]]) -> int:
         """Put back into a table's level chart the deal records kept elsewhere (a desk's store after a
         restart: the hub itself keeps nothing on disk); returns how many deals were taken. Only the chart
-        changes (what a screen shows as the last deal stays what the table says)."""
-        return self.recall_points(table, (deal_point(result_summary(m)) for m in results if isinstance(m, dict)))
+        changes (what a screen shows as the last deal stays what the table says). A duplicate board's record
+        is never taken: its point comes with the board's release (:meth:`release_board`)."""
+        return self.recall_points(table, (deal_point(result_summary(m)) for m in results
+                                          if isinstance(m, dict) and not sealed_record(m)))
 
     def recall_points(self, table: str, points: Iterable[Any]) -> int:
         """Put chart points (``deal_point``'s, as the desk publishes them on ``desk/charts/{table}``) back into a
@@ -161,6 +182,70 @@ class Hub:
         if listeners:
             self._push(listeners, ("chart", table, chart, sse_frame("chart", table, chart)))
         return taken
+
+    def release_board(self, message: dict[str, Any]) -> None:
+        """Take a duplicate board the desk released (its ``desk/boards/{round}/{board}``, rules §12): kept (the
+        newest ``BOARDS_KEPT``), sent to every screen (``board``), and each table's result of it added to that
+        table's chart while the table's match is the board's round. A malformed message is ignored (logged)."""
+        board = board_summary(message)
+        if board is None or message.get("event", self.event) != self.event:
+            log.warning("ignored a released board that is not one of this event's: %.200r", message)
+            return
+        key = (board["round"], board["board"])
+        with self._lock:
+            self._forget_board(self._boards.pop(key, None))
+            self._boards[key] = board
+            while len(self._boards) > BOARDS_KEPT:
+                self._forget_board(self._boards.pop(next(iter(self._boards))))
+            for row in board["tables"]:
+                point = released_point(board, row)
+                if point is None:
+                    continue
+                self._released.setdefault((row["table"], board["round"]), {})[point["deal"]] = point
+                tab = self._tables.get(row["table"])
+                if tab is not None and (tab.get("state") or {}).get("match") == board["round"]:
+                    add_point(tab, point)
+            listeners = list(self._listeners)
+        # the board to every screen (a page adds the points itself, as the hub did)
+        self._push(listeners, ("board", "", board, sse_frame("board", "", board)))
+
+    def _forget_board(self, board: dict[str, Any] | None) -> None:
+        """Drop the chart points kept of a released board no longer kept (the lock held)."""
+        if board is None:
+            return
+        for row in board["tables"]:
+            key, deal = (row["table"], board["round"]), row.get("deal")
+            points = self._released.get(key, {})
+            if isinstance(deal, int) and points.get(deal, {}).get("board") == board["board"]:
+                del points[deal]
+                if not points:
+                    del self._released[key]
+
+    def _take_released(self, table: str, tab: dict[str, Any]) -> None:
+        """Add to a table's chart the points of the released boards of its state's match it lacks (the lock held)."""
+        match = (tab.get("state") or {}).get("match")
+        points = self._released.get((table, match)) if isinstance(match, int) else None
+        for deal, point in (points or {}).items():
+            if not any(p.get("deal") == deal for p in tab["chart"]):
+                add_point(tab, point)
+
+    def boards(self, table: str | None = None) -> list[dict[str, Any]]:
+        """The released boards kept, oldest release first; of one ``table``: those it played, with its row only."""
+        with self._lock:
+            return self._boards_of(table)
+
+    def _boards_of(self, table: str | None, rounds: set[Any] | None = None) -> list[dict[str, Any]]:
+        out = []
+        for board in self._boards.values():
+            if rounds is not None and board["round"] not in rounds:
+                continue
+            if table is None:
+                out.append(board)
+                continue
+            rows = [r for r in board["tables"] if r["table"] == table]
+            if rows:
+                out.append({**board, "tables": rows})
+        return out
 
     def chart(self, table: str) -> dict[str, Any] | None:
         """A table's level chart as the desk publishes it (``desk/charts/{table}``): the match of its state and
@@ -217,12 +302,16 @@ class Hub:
     def snapshot(self, table: str | None = None, *, brief: bool = False) -> dict[str, Any]:
         """Every table's latest public picture (or one table's), ready for JSON. ``brief`` keeps only each
         table's last few events (what an overview of many tables shows). ``link``: whether the server
-        reaches the broker (None when it was not told)."""
+        reaches the broker (None when it was not told). ``boards``: the released duplicate boards (of one
+        table: those it played, its own result only; ``brief``: those of the rounds the tables play now)."""
         with self._lock:
             tables = {name: _plain(tab, brief) for name, tab in self._tables.items() if table in (None, name)}
             standings = self._standings
             link = dict(self._link) if self._link is not None else None
-        return {"event": self.event, "tables": tables, "standings": standings, "link": link}
+            # the released boards: of one table, those it played; in brief, those of the matches in play
+            rounds = {(t.get("state") or {}).get("match") for t in self._tables.values()} if brief else None
+            boards = self._boards_of(table, None if table is not None else rounds)
+        return {"event": self.event, "tables": tables, "standings": standings, "link": link, "boards": boards}
 
     def set_standings(self, report: dict[str, Any]) -> None:
         """Keep the desk's latest standings (its ``desk/standings`` report) and send them to every screen."""
@@ -291,10 +380,16 @@ def tell(tab: dict[str, Any], event: dict[str, Any]) -> None:
     if kind == "match_started":
         tab["chart"] = []
     tab["events"].append(event)
-    if kind == "deal_over":
+    if kind == "deal_over" and isinstance(event.get("levels"), dict):  # a sealed board's deal_over tells no levels
         point = {k: event.get(k) for k in ("deal", "finish", "winner", "up", "levels")}
         point["match"] = event.get("match", (tab.get("state") or {}).get("match"))
         add_point(tab, point)
+
+
+def sealed_record(message: dict[str, Any]) -> bool:
+    """Whether a deal record or match result is of a duplicate board (rules §12): a sealed twin, the full copy
+    sent on ``results/sealed``, or a record that names its board."""
+    return bool(message.get("sealed") or message.get("sealed_copy")) or message.get("board") is not None
 
 
 def deal_point(result: dict[str, Any]) -> dict[str, Any] | None:
@@ -317,9 +412,39 @@ def chart_point(raw: Any) -> dict[str, Any] | None:
     levels = raw.get("levels")
     if not isinstance(levels, dict) or not all(isinstance(levels.get(side), str) for side in ("NS", "EW")):
         return None
-    point = {k: raw[k] for k in ("deal", "finish", "winner", "up", "match") if k in raw}
+    point = {k: raw[k] for k in ("deal", "finish", "winner", "up", "match", "board") if k in raw}
     point["levels"] = {"NS": levels["NS"], "EW": levels["EW"]}
     return point
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def board_summary(message: Any) -> dict[str, Any] | None:
+    """A released board (``desk/boards/{round}/{board}``) as screens get it: round, board, when, and each
+    table's result of it (``BOARD_ROW``; the hands are left out, as everywhere on screens); None when the
+    message is not a released board (a type, round, board or table list that is not one)."""
+    if not isinstance(message, dict) or message.get("type") != "board_released":
+        return None
+    if not _number(message.get("round")) or not _number(message.get("board")):
+        return None
+    tables = message.get("tables")
+    if not isinstance(tables, list) or not all(isinstance(r, dict) and isinstance(r.get("table"), str)
+                                               and r["table"] for r in tables):
+        return None
+    rows = [scrub({k: r.get(k) for k in BOARD_ROW}) for r in tables]
+    released_at = message.get("released_at")
+    return {"round": message["round"], "board": message["board"],
+            "released_at": released_at if isinstance(released_at, str) else None, "tables": rows}
+
+
+def released_point(board: dict[str, Any], row: dict[str, Any]) -> dict[str, Any] | None:
+    """One table's result of a released board (``board_summary``'s) as a point of its chart (of the match that
+    is the board's round), or None when the row has no deal number or levels after it."""
+    return chart_point({"deal": row.get("deal"), "board": board["board"], "match": board["round"],
+                        "finish": row.get("finish"), "winner": row.get("winner"), "up": row.get("up"),
+                        "levels": row.get("levels_after")})
 
 
 def add_point(tab: dict[str, Any], point: dict[str, Any] | None) -> bool:

@@ -3,8 +3,8 @@ a JSON snapshot and a Server-Sent Events stream of every change the hub sees.
 
 Routes: ``/display/`` (hall overview), ``/display/{table}`` (one table), ``/static/{file}`` (html/js/css of
 this package), ``/api/live[?table=T][&brief=1]`` (snapshot), ``/events[?table=T][&brief=1]`` (SSE: ``snapshot``
-first, then ``state`` / ``events`` / ``status`` / ``results`` / ``standings`` messages, and ``link`` when the
-server's own link to the broker changes), ``/qr.svg[?path=P]``
+first, then ``state`` / ``events`` / ``status`` / ``results`` / ``standings`` / ``chart`` messages, ``board``
+when the desk releases a duplicate board, and ``link`` when the server's own link to the broker changes), ``/qr.svg[?path=P]``
 (a QR code of the public address of page ``P``, for spectators' phones: ``public_url`` when given, else the
 address the screen itself used). The desk adds its own routes
 through ``extra``. Every screen reads from the hub's memory, never from a table. Routes given as ``protected``

@@ -2,11 +2,12 @@
 the web server for screens. Any number of screens share this one subscription, so no table is slowed by them.
 
 It subscribes only to public topics (``status``, ``state``, ``events``, ``results``, ``health``; the desk's
-retained ``desk/standings`` and ``desk/charts/+``, each table's level chart of its match, so a server started
-mid-match draws the deals it did not see), so a broker ACL that gives displays no ``private/#`` costs it
-nothing. A clean session: after a drop it gets the retained
-``state`` of every table again. While it does not reach the broker, the hub tells every screen so (``link``):
-the pages then say that what they show is the state as of the moment the link was lost.
+retained ``desk/standings``, ``desk/charts/+``, each table's level chart of its match, so a server started
+mid-match draws the deals it did not see, and ``desk/boards/+/+``, each duplicate board the desk released,
+rules §12), so a broker ACL that gives displays no ``private/#`` costs it nothing. A clean session: after a
+drop it gets the retained ``state`` of every table again. While it does not reach the broker, the hub tells
+every screen so (``link``): the pages then say that what they show is the state as of the moment the link was
+lost.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class DisplayService:
         subs = [(f"{self.base}/+/{kind}", 0 if kind == "health" else 1) for kind in PUBLIC_KINDS]
         subs.append((f"{self.base}/desk/standings", 1))  # the desk's retained standings, for the hall screen
         subs.append((f"{self.base}/desk/charts/+", 1))  # each table's level chart of its match, as the desk has it
+        subs.append((f"{self.base}/desk/boards/+/+", 1))  # each duplicate board the desk released (rules §12)
         self.commentary: Commentary | None = None
         protected: dict[str, Any] = {}
         if commentary_delay is not None:
@@ -73,6 +75,12 @@ class DisplayService:
                 chart = json.loads(payload.decode("utf-8"))
                 if isinstance(chart, dict) and isinstance(chart.get("points"), list):
                     self.hub.recall_points(parts[2], [p for p in map(chart_point, chart["points"]) if p])
+            return
+        if parts[:2] == ["desk", "boards"] and len(parts) == 4:
+            with contextlib.suppress(UnicodeDecodeError, json.JSONDecodeError):
+                board = json.loads(payload.decode("utf-8")) if payload else None  # empty: a cleared retained one
+                if isinstance(board, dict):
+                    self.hub.release_board(board)
             return
         if parts[1:] == ["private", "hands"]:
             if self.commentary is not None:  # hands go to the delayed view only, never to the hub
