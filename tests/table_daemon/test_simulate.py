@@ -4,12 +4,15 @@ record; the embedded broker; several tables; the simulated camera through the re
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from guandan import replay
 from table_daemon.adapters.camera import CameraZones
@@ -165,13 +168,17 @@ def test_tables_run_as_separate_processes_deal_differently(mosquitto: Any, topic
     assert set(hands) == {"T02", "T03"} and hands["T02"] != hands["T03"]
 
 
-def test_a_simulated_seat_never_plays_into_a_pause_and_plays_on_after_it(tmp_path: Any) -> None:
+def test_a_simulated_seat_never_plays_into_a_pause_and_plays_on_after_it(tmp_path: Any,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The referee pauses the table just after a seat was asked to play: the seat's move, already on its way
     (0.2-0.6 s at speed 1), is off; it had been laid into the pause, an out_of_turn alert against a player who
     did nothing wrong. On resume the seat is asked again and plays."""
+    from table_daemon import sim_table
     from table_daemon.config import simulated_config
     from table_daemon.simulate import SimTable
 
+    dealer = sim_table.make_sim_dealer  # the seats at speed 1; the deal itself at full speed (16 s at speed 1)
+    monkeypatch.setattr(sim_table, "make_sim_dealer", lambda cfg, seed, speed: dealer(cfg, seed, 0))
     cfg = simulated_config(table="P1", event="pause", broker="mqtt://127.0.0.1:1", journal=str(tmp_path / "j.sqlite"))
     sim = SimTable(cfg, seed=5, speed=1, camera=False)
     alerts: list[dict[str, Any]] = []
@@ -211,7 +218,7 @@ def test_results_no_desk_acknowledged_are_kept_and_said(mosquitto: Any, topic_ro
     log = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/T08/results")
     proc = subprocess.Popen([sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", mosquitto.url,
                              "--event", topic_root.event, "--table", "T08", "--await-desk", "--speed", "0",
-                             "--direct", "--quiet", "--duration", "15", "--broker-timeout", "2"],
+                             "--direct", "--quiet", "--duration", "120", "--broker-timeout", "2"],
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)})
     try:
         status = mqtt_messages(mosquitto.url, f"guandan/v1/{topic_root.event}/T08/status")
@@ -220,6 +227,7 @@ def test_results_no_desk_acknowledged_are_kept_and_said(mosquitto: Any, topic_ro
         log.publish(f"guandan/v1/{topic_root.event}/T08/cmd/start_match",  # started by hand: no desk to ack
                     {"id": "s8", "match": 1, "match_end": {"method": "deals", "deals": 1}})
         log.wait_for(lambda ms: len(ms) >= 2, timeout=60)  # the deal record and the match result
+        proc.send_signal(signal.SIGINT)  # the organiser ends the run (before --duration)
         err = proc.communicate(timeout=90)[1]
     finally:
         proc.kill()
