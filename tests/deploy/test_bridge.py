@@ -172,6 +172,18 @@ def test_sealed_results_cross_to_the_desk_and_no_display(tmp_path: Path) -> None
         watchers = {**centre, **hall}
         # the public twin was published after the full result: once it is here, the full one would be too
         wait(lambda: all(public in rec.topics() for rec in watchers.values()), 30, "the public twin everywhere")
+        # the hall's own accounts cannot pass for a table (the table pattern applies to every account)
+        for user in ("referee-H1", "commentary-H1", "display-H1"):
+            hall[user].client.publish(f"{base}/{user}/state", json.dumps({"phase": "forged"}), qos=1,
+                                      retain=True).wait_for_publish(5)
+        for user in ("commentary-H1", "display-H1"):
+            hall[user].client.publish(f"guandan/v1/replies/desk/{event}/A01", json.dumps({"ok": True}),
+                                      qos=1).wait_for_publish(5)
+        a01.client.publish(f"{base}/A01/state", json.dumps({"phase": "idle"}), qos=1).wait_for_publish(5)
+        wait(lambda: f"{base}/A01/state" in centre["display"].topics(), 30, "A01's state at the centre")
+        for user in ("referee-H1", "commentary-H1", "display-H1"):  # published before A01's: it would be here
+            assert not [t for t, _ in hall["referee-H1"].got if t == f"{base}/{user}/state"], user
+        assert not [r for r in store.rejects() if "/replies/" in r["topic"]]
         for user, rec in watchers.items():
             got = [json.loads(p) for t, p in rec.got if t == sealed]
             if user.startswith("referee"):
