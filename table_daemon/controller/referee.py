@@ -29,6 +29,7 @@ from guandan import deal as engine
 
 from .dealing import void_deal
 from .match import forfeit
+from .sealing import SEALED_WORDS, match_sealed
 from .state import TableDeal, TableState
 from .steps import act_on, ask_current, run_effects
 from .views import publish_hands, publish_state
@@ -218,7 +219,9 @@ def penalty(c: TableState, p: dict[str, Any]) -> str | None:
                  escalated_from=kind if k != kind else None)
     c.emit("penalty", match=c.match_no, kind=kind, team=team, seat=seat, reason=p.get("reason"),
            applied=applied, t=c.t(), counts=dict(counts))
-    if c.match.levels != levels_before:  # a level change (mqtt-api.md events), as a deal's is said
+    if c.match.levels != levels_before and match_sealed(c):  # the levels would tell the boards' results (§12)
+        c.emit("level_change", by="penalty", team=team, kind=kind, sealed=True, note=SEALED_WORDS)
+    elif c.match.levels != levels_before:  # a level change (mqtt-api.md events), as a deal's is said
         c.emit("level_change", before={t: format_team_level(v) for t, v in levels_before.items()},
                after={t: format_team_level(v) for t, v in c.match.levels.items()}, by="penalty")
     if "forfeit" in applied and c.match_active:

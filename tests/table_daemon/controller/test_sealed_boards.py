@@ -89,3 +89,19 @@ def test_a_match_of_random_deals_is_not_sealed() -> None:
     assert not h.of(SEALED_TOPIC)
     state = h.of("state")[-1]
     assert "sealed" not in state and state["levels"] and state["last_result"]["winner"] in ("NS", "EW")
+
+
+def test_a_level_penalty_in_a_board_match_says_no_levels() -> None:
+    """A level penalty's ``level_change`` gave both teams' levels, which after a board tell its result."""
+    h = Harness(seed=5)
+    h.c.configured_deal_file = "open-boards.jsonl"
+    h.start_match(match_end={"method": "deals", "deals": 3}, boards=[3, 7, 9])
+    h.send(Command("start_deal", {}))
+    h.flush()
+    h.play_out()
+    h.send(Command("penalty", {"role": "referee", "team": "NS", "kind": "level_up_opponent", "reason": "r"},
+                   token="p"))
+    (change,) = h.of("events", "level_change")
+    assert change["sealed"] is True and change["by"] == "penalty" and change["team"] == "NS"
+    assert "before" not in change and "after" not in change
+    assert h.of("state")[-1]["levels"] is None
