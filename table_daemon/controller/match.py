@@ -122,6 +122,12 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
     if not isinstance(boards, list) or len(boards) > MAX_BOARDS or not all(
             _whole(b) and 1 <= b <= 10**6 for b in boards):
         return f"boards must be a list of at most {MAX_BOARDS} board numbers from 1 (牌号)"
+    if len(set(boards)) != len(boards):
+        return "boards: a match plays each board once (牌号重复)"
+    if boards and (method not in ("deals", "time_or_deals") or deals != len(boards)):
+        # past its last board a match would deal that board again, and the desk score it again
+        return (f"boards: a match of {len(boards)} boards ends after {len(boards)} deals: match_end must be "
+                f'{{"method": "deals", "deals": {len(boards)}}} (or time_or_deals) (复式牌每副打一次)')
     if boards and not c.configured_deal_file:  # random cards labelled as boards would be scored as duplicates
         return ("boards refused: this table has no deal file (dealer.deal_file) and would deal random cards under "
                 "board numbers (本桌未配置牌例文件，不能打复式牌)")

@@ -40,6 +40,7 @@ from .model import (
     ZoneCleared,
 )
 from .play import on_cards_seen, on_press, on_tick, stop_clocks
+from .sealing import seal_effects
 from .state import FOULS, Phase, TableDeal, TableState, Timing
 from .views import status_light
 
@@ -65,7 +66,7 @@ class TableController(TableState):
             self.status_mode = mode
             self.effect(StatusLight(mode))
         effects, self._effects = self._effects, []
-        return effects
+        return seal_effects(self, effects)  # a duplicate board's cards and outcome stay off public topics (§12)
 
     def _dispatch(self, event: Input) -> None:
         if isinstance(event, Command):

@@ -141,9 +141,14 @@ def public_state(c: TableState) -> dict[str, Any]:
         out["tribute_choice"] = tribute_choice(d, c)
     if d is not None and d.pending_declare is not None:
         out["pending_declaration"] = {k: v for k, v in d.pending_declare.items() if k != "frame"}
-    if match_sealed(c):  # duplicate boards: no outcome on a public topic until the desk releases them (§12)
+    if match_sealed(c):  # duplicate boards: no card, no outcome on a public topic until the desk releases them (§12)
         out["sealed"] = True
         out["levels"] = None
+        for seat in seats.values():
+            seat["cards_left"] = seat["place"] = None
+        out["trick"] = [{"seat": play["seat"], "count": len(play["cards"])} for play in out["trick"]]
+        if out["pending_declaration"] is not None:
+            out["pending_declaration"] = {"seat": out["pending_declaration"].get("seat")}
         if c.last_result is not None:
             out["last_result"] = {k: c.last_result[k] for k in ("deal", "board") if k in c.last_result}
             out["last_result"]["sealed"] = True

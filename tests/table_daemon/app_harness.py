@@ -124,7 +124,8 @@ def play_quick_deals(h: Harness, deals: int) -> None:
     with_boards(h)
     for _ in range(deals):
         if not h.c.match_active:
-            h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000}, "boards": [1]}))
+            h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000},
+                                           "boards": list(range(1, 1001))}))
         h.send(Command("start_deal", {}))
         h.pending.clear()
         h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))

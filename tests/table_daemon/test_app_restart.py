@@ -53,7 +53,8 @@ def test_restart_after_200_journaled_deals_replays_only_the_deal_in_play(tmp_pat
     h = AppHarness(tmp_path / "j.sqlite", auto_deal=False, durable=False)
     h.app.on_published = None
     play_quick_deals(h, 200)
-    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000}, "boards": [1]}))
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1000},
+                                   "boards": list(range(1, 1001))}))
     h.send(Command("start_deal", {}))
     h.pending.clear()
     h.send(DealerDone(True, None, quick_hands(), "c0ffee", leader="S", level="2"))

@@ -100,11 +100,11 @@ def test_a_board_is_said_at_its_own_level_not_the_matchs() -> None:
     """Rules §12: a board is played at its fixed level. deal_started said the match's level (6) while the deal
     was played at the board's (2); now the level is said once the dealer has read the board."""
     h = Harness()
-    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 3}, "boards": [4]}, token="b"))
+    h.send(Command("start_match", {"match_end": {"method": "deals", "deals": 1}, "boards": [4]}, token="b"))
     refused = [e for e in h.effects if isinstance(e, Reply)][-1]  # random cards would pass for board 4
     assert not refused.ok and "no deal file" in (refused.error or "") and not h.c.match_active
     h.c.configured_deal_file = "open-boards.jsonl"  # the dealer's own deal file (dealer.deal_file)
-    h.start_match(match_end={"method": "deals", "deals": 3}, boards=[4])
+    h.start_match(match_end={"method": "deals", "deals": 1}, boards=[4])
     h.c.match = replace(h.c.match, levels={"NS": 6, "EW": 2})
     h.send(Command("start_deal", {}))
     (started,) = h.of("events", "deal_started")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from guandan import replay
-from table_daemon.controller import Command
+from table_daemon.controller import Command, Reply
 from table_daemon.controller.sealing import SEALED_TOPIC
 
 from .harness import Harness
@@ -63,6 +63,22 @@ def test_a_board_matchs_outcome_is_on_no_public_topic() -> None:
     assert [(e["deal"], e["board"], e["sealed"]) for e in over] == [(1, 3, True), (2, 7, True)]
 
 
+def test_a_boards_live_play_shows_no_card_and_no_place() -> None:
+    """The live plays told a board's cards as they were laid (98 of 108 in a walk-through, the rest by counting)
+    and the places its outcome: in a sealed match a play says only who laid how many cards."""
+    h = _board_match([3, 7], deals=2)
+    for p in h.published:
+        if p.topic in PUBLIC:
+            assert not set(codes_in(p.payload)), (p.topic, p.payload["type"], set(codes_in(p.payload)))
+    plays = h.of("events", "play")
+    assert plays and all(p["sealed"] and p["count"] >= 1 and "cards" not in p for p in plays)
+    assert not h.of("events", "seat_out") and h.of("events", "trick_won") and h.of("events", "pass")
+    for state in h.of("state"):
+        assert all(seat["cards_left"] is None and seat["place"] is None for seat in state["seats"].values())
+        assert all(set(play) == {"seat", "count"} for play in state["trick"])
+    assert h.of("private/hands")  # the referees still see every hand
+
+
 def test_the_desk_gets_every_board_in_full_on_the_sealed_topic() -> None:
     h = _board_match([3, 7], deals=2)
     full = h.of(SEALED_TOPIC, "deal_result")
@@ -105,3 +121,18 @@ def test_a_level_penalty_in_a_board_match_says_no_levels() -> None:
     assert change["sealed"] is True and change["by"] == "penalty" and change["team"] == "NS"
     assert "before" not in change and "after" not in change
     assert h.of("state")[-1]["levels"] is None
+
+
+def test_a_match_of_boards_ends_after_its_last_board() -> None:
+    """With boards 1-2 and the default match end (pass A) a table dealt board 2 four times more, and the desk
+    scored each: a match of boards must end after them, each board once."""
+    h = Harness(seed=5)
+    h.c.configured_deal_file = "open-boards.jsonl"
+    for payload in ({"boards": [1, 2]}, {"boards": [1, 2], "match_end": {"method": "deals", "deals": 3}},
+                    {"boards": [1, 2], "match_end": {"method": "time", "minutes": 60}},
+                    {"boards": [1, 1], "match_end": {"method": "deals", "deals": 2}}):
+        h.send(Command("start_match", payload, token="s"))
+        reply = [e for e in h.effects if isinstance(e, Reply)][-1]
+        assert not reply.ok and "boards" in (reply.error or "") and not h.c.match_active, payload
+    h.start_match(boards=[1, 2], match_end={"method": "time_or_deals", "deals": 2, "minutes": 60})
+    assert h.c.match_active
