@@ -97,15 +97,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     init.add_argument("--profile", default="national", help="rule profile sent to the tables")
     init.add_argument("--scoring", default="standard",
                       choices=("standard", "three_point", "level_value", "one_to_three"))
-    init.add_argument("--match-end", default="pass_a",
-                      help="pass_a | deals:N | time:MINUTES | time_or_deals:MINUTES:N")
+    init.add_argument("--match-end", default=None,
+                      help="pass_a | deals:N | time:MINUTES | time_or_deals:MINUTES:N (default pass_a; with --boards "
+                           "deals:N, one deal a board)")
     init.add_argument("--duplicate", action="store_true", help="复式 duplicate event: compare boards")
     init.add_argument("--units-together", action="store_true", help="不回避: do not keep same-unit pairs apart")
     init.add_argument("--tables", help="table ids in order, comma separated, one for each match of a round "
                                        "(default T01, T02, ...)")
     init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")
     init.add_argument("--deal-file", help="复式 deal file (guandan-deals/1) the tables deal from")
-    init.add_argument("--boards", help="boards of the deal file each match plays, e.g. 1-8 or 1,3,5")
+    init.add_argument("--boards", help="boards of the deal file each match of round 1 plays, e.g. 1-8 or 1,3,5; "
+                                       "each later round plays the next ones (1-8, then 9-16 ...)")
     init.add_argument("--timezone", default="Asia/Shanghai",
                       help="time zone the desk shows times in 时区 (default Asia/Shanghai)")
     init.set_defaults(handler=run_init)

@@ -121,6 +121,19 @@ def _boards(text: str) -> list[int]:
     return out
 
 
+def _match_end_of(text: str | None, boards: list[int] | None) -> dict[str, Any]:
+    """``--match-end``, by default pass A, or with ``--boards`` as many deals as boards: a match of boards that
+    went on past its last board dealt that board again, and the desk scored it again. A match end that does not
+    play each board once is refused (the tables refuse it too)."""
+    if text is None:
+        return {"method": "deals", "deals": len(boards)} if boards else {"method": "pass_a"}
+    end = match_end_arg(text)
+    if boards and (end["method"] not in ("deals", "time_or_deals") or end.get("deals") != len(boards)):
+        raise UsageError(f"--match-end {text!r}: a match of {len(boards)} boards plays {len(boards)} deals, each board "
+                         f"once (leave --match-end out, or deals:{len(boards)} or time_or_deals:MINUTES:{len(boards)})")
+    return end
+
+
 def _profile_arg(value: str) -> str | dict[str, Any]:
     """``desk init --profile``: a shipped profile's name, sent to the tables as it is, or a profile file (TOML,
     ``base`` and settings), checked here and sent as its settings (mqtt-api.md: a NAME or {settings}). A name the
@@ -154,14 +167,15 @@ def run_init(args: argparse.Namespace) -> int:
         teams = read_pairs_csv(args.pairs)
     except EventError as exc:
         raise UsageError(str(exc)) from exc
+    boards = _boards(args.boards) if args.boards is not None else None
     settings: dict[str, Any] = {"profile": _profile_arg(args.profile), "scoring": args.scoring,
                                 "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,
-                                "match_end": match_end_arg(args.match_end)}
+                                "match_end": _match_end_of(args.match_end, boards)}
     if args.deal_file:
         settings["deal_file"] = args.deal_file
-    if args.boards is not None:
-        settings["boards"] = _boards(args.boards)
+    if boards is not None:
+        settings["boards"] = boards
     if args.deal_file:
         _check_deal_file(args.deal_file, settings.get("boards"))
     try:

@@ -22,6 +22,16 @@ TYPE = "board_released"
 SEALED_RESULTS = "results/sealed"
 
 
+def round_boards(boards: Sequence[int], round_no: int) -> list[int]:
+    """The boards the matches of round ``round_no`` play: the event's (``desk init --boards``) in round 1, and
+    in each later round the next ones, moved on by their span (1-8, then 9-16; 1,3,5, then 6,8,10). The same
+    boards in every round had each pair play again boards the desk had already published."""
+    if not boards:
+        return []
+    span = max(boards) - min(boards) + 1
+    return [b + (round_no - 1) * span for b in boards]
+
+
 def _board(row: Mapping[str, Any]) -> int | None:
     board = row["payload"].get("board") if row.get("kind") == "deal" else None
     return board if isinstance(board, int) and not isinstance(board, bool) else None
@@ -80,8 +90,11 @@ def public_results(results: Sequence[Row], released_boards: set[tuple[int, int]]
 def release_message(event: str, round_no: int, board: int, results: Sequence[Mapping[str, Any]],
                     pairings: Sequence[Mapping[str, Any]], team_names: Mapping[int, str],
                     released_at: str) -> dict[str, Any]:
-    """The released board: its hands and each table's result with the pairs that held the NS and EW cards."""
+    """The released board: its hands and each table's result with the pairs that held the NS and EW cards.
+    Released when the desk received the last of its results (``received_at``), so that the message a desk
+    publishes again after a restart is the same; ``released_at`` where the rows do not say."""
     rows = [r for r in results if _board(r) == board and r.get("match") == round_no]
+    released_at = max((str(r["received_at"]) for r in rows if r.get("received_at")), default=released_at)
     seated = {str(p["tbl"]): p for p in pairings if p["round"] == round_no}
     tables = []
     hands: Any = None

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.deal import DealFileError, check_deal_file
+
 from . import boards as bd
 from . import ledger, pairing, rounds
 from .standings import Team
@@ -190,6 +192,24 @@ class LatestStandings:
         return report
 
 
+def _check_round_boards(settings: dict[str, Any], round_no: int) -> None:
+    """A round of boards is paired only when the deal file the desk knows holds them all (each round plays the
+    next boards: :func:`boards.round_boards`); a file not on the desk's machine is the tables' to check."""
+    wanted = bd.round_boards(settings.get("boards") or [], round_no)
+    path = settings.get("deal_file")
+    if not wanted or not path or not Path(path).exists():
+        return
+    try:
+        held = set(check_deal_file(path))
+    except DealFileError as exc:
+        raise EventError(f"deal file {path}: {exc}") from None
+    missing = sorted(set(wanted) - held)
+    if missing:
+        raise EventError(f"第{round_no}轮复式牌 {wanted[0]}-{wanted[-1]} 不全 | round {round_no} plays boards "
+                         f"{', '.join(map(str, wanted))}, and {path} lacks {', '.join(map(str, missing[:10]))} "
+                         "(each round plays the next boards: add them to the deal file)")
+
+
 def pair_round(store: Store, round_no: int, method: str | None = None) -> list[dict[str, Any]]:
     """Pair round ``round_no`` (the next one) and store it; returns the stored pairings."""
     if store.event() is None:
@@ -201,6 +221,7 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
     method = method or (pairings[-1]["method"] if pairings else "swiss")
     if method not in METHODS:
         raise EventError(f"unknown pairing method {method!r} (one of {', '.join(METHODS)})")
+    _check_round_boards(store.settings(), round_no)
     report = standings_report(store)
     if report["pending"]:
         waiting = ", ".join(f"{p['table']}" for p in report["pending"])
@@ -280,4 +301,4 @@ def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:
     return {"id": rounds.start_id(str(store.event()), row["tbl"], row["round"]), "teams": {"NS": ns, "EW": ew},
             "profile": settings["profile"], "match_end": settings["match_end"], "match": row["round"],
             **({"deal_file": settings["deal_file"]} if settings.get("deal_file") else {}),
-            **({"boards": settings["boards"]} if settings.get("boards") else {})}
+            **({"boards": bd.round_boards(settings["boards"], row["round"])} if settings.get("boards") else {})}

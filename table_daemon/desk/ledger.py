@@ -142,7 +142,8 @@ def tally(
             acc[side] += pts[side]
         if rec.get("board") is not None and pair["ew"] is not None:
             boards.append(st.BoardPlay(int(rec["board"]), res["tbl"], pair["ns"], pair["ew"],
-                                       board_result_ns(result.get("winner"), int(result.get("up") or 0))))
+                                       board_result_ns(result.get("winner"), int(result.get("up") or 0)),
+                                       round=int(pair["round"])))
         for action in [] if key in match_penalties else rec.get("actions") or []:
             if isinstance(action, dict) and action.get("referee") == "penalty" and action.get("kind") == "violation":
                 team_side = action.get("team") or _seat_side(action.get("seat"))

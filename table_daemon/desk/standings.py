@@ -63,6 +63,8 @@ class BoardPlay:
     ns: int
     ew: int
     result_ns: int
+    #: the round it was played in: a board is compared only with its plays of the same round
+    round: int = 0
 
 
 @dataclass
@@ -104,24 +106,25 @@ def duplicate_scores(plays: Iterable[BoardPlay]) -> tuple[dict[int, float], list
     """Per-pair duplicate totals and the board-by-board comparison (§12).
 
     A pair's score on a board is its result minus the mean result of the pairs that held the same cards at the
-    other tables (with two tables: minus the other pair's result, as §12 says). Boards played at one table
-    only are listed but score nothing yet.
+    other tables of the same round (with two tables: minus the other pair's result, as §12 says); a board
+    played again in another round is another comparison. Boards played at one table only are listed but score
+    nothing yet. Scores are rounded to 4 decimals (a mean of three results is no exact binary fraction).
     """
-    by_board: dict[int, list[BoardPlay]] = defaultdict(list)
+    by_board: dict[tuple[int, int], list[BoardPlay]] = defaultdict(list)
     for play in plays:
-        by_board[play.board].append(play)
+        by_board[(play.round, play.board)].append(play)
     totals: dict[int, float] = defaultdict(float)
     detail: list[dict[str, object]] = []
-    for board in sorted(by_board):
-        rows = by_board[board]
+    for key in sorted(by_board):
+        rows = by_board[key]
         for play in rows:
             others = [p.result_ns for p in rows if p is not play]
             diff = play.result_ns - sum(others) / len(others) if others else 0.0
             totals[play.ns] += diff
             totals[play.ew] -= diff
-            detail.append({"board": board, "table": play.table, "ns": play.ns, "ew": play.ew,
-                           "result_ns": play.result_ns, "score_ns": diff, "compared": len(others)})
-    return dict(totals), detail
+            detail.append({"round": key[0], "board": key[1], "table": play.table, "ns": play.ns, "ew": play.ew,
+                           "result_ns": play.result_ns, "score_ns": round(diff, 4), "compared": len(others)})
+    return {team: round(total, 4) for team, total in totals.items()}, detail
 
 
 def compute(

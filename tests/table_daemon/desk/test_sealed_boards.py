@@ -7,15 +7,18 @@ standings as soon as that table finished it, while the other table of the board 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from table_daemon.adapters.broker import LocalBroker
 from table_daemon.desk import boards
 from table_daemon.desk.service import Desk
-from table_daemon.desk.standings import Team
+from table_daemon.desk.standings import BoardPlay, Team, duplicate_scores
 from table_daemon.desk.store import Store
 
 from .spec_table import SpecTable
@@ -110,3 +113,59 @@ def test_the_desk_counts_sealed_results_and_releases_each_board_once_both_tables
         for t in tables.values():
             t.close()
         store.close()
+
+
+def test_each_round_plays_the_next_boards_and_each_board_is_compared_within_its_round(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A walk-through: round 2 dealt boards 1-2 again, whose hands the desk had published after round 1; and
+    the duplicate scores compared a pair's board with its own play of it in the round before."""
+    from firmware_bridge.deal import new_deal
+    from table_daemon.cli import main
+    from table_daemon.desk.event import EventError, pair_round, start_match_command
+
+    deals = tmp_path / "boards.jsonl"
+    deals.write_text("".join(json.dumps(new_deal(b, level="2", leader="S").deal_line()) + "\n" for b in (1, 2, 3, 4)))
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("队名,队员1,队员2,单位\n" + "".join(f"{t.name},{t.name}甲,{t.name}乙,U{t.id}\n" for t in TEAMS),
+                     encoding="utf-8")
+    db = tmp_path / "d.sqlite"
+    init = ["desk", "init", "--db", str(db), "--event", "dup", "--pairs", str(pairs), "--duplicate",
+            "--deal-file", str(deals), "--boards", "1-2"]
+    assert main([*init, "--match-end", "pass_a"]) == 2  # past board 2 a match would deal board 2 again
+    assert "a match of 2 boards plays 2 deals" in capsys.readouterr().err
+    assert main(init) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["match_end"] == {"method": "deals", "deals": 2}
+    store = Store(db)
+    try:
+        (first, _) = pair_round(store, 1)
+        assert start_match_command(store, first)["boards"] == [1, 2]
+        for row in store.pairings(1):  # both matches of round 1 entered by a referee
+            store.add_correction("ref", "test", "change", {"round": 1, "table": row["tbl"]},
+                                 {"levels": {"NS": "5", "EW": "2"}, "winner": "NS", "walkover": False})
+        (second, _) = pair_round(store, 2)
+        assert start_match_command(store, second)["boards"] == [3, 4]
+        for row in store.pairings(2):
+            store.add_correction("ref", "test", "change", {"round": 2, "table": row["tbl"]},
+                                 {"levels": {"NS": "5", "EW": "2"}, "winner": "NS", "walkover": False})
+        with pytest.raises(EventError, match="lacks 5, 6"):  # the deal file holds no boards for round 3
+            pair_round(store, 3)
+    finally:
+        store.close()
+    assert boards.round_boards([1, 3, 5], 2) == [6, 8, 10]
+    plays = [BoardPlay(1, "T01", 1, 2, 2, round=1), BoardPlay(1, "T02", 3, 4, -1, round=1),
+             BoardPlay(1, "T01", 1, 3, 3, round=2), BoardPlay(1, "T02", 2, 4, 1, round=2),
+             BoardPlay(1, "T03", 5, 6, 0, round=2)]
+    totals, detail = duplicate_scores(plays)
+    assert [(d["round"], d["table"], d["score_ns"], d["compared"]) for d in detail] == [
+        (1, "T01", 3.0, 1), (1, "T02", -3.0, 1), (2, "T01", 2.5, 2), (2, "T02", -0.5, 2), (2, "T03", -2.0, 2)]
+    assert totals[1] == 5.5 and totals[6] == 2.0
+
+
+def test_a_released_board_says_when_its_last_result_came_not_when_the_desk_published_it() -> None:
+    pairings = [{"round": 1, "tbl": "T01", "ns": 1, "ew": 2}, {"round": 1, "tbl": "T02", "ns": 3, "ew": 4}]
+    rows = [{**_row("e/T01/m1/d1", "T01", "deal", 1, 1, board=1), "received_at": "2026-12-07T10:00:00Z"},
+            {**_row("e/T02/m1/d1", "T02", "deal", 1, 1, board=1), "received_at": "2026-12-07T10:07:00Z"}]
+    names = {t.id: t.name for t in TEAMS}
+    once = boards.release_message("e", 1, 1, rows, pairings, names, "2026-12-07T11:00:00Z")
+    again = boards.release_message("e", 1, 1, rows, pairings, names, "2026-12-07T12:00:00Z")  # after a restart
+    assert once == again and once["released_at"] == "2026-12-07T10:07:00Z"
