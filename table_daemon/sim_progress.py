@@ -18,7 +18,11 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 
     def show(topic: str, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
-        if kind == "deal_started":
+        if kind == "deal_started" and msg.get("board") is not None:
+            tricks["n"] = 0
+            print(f"[{table}] 第{msg.get('deal')}副开始 复式牌第{msg.get('board')}副 | deal {msg.get('deal')} started: "
+                  f"board {msg.get('board')}", file=out, flush=True)
+        elif kind == "deal_started":
             tricks["n"] = 0
             print(f"[{table}] 第{msg.get('deal')}副开始 打{msg.get('level')} ({msg.get('played')}) | deal "
                   f"{msg.get('deal')} started, level {msg.get('level')} of {msg.get('played')}", file=out, flush=True)
@@ -29,6 +33,11 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
         elif kind == "seat_out":
             print(f"[{table}] {msg.get('seat')} 出完 第{msg.get('place')}名 | {msg.get('seat')} out, place "
                   f"{msg.get('place')}", file=out, flush=True)
+        elif kind in ("deal_over", "match_over") and msg.get("sealed"):  # a duplicate board: the desk's until released
+            what = (f"第{msg.get('deal')}副结束 复式牌第{msg.get('board')}副" if kind == "deal_over" else "比赛结束")
+            said = (f"deal {msg.get('deal')} (board {msg.get('board')}) over" if kind == "deal_over" else "match over")
+            print(f"[{table}] {what}，成绩封存至公布 | {said}, its result sealed until the desk releases the board",
+                  file=out, flush=True)
         elif kind == "deal_over":
             lv = msg.get("levels", {})
             print(f"[{table}] 第{msg.get('deal')}副结束 上游 {msg.get('finish', ['?'])[0]}，{msg.get('winner')} 升"
