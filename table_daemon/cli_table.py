@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from table_daemon.cli import UsageError
@@ -46,6 +47,9 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://): a hall's, signed by the event's CA")
     sim.add_argument("--broker-timeout", type=float, default=10.0,
                      help="seconds to wait for the broker before giving up (exit 1), default 10")
+    sim.add_argument("--deal-file", help="复式 deal file (guandan-deals/1): the simulated dealers deal its boards; "
+                                         "the tables' own matches play them in order (the first --deals N), one "
+                                         "deal each, sealed until the desk releases them (rules §12)")
     sim.add_argument("--quiet", action="store_true", help="no per-deal progress on stderr")
     sim.add_argument("--direct", action="store_true",
                      help="read laid cards directly instead of through the simulated camera and card reader")
@@ -123,6 +127,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             check_deck(args.deck)
         except ValueError as exc:
             raise UsageError(f"--deck: {exc}") from None
+    deal_file = ""
+    if args.deal_file:
+        from firmware_bridge.deal import DealFileError, check_deal_file
+
+        try:
+            check_deal_file(args.deal_file)
+        except DealFileError as exc:
+            raise UsageError(f"--deal-file: {exc}") from None
+        deal_file = str(Path(args.deal_file).resolve())
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     interrupt_on_term_and_hangup()
     return run_simulation(broker=args.broker, table=args.table, event=args.event, profile=args.profile,
@@ -130,7 +143,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                           tables=args.tables, journal_dir=args.journal_dir, timeout=args.duration,
                           quiet=args.quiet, camera=not args.direct, matches=args.matches,
                           await_desk=args.await_desk, broker_timeout=args.broker_timeout, deck=args.deck,
-                          reader=args.reader, ca_file=args.ca_file or "")
+                          reader=args.reader, ca_file=args.ca_file or "", deal_file=deal_file)
 
 
 

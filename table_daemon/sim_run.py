@@ -29,13 +29,14 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                    match: bool, seed: int | None, speed: float, tables: int, journal_dir: str | None = None,
                    timeout: float | None = None, quiet: bool = False, camera: bool = True, matches: int = 1,
                    await_desk: bool = False, broker_timeout: float = 10.0, deck: str | None = None,
-                   reader: str = "", ca_file: str = "") -> int:
+                   reader: str = "", ca_file: str = "", deal_file: str = "") -> int:
     """Run ``tables`` simulated tables to the end of their match (or ``deals`` deals), ``matches`` times (0:
     until ``timeout``); with ``await_desk``, play the matches the event's desk starts until ``timeout`` or an
     interrupt. The simulated cameras draw ``deck`` (default: held-out designs, by seed) and are read by
     ``reader`` (default: the learned one). Returns the exit status: 1 when a broker could not be reached within
     ``broker_timeout`` seconds (one-shot runs), when results were still unsent at the end, or when a dealer kept
-    failing."""
+    failing. With ``deal_file`` the dealers deal its boards (duplicate play): a match of the tables' own plays
+    its boards in order (the first ``deals`` of them), one deal each; at an event the desk names the boards."""
     from hardware.cameras.simulated import camera_url
 
     from .adapters.broker import LocalBroker
@@ -48,6 +49,12 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
     jdir = Path(journal_dir) if journal_dir else Path(tempfile.mkdtemp(prefix="guandan-sim-"))
     jdir.mkdir(parents=True, exist_ok=True)
     match_end: dict[str, Any] = {"method": "deals", "deals": deals or 1} if not match else {}
+    boards: list[int] = []
+    if deal_file:
+        from firmware_bridge.deal import check_deal_file
+
+        boards = sorted(check_deal_file(deal_file))[:deals or None]
+        match_end = {"method": "deals", "deals": len(boards)}
     sims: list[SimTable] = []
     try:
         digits = len(table) - len(table.rstrip("0123456789"))
@@ -63,7 +70,9 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
                 cfg.mqtt = replace(cfg.mqtt, ca_file=ca_file)
             cfg.camera.source = camera_url(deck)
             cfg.camera.reader = reader
+            cfg.dealer.deal_file = deal_file
             sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
+            sim.boards = list(boards)
             sim.matches = matches
             sim.await_desk = await_desk
             if not quiet:

@@ -53,6 +53,8 @@ class SimTable:
     matches_played = 0
     #: ``--await-desk``: start no match of its own; play what the desk starts (cmd/start_match), until stopped
     await_desk = False
+    #: the boards of the dealer's deal file its own matches play (duplicate, rules §12); none: random deals
+    boards: list[int] = []  # a class default: each table gets its own list, never changed in place
 
     def start(self, match_end: dict[str, Any]) -> None:
         """Connect and play at once (``connect`` then ``begin``)."""
@@ -73,7 +75,8 @@ class SimTable:
 
     def _start_match(self) -> None:
         # the configured profile (a shipped name, or a .toml file the app has read already)
-        self.app.command("start_match", {"match_end": self._match_end, "profile": self.app.controller.profile.name})
+        self.app.command("start_match", {"match_end": self._match_end, "profile": self.app.controller.profile.name,
+                                         **({"boards": self.boards} if self.boards else {})})
 
     @property
     def done(self) -> bool:
@@ -129,4 +132,4 @@ class SimTable:
 
 def make_sim_dealer(cfg: TableConfig, seed: int, speed: float) -> Any:
     """The simulated dealer on a pseudo-terminal, driven by the real serial code (``hardware.dealers``)."""
-    return SerialDealer(f"sim://?speed={speed:g}&seed={seed}", seed=seed)
+    return SerialDealer(f"sim://?speed={speed:g}&seed={seed}", seed=seed, deal_file=cfg.dealer.deal_file or "")

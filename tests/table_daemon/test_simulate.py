@@ -3,6 +3,7 @@ record; the embedded broker; several tables; the simulated camera through the re
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 
 from guandan import replay
 from table_daemon.adapters.camera import CameraZones
+from table_daemon.cli import main
 from table_daemon.controller import CardsSeen, Input, TurnChanged, ZoneCleared
 
 from .test_app import check_sequence
@@ -235,3 +237,36 @@ def test_results_no_desk_acknowledged_are_kept_and_said(mosquitto: Any, topic_ro
     assert "2 results were not acknowledged by the desk" in err
     kept = list(tmp_path.glob("guandan-sim-*"))
     assert len(kept) == 1 and f"--journal-dir {kept[0]}" in err
+
+
+def test_simulate_plays_the_boards_of_a_deal_file_sealed(mosquitto: Any, topic_root: Any, mqtt_messages: Any,
+                                                        tmp_path: Path) -> None:
+    """A duplicate event can be rehearsed: ``--deal-file`` has the simulated dealer deal its boards (it ignored
+    the deal file: a walk-through had to patch the dealer in). Each board is played once, its full record goes on
+    ``results/sealed`` only, and no public message names a card of it."""
+    from firmware_bridge.deal import new_deal
+
+    from .controller.test_public_secrecy import codes_in
+
+    plans = [new_deal(b, level="3", leader="E") for b in (4, 5)]
+    deal_file = tmp_path / "boards.jsonl"
+    deal_file.write_text("".join(json.dumps(p.deal_line()) + "\n" for p in plans))
+    root = topic_root.root
+    public = mqtt_messages(mosquitto.url, root + "state", root + "events", root + "results")
+    sealed = mqtt_messages(mosquitto.url, root + "results/sealed")
+    proc = subprocess.run([sys.executable, "-m", "table_daemon.cli", "simulate", "--broker", mosquitto.url,
+                           "--event", topic_root.event, "--table", topic_root.table, "--speed", "0", "--direct",
+                           "--quiet", "--deal-file", str(deal_file)], capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = sealed.wait_for(lambda ms: len(ms) >= 3, timeout=30)  # two boards and the match result
+    deals = [m.payload for m in records if m.payload["type"] == "deal_result"]
+    assert [(d["board"], d["level"], d["leader"]) for d in deals] == [(4, "3", "E"), (5, "3", "E")]
+    for record, plan in zip(deals, plans, strict=True):
+        assert {s: sorted(cards) for s, cards in record["hands"].items()} == {
+            s: sorted(c.code for c in cards) for s, cards in plan.hands.items()}
+        assert replay(record)["ok"]
+    for m in public.snapshot():
+        assert not set(codes_in(m.payload)), (m.topic, m.payload.get("type"))
+    assert [m.payload["board"] for m in public.on("/results") if m.payload["type"] == "deal_result"] == [4, 5]
+    assert main(["simulate", "--deal-file", str(tmp_path / "none.jsonl")]) == 2
