@@ -4,7 +4,8 @@
 // each change. EventSource reconnects by itself after a network or server drop, and every reconnect starts
 // with a fresh snapshot. While the page has lost the server, or the server has lost the broker (its "link"),
 // nothing shown is live: a banner says as of when it is, the live parts are dimmed and the turn timer stops.
-// Needs cards.js.
+// A match of duplicate boards is sealed (rules §12): its plays come as counts (drawn as card backs), its levels and
+// results say 封存 until the desk has released every board the match played. Needs cards.js.
 "use strict";
 
 const PHASES = {
@@ -26,6 +27,55 @@ function levelWord(l) { return l === "A+" ? "过A" : rankWord(l || "—"); }
 function seatEl(seat, cls) {
   return el("span", "sw" + (cls ? " " + cls : ""), seatWord(seat));
 }
+
+// -- a duplicate board's plays: how many cards, not which -----------------------------------------------------
+// A match of duplicate boards is sealed (rules §12): its plays reach the public topics as {seat, count} (the event's
+// "count", the state's trick entries), without cards or reading, until the desk releases the board.
+
+/** How many cards a play was: its cards, or a sealed play's count. */
+function playCount(p) {
+  if (!p) return 0;
+  if (Array.isArray(p.cards) && p.cards.length) return p.cards.length;
+  return typeof p.count === "number" && p.count > 0 ? Math.floor(p.count) : 0;
+}
+
+/** Whether a play is told only as a count of cards (a sealed board's). */
+function sealedPlay(p) { return !!p && !(Array.isArray(p.cards) && p.cards.length) && playCount(p) > 0; }
+
+/** "出 3 张 · played 3 cards" */
+function countWords(n) { return "出 " + n + " 张 · played " + n + " card" + (n === 1 ? "" : "s"); }
+
+/** One card's back (a sealed play: a card was laid, not which). */
+function cardBack() {
+  const root = svg("svg", { viewBox: "0 0 100 140", class: "card back", role: "img" });
+  root.setAttribute("aria-label", "牌背 card back");
+  root.append(svg("rect", { x: 1.5, y: 1.5, width: 97, height: 137, rx: 9, class: "face" }));
+  root.append(svg("rect", { x: 11, y: 11, width: 78, height: 118, rx: 6, class: "inlay" }));
+  root.append(svg("path", { d: "M50 34 L72 70 L50 106 L28 70 Z", class: "mark" }));
+  return root;
+}
+
+/** n card backs in a row, sized as a row of faces (cardRow). */
+function cardBacks(n, opts) {
+  const o = opts || {};
+  const count = Math.max(0, Math.min(27, Math.floor(n) || 0));
+  const box = document.createElement("span");
+  box.className = "cards backs" + (o.cls ? " " + o.cls : "");
+  box.style.setProperty("--n", String(count));
+  box.dataset.count = String(count);
+  box.title = countWords(count);
+  for (let i = 0; i < count; i++) box.append(cardBack());
+  return box;
+}
+
+/** A play's cards: their faces, or a sealed play's backs. */
+function playRow(p, level, cls) {
+  if (sealedPlay(p)) return cardBacks(playCount(p), { cls });
+  return cardRow(p.cards || [], { level, reading: p.reading, cls });
+}
+
+/** A play's name ("对子 9 · pair"), or a sealed play's count ("出 2 张 · played 2 cards"). */
+function playWords(p) { return sealedPlay(p) ? countWords(playCount(p)) : playName(p && p.reading); }
 
 /** A card in words for a line of text ("♥A", "大王"), red or black. */
 function cardChip(code) {
@@ -106,7 +156,7 @@ function storyOf(events) {
       case "tribute_plan": plan = { resisted: !!ev.resisted, payments: ev.payments || [], leader: ev.leader }; break;
       case "play":
         if (!cur) { cur = { n: tricks.length + 1, plays: [] }; tricks.push(cur); }
-        cur.plays.push({ seat: ev.seat, cards: ev.cards || [], reading: ev.reading, left: ev.cards_left });
+        cur.plays.push({ seat: ev.seat, cards: ev.cards || [], count: ev.count, reading: ev.reading, left: ev.cards_left });
         break;
       case "pass": if (cur) cur.plays.push({ seat: ev.seat, pass: true }); break;
       case "trick_won": if (cur) { cur.winner = ev.seat; cur.jiefeng = !!ev.jiefeng; cur = null; } break;
@@ -150,9 +200,41 @@ function takeReleased(tab, name, boards) {
 // until the desk releases the board, after every table has played it; the table's result then comes with it.
 const SEALED_NOTE = "复式牌封存至全部牌桌打完 · duplicate board sealed until every table has played it";
 
+/** Which deal, in words: "第3副 Deal 3"; of a duplicate board, the board and the deal apart (a board is a 副, a
+ *  deal of a match of boards a 局): "复式牌 第2副 Board 2 · 第6局 Deal 6". */
+function dealWords(deal, board) {
+  const d = deal != null ? deal : "?";
+  if (board == null) return "第" + d + "副 Deal " + d;
+  return "复式牌 第" + board + "副 Board " + board + (deal != null ? " · 第" + deal + "局 Deal " + deal : "");
+}
+
 function sealedWords(r) {
-  const n = r.board != null ? r.board : r.deal;
-  return "复式牌 第" + (n || "?") + "副 · 封存 Board " + (n || "?") + " · sealed";
+  const which = r.board != null ? dealWords(r.deal, r.board) : "复式牌 · 第" + (r.deal || "?") + "局 Deal " + (r.deal || "?");
+  return which + " · 封存 sealed";
+}
+
+/** Whether every board a sealed match has played is released: the chart holds the table's result of each
+ *  finished deal (the desk's release, hub.release_board) and no deal is in play. Until then its levels and
+ *  result stay sealed on screen. */
+function boardsReleased(state, chart) {
+  if (!state.sealed) return false;
+  const phase = state.phase === "paused" ? state.paused_from : state.phase;
+  if (phase !== "deal_over" && phase !== "match_over") return false;
+  const done = state.deals_played;
+  const pts = (chart || []).filter((p) => p && p.levels && typeof p.deal === "number" &&
+    (state.match == null || p.match == null || p.match === state.match));
+  if (typeof done !== "number" || done < 1 || pts.length < done) return false;
+  const lr = state.last_result;
+  return !(lr && typeof lr.deal === "number" && !pts.some((p) => p.deal === lr.deal));
+}
+
+/** The levels to show: the state's, or of a sealed match whose boards are all released, those after its last
+ *  released board; null while sealed. */
+function levelsShown(state, chart) {
+  if (state.levels) return state.levels;
+  if (!boardsReleased(state, chart)) return null;
+  const pts = knownDeals(state, chart);
+  return pts.length ? pts[pts.length - 1].levels : null;
 }
 
 /** The last deal to show: the state's, or of a sealed board the table's result of it once the board is
@@ -176,9 +258,7 @@ function resultWords(state, r) {
   const up = r.up ? "升" + r.up + "级 up " + r.up : "不升级 no level up";
   const after = r.levels_after || r.levels;
   const lv = after ? " → " + levelWord(after[team]) : "";
-  const deal = "第" + (r.deal || "?") + "副 Deal " + (r.deal || "?");
-  const board = r.board != null ? "复式牌 第" + r.board + "副 Board " + r.board : "";  // a released duplicate board
-  const which = board && r.board === r.deal ? board : board ? board + " · " + deal : deal;
+  const which = dealWords(r.deal, r.board);  // a released duplicate board says its board
   return which + "：上游 1st " + seatLabel(state, first) + " · " + how + " · " + teamName(state, team) + " " + up + lv;
 }
 
@@ -202,10 +282,13 @@ function pointsWords(state, m) {
   return "场分 match points " + mp.NS + " : " + mp.EW + " · 级差分 level points " + lp.NS + " : " + lp.EW;
 }
 
-function matchWords(state) {
+function matchWords(state, chart) {
   const m = state.match_result;
   if (!m) return "";
-  if (m.sealed) return "比赛结束 · 复式牌成绩封存 Match over · duplicate boards sealed";
+  if (m.sealed) {
+    return boardsReleased(state, chart) ? "比赛结束 · 复式牌已公布 Match over · boards released"
+      : "比赛结束 · 复式牌成绩封存 Match over · duplicate boards sealed";
+  }
   const lv = m.levels || state.levels || {};
   const score = teamName(state, "NS") + " " + levelWord(lv.NS) + " : " + levelWord(lv.EW) + " " + teamName(state, "EW");
   return (m.winner ? "比赛结束 · " + teamName(state, m.winner) + " 胜 wins — " : "比赛结束 Match over — ") + score;
@@ -279,6 +362,8 @@ function seatBox(state, seat, lastAct) {
   } else if (typeof s.cards_left === "number") {
     info.append(el("span", "left", "余 " + s.cards_left + " 张 cards"));
     if (s.reported && s.cards_left > 0) info.append(el("span", "report", "报牌 " + s.cards_left));
+  } else if (s.reported) {  // a sealed board's seat: it reported, its count is not public (rules §12)
+    info.append(el("span", "report", "报牌 reported"));
   }
   if (state.turn === seat) {
     info.append(el("span", "turnmark", "▶ 出牌 to play"));
@@ -291,9 +376,9 @@ function seatBox(state, seat, lastAct) {
   const act = el("div", "act");
   if (lastAct) {
     if (lastAct.pass) act.append(el("span", "pass", "不出 pass"));
-    else if (lastAct.cards) {
-      act.append(cardRow(lastAct.cards, { level: state.level, reading: lastAct.reading }));
-      act.append(el("div", "reading", playName(lastAct.reading)));
+    else if (playCount(lastAct)) {  // its cards, or a sealed board's backs
+      act.append(playRow(lastAct, state.level));
+      act.append(el("div", "reading" + (sealedPlay(lastAct) ? " count" : ""), playWords(lastAct)));
     }
     if (lastAct.best) act.classList.add("best");
     if (lastAct.prev) act.classList.add("prev");
@@ -326,17 +411,19 @@ function trickActs(state, story) {
   const acts = {};
   const open = story.open;
   const t = topPlay(state);
-  const matches = open && t && open.plays.some((p) => p.cards && p.seat === t.seat &&
-    p.cards.join() === (t.cards || []).join());
+  // the same play (a sealed board's: the same seat and count of cards)
+  const matches = open && t && open.plays.some((p) => !p.pass && !p.out && p.seat === t.seat &&
+    (p.cards || []).join() === (t.cards || []).join() && playCount(p) === playCount(t));
   // the trick's plays from the state (a screen that joined mid-trick has no events of its start), then what the
   // events told of this trick, passes included
-  trickPlays(state).forEach((p) => { acts[p.seat] = { seat: p.seat, cards: p.cards, reading: p.reading }; });
+  const act = (p) => ({ seat: p.seat, cards: p.cards, count: p.count, reading: p.reading });
+  trickPlays(state).forEach((p) => { acts[p.seat] = act(p); });
   if (matches) open.plays.forEach((p) => { if (!p.out) acts[p.seat] = p; });
-  if (t) acts[t.seat] = { seat: t.seat, cards: t.cards, reading: t.reading, best: true };
+  if (t) acts[t.seat] = Object.assign(act(t), { best: true });
   const last = story.tricks[story.tricks.length - 1];
   if (!t && state.phase === "playing" && last && last.winner) {  // a new trick to lead: the last one, faded
     last.plays.forEach((p) => { if (!p.out) acts[p.seat] = Object.assign({ prev: true }, p); });
-    const top = last.plays.filter((p) => p.cards).pop();
+    const top = last.plays.filter((p) => !p.pass && !p.out).pop();
     if (top) acts[top.seat].best = true;
   }
   return acts;
@@ -351,8 +438,8 @@ function trickBanner(state, story) {
     box.append(el("div", "tb-turn", "▶ " + seatLabel(state, state.turn) + (topPlay(state) ? " 出牌 to play" : " 领出 to lead")));
   }
   const t = topPlay(state);
-  if (t && t.reading) {
-    const beat = el("div", "tb-beat", "要压 to beat: " + playName(t.reading) + " — ");
+  if (t && (t.reading || sealedPlay(t))) {
+    const beat = el("div", "tb-beat", "要压 to beat: " + playWords(t) + " — ");
     beat.append(seatEl(t.seat));
     box.append(beat);
     const passes = trickPasses(state);
@@ -368,9 +455,11 @@ function trickBanner(state, story) {
   return box;
 }
 
-function scoreboard(state) {
+/** Both teams and their levels; a sealed match's say 封存 until all its boards are released (chart: the
+ *  table's level chart, which holds the released boards' results). */
+function scoreboard(state, chart) {
   const box = el("div", "scoreboard");
-  const levels = state.levels || {};
+  const levels = levelsShown(state, chart) || {};
   ["NS", "EW"].forEach((team) => {
     const side = el("div", "side team-" + team + (state.played === team ? " playing" : ""));
     side.dataset.team = team;
@@ -406,8 +495,8 @@ function historyEl(state, story, limit) {
       one.append(el("b", "", SEAT[p.seat] ? SEAT[p.seat].zh : p.seat));
       if (p.pass) one.append(el("span", "", "不出"));
       else {
-        one.append(cardRow(p.cards, { level: state.level, reading: p.reading, cls: "mini" }));
-        one.append(el("span", "pn", playName(p.reading).split(" · ")[0]));
+        one.append(playRow(p, state.level, "mini"));
+        one.append(el("span", "pn", playWords(p).split(" · ")[0]));
       }
       plays.append(one);
     });
@@ -623,15 +712,17 @@ function drawTable(root, name, tab) {
   if (status.online === false) title.append(el("span", "alert", "离线 offline"));
   top.append(title);
   const what = el("div", "what");
-  what.append(el("div", "deal", (state.match ? "第" + state.match + "场 " : "") + (state.deal ? "第" + state.deal + "副" : "") +
-    (state.deal ? " · Deal " + state.deal : "")));
+  const board = state.board != null;  // a duplicate board: the board, and the deal apart
+  what.append(el("div", "deal", (state.match ? "第" + state.match + "场 " : "") +
+    (state.deal ? "第" + state.deal + (board ? "局" : "副") + " · Deal " + state.deal : "")));
+  if (board) what.append(el("div", "board", "复式牌 第" + state.board + "副 · Board " + state.board));
   const phase = el("div", "phase", PHASES[state.phase] || state.phase || "—");
   const clock = matchClockEl(state);
   if (clock) phase.append(" ", clock);
   what.append(phase);
   if (state.level) what.append(el("div", "wl", "打 " + rankWord(state.level) + " · playing " + rankWord(state.level)));
   top.append(what);
-  top.append(scoreboard(state));
+  top.append(scoreboard(state, tab && tab.chart));
   const playing = el("div", "playing-level");
   if (state.level) {
     playing.append(el("div", "pl-l", "打 " + rankWord(state.level) + " · playing " + rankWord(state.level)));
@@ -667,7 +758,7 @@ function drawTable(root, name, tab) {
     if (tb) centre.append(tb);
   }
   const lastResult = lastResultOf(state, tab && tab.chart);
-  const words = state.match_result ? matchWords(state) : resultWords(state, lastResult);
+  const words = state.match_result ? matchWords(state, tab && tab.chart) : resultWords(state, lastResult);
   if (words && state.phase !== "playing") centre.append(el("div", "result-words", words));
   const points = state.match_result ? pointsWords(state, state.match_result) : "";
   if (points) centre.append(el("div", "match-points", points));
@@ -684,8 +775,10 @@ function drawTable(root, name, tab) {
   last.append(el("h2", "", "上一副 · Last deal"));
   last.append(lastDealEl(state, lastResult));
   if (state.match_result) {
-    last.append(el("div", "match-words", matchWords(state)));
-    if (state.match_result.sealed) last.append(el("div", "sealed-note", SEALED_NOTE));
+    last.append(el("div", "match-words", matchWords(state, tab && tab.chart)));
+    if (state.match_result.sealed && !boardsReleased(state, tab && tab.chart)) {
+      last.append(el("div", "sealed-note", SEALED_NOTE));
+    }
     const pts = pointsWords(state, state.match_result);
     if (pts) last.append(el("div", "match-points", pts));
   }
@@ -723,7 +816,8 @@ function drawTile(root, name, tab) {
   root.replaceChildren();
   const head = el("div", "tile-head");
   head.append(el("span", "tname", name));
-  head.append(el("span", "deal", state.deal ? "第" + state.deal + "副" : ""));
+  head.append(el("span", "deal", !state.deal ? "" : state.board != null ? "第" + state.deal + "局 · 复式牌 第" + state.board + "副"
+    : "第" + state.deal + "副"));
   const clock = matchClockEl(state);
   if (clock) head.append(clock);
   const gone = ((tab && tab.status) || {}).online === false;  // its last state is not what happens there now
@@ -731,7 +825,8 @@ function drawTile(root, name, tab) {
   root.append(head);
   const over = state.phase === "match_over";
   const won = over && state.match_result ? state.match_result.winner : null;
-  const levels = (over && state.match_result && state.match_result.levels) || state.levels || {};
+  const chart = tab && tab.chart;
+  const levels = (over && state.match_result && state.match_result.levels) || levelsShown(state, chart) || {};
   const lead = LEVEL_STEPS.indexOf(levels.NS) - LEVEL_STEPS.indexOf(levels.EW);
   ["NS", "EW"].forEach((team) => {
     const row = el("div", "tile-team team-" + team + (state.played === team && !over ? " playing" : ""));
@@ -745,11 +840,12 @@ function drawTile(root, name, tab) {
   });
   const now = el("div", "tile-now");
   const t = topPlay(state);
-  if (state.phase === "playing" && t && t.cards) {
+  if (state.phase === "playing" && t && playCount(t)) {
     now.append(el("span", "who", (SEAT[t.seat] || {}).zh || t.seat));
-    now.append(cardRow(t.cards, { level: state.level, reading: t.reading, cls: "mini" }));
-  } else if (state.phase === "match_over") now.append(el("span", "", matchWords(state)));
-  else if (state.last_result) now.append(el("span", "", resultWords(state, lastResultOf(state, tab && tab.chart))));
+    now.append(playRow(t, state.level, "mini"));
+    if (sealedPlay(t)) now.append(el("span", "count", playWords(t).split(" · ")[0]));
+  } else if (state.phase === "match_over") now.append(el("span", "", matchWords(state, chart)));
+  else if (state.last_result) now.append(el("span", "", resultWords(state, lastResultOf(state, chart))));
   if (state.turn && !gone) now.append(el("span", "turn", "▶ " + seatWord(state.turn)));
   root.append(now);
   const alerts = alertsOf(tab || {});
@@ -758,6 +854,13 @@ function drawTile(root, name, tab) {
     alerts.forEach((x) => a.append(el("span", "alert", x)));
     root.append(a);
   }
+}
+
+/** A score as a screen shows it: a whole number as it is, else at most two decimals (a duplicate total is a sum
+ *  of differences from means: 1.3333333333 would fill the column). */
+function scoreWords(x) {
+  if (typeof x !== "number" || !isFinite(x)) return "—";
+  return Number.isInteger(x) ? String(x) : String(Math.round(x * 100) / 100);
 }
 
 function drawStandings(root, standings, limit) {
@@ -773,12 +876,17 @@ function drawStandings(root, standings, limit) {
   const when = !n ? "" : standings.in_play ? "第 " + n + " 轮进行中 · round " + n + " in play"
     : "第 " + n + " 轮后 · after round " + n;
   const rows = standings.rows.length, shown = Math.min(rows, limit || rows);
-  const sub = el("div", "st-sub", [when, shown < rows ? "前 " + shown + " 名 / 共 " + rows + " 队 · top " + shown +
-    " of " + rows + " · 全部 all: " + location.origin + "/standings" : ""].filter(Boolean).join(" · "));
-  if (when || shown < rows) root.append(sub);
-  const table = el("table", "standings");
+  // a duplicate event ranks by the teams' duplicate totals first (rules §12, standings.compute): shown first, and
+  // said, or a team of 0 场分 above one of 2 would look wrong
+  const dup = !!standings.duplicate;
+  const sub = el("div", "st-sub", [when, dup ? "复式总分优先 · ranked by duplicate total first" : "",
+    shown < rows ? "前 " + shown + " 名 / 共 " + rows + " 队 · top " + shown + " of " + rows + " · 全部 all: " +
+    location.origin + "/standings" : ""].filter(Boolean).join(" · "));
+  if (when || dup || shown < rows) root.append(sub);
+  const table = el("table", "standings" + (dup ? " dup" : ""));
   const head = el("tr");
-  ["名次 #", "队 Team", "场分 MP", "级差分 LP"].forEach((h) => head.append(el("th", "", h)));
+  (dup ? ["名次 #", "队 Team", "复式 Dup.", "场分 MP", "级差分 LP"] : ["名次 #", "队 Team", "场分 MP", "级差分 LP"])
+    .forEach((h) => head.append(el("th", "", h)));
   table.append(head);
   standings.rows.slice(0, limit || rows).forEach((r) => {
     const tr = el("tr");
@@ -788,6 +896,7 @@ function drawStandings(root, standings, limit) {
     if (r.players && r.players.length) name.append(el("div", "players", r.players.join(" · ")));
     if (r.withdrawn) name.append(el("div", "withdrawn", "第" + r.withdrawn.after_round + "轮后退赛 · withdrew after round " + r.withdrawn.after_round));
     tr.append(name);
+    if (dup) tr.append(el("td", "num dup", scoreWords(r.duplicate)));
     tr.append(el("td", "num", r.match_points));
     tr.append(el("td", "num", r.level_points));
     table.append(tr);

@@ -22,7 +22,10 @@ topics only as sealed twins (``"sealed": true``, no finish, no levels), so they 
 desk releases a board once every table of its round has played it (``desk/boards/{round}/{board}``,
 :meth:`Hub.release_board`): each table's result of it then becomes a point of that table's chart, when the
 board's round is the table's match, and every screen is sent the board (``board``; a new screen gets the
-released boards in its snapshot).
+released boards in its snapshot). A sealed match's live play is public only as who laid how many cards (a play's
+``count``, the state's trick as ``{seat, count}``, no cards left, no places): the pages draw backs. The hub keeps
+no hand of a released board; the commentators' view asks it only whether a board was released
+(:meth:`Hub.board_released`).
 
 Hidden hands never pass through: ``private/*`` topics are ignored, and any field that could hold a hand
 (``hands``, ``hand``, ``deal_line``) is stripped from what reaches a screen; a deal result is reduced to its
@@ -228,6 +231,12 @@ class Hub:
         for deal, point in (points or {}).items():
             if not any(p.get("deal") == deal for p in tab["chart"]):
                 add_point(tab, point)
+
+    def board_released(self, round_no: int, board: int) -> bool:
+        """Whether board ``board`` of round ``round_no`` was released (and is still kept): what the commentators'
+        view asks before it shows a duplicate board's hands (:class:`.commentary.Commentary`'s ``released``)."""
+        with self._lock:
+            return (round_no, board) in self._boards
 
     def boards(self, table: str | None = None) -> list[dict[str, Any]]:
         """The released boards kept, oldest release first; of one ``table``: those it played, with its row only."""
@@ -481,13 +490,19 @@ def _seconds(value: Any) -> float | None:
 
 def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
     """What a hall screen shows of the desk's standings: version, time and, per team, rank, name, players,
-    场分 and 级差分, and the round after which a team withdrew (no internal numbers such as lots or team ids)."""
-    keys = ("rank", "name", "unit", "players", "match_points", "level_points", "played")
+    场分 and 级差分, and the round after which a team withdrew (no internal numbers such as lots or team ids).
+    In a duplicate event (the report lists its ``boards``: ``ledger.report``) the teams are ranked by their
+    duplicate total first (``standings.compute``): ``duplicate`` is then true and each row has its total
+    (``duplicate``), which the screens show first (``export.STANDINGS_COLUMNS``' 复式 Dup.)."""
+    duplicate = isinstance(report.get("boards"), list)
+    keys = ("rank", "name", "unit", "players", "match_points", "level_points", "played") + (
+        ("duplicate",) if duplicate else ())
     rows = [{**{k: r.get(k) for k in keys}, **({"withdrawn": {"after_round": r["withdrawn"].get("after_round")}}
                                               if isinstance(r.get("withdrawn"), dict) else {})}
             for r in report.get("rows", []) if isinstance(r, dict)]  # a withdrawal's reason stays at the desk
     rounds = report.get("rounds")
     return {"version": report.get("version"), "computed_at": report.get("computed_at"), "rows": rows,
+            "duplicate": duplicate,
             # which round the standings stand after: the last paired one, still in play while results are due
             "round": rounds if isinstance(rounds, int) else None, "in_play": bool(report.get("pending"))}
 

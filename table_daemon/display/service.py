@@ -51,7 +51,8 @@ class DisplayService:
         if commentary_delay is not None:
             if referees is None:
                 raise ValueError("the commentary view needs a referee password or referees' accounts")
-            self.commentary = Commentary(commentary_delay)
+            # a sealed board's hands only once the desk has released it (rules §12)
+            self.commentary = Commentary(commentary_delay, released=self.hub.board_released)
             subs.append((f"{self.base}/+/private/hands", 1))
             protected = {"/commentary/": lambda rest, q: asset("commentary.html"),
                          "/api/commentary": lambda rest, q: self._commentary(q.get("table", ""))}
