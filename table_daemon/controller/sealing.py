@@ -52,6 +52,8 @@ SECRET_FIELDS = frozenset({"cards", "card", "reading", "readings", "candidates",
                            "tribute_from"})
 #: events that are themselves the outcome (the order of going out is the finishing order)
 SECRET_EVENTS = frozenset({"seat_out"})
+#: events whose cards left the seat says aloud at the table (the 10-card report, 报牌), so public anyway
+SAID_ALOUD = frozenset({"report", "report_due"})
 
 
 def _scrubbed(value: Any) -> Any:
@@ -68,6 +70,8 @@ def sealed_event(payload: dict[str, Any]) -> dict[str, Any] | None:
     if payload.get("type") in SECRET_EVENTS:
         return None
     out = _scrubbed(payload)
+    if payload.get("type") not in SAID_ALOUD:  # a play's cards left: 0 is a seat out, the finishing order
+        out.pop("cards_left", None)
     if out == payload:
         return payload
     if isinstance(payload.get("cards"), list):

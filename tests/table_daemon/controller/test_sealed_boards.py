@@ -71,7 +71,8 @@ def test_a_boards_live_play_shows_no_card_and_no_place() -> None:
         if p.topic in PUBLIC:
             assert not set(codes_in(p.payload)), (p.topic, p.payload["type"], set(codes_in(p.payload)))
     plays = h.of("events", "play")
-    assert plays and all(p["sealed"] and p["count"] >= 1 and "cards" not in p for p in plays)
+    assert plays and all(p["sealed"] and p["count"] >= 1 and "cards" not in p and "cards_left" not in p
+                         for p in plays)
     assert not h.of("events", "seat_out") and h.of("events", "trick_won") and h.of("events", "pass")
     for state in h.of("state"):
         assert all(seat["cards_left"] is None and seat["place"] is None for seat in state["seats"].values())
