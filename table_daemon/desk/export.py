@@ -128,7 +128,10 @@ def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]],
     """A self-contained printable page (A4, CJK font): standings with their version and local time, and the
     latest round's pairings. Lots and seeds stay in the CSV export: they mean nothing on a notice board."""
     e = html.escape
-    head = "".join(f"<th>{label}</th>" for _, label in PRINT_COLUMNS)
+    columns: tuple[tuple[str, str], ...] = PRINT_COLUMNS
+    if "boards" in report:  # a duplicate event ranks by the duplicate total first (rules §12): say it
+        columns = (*PRINT_COLUMNS[:4], ("duplicate", "复式<br>Dup."), *PRINT_COLUMNS[4:])
+    head = "".join(f"<th>{label}</th>" for _, label in columns)
 
     def cell(row: Mapping[str, Any], key: str) -> str:
         value = row.get(key, "")
@@ -137,7 +140,7 @@ def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]],
         return e(_num(value))
 
     body = "".join(
-        "<tr>" + "".join(f'<td class="{key}">{cell(row, key)}</td>' for key, _ in PRINT_COLUMNS) + "</tr>"
+        "<tr>" + "".join(f'<td class="{key}">{cell(row, key)}</td>' for key, _ in columns) + "</tr>"
         for row in report["rows"])
     last = max((p["round"] for p in pairings), default=0)
     pair_rows = "".join(

@@ -32,6 +32,17 @@ def test_print_page_speaks_local_time_and_hides_internal_numbers() -> None:
     assert "张伟 · 李娜" in page and "长江队" in page and "版本 Version 7" in page
 
 
+def test_a_duplicate_event_prints_the_duplicate_total_that_ranks_it() -> None:
+    """A duplicate event ranks by the duplicate total first (rules §12): without its column a team with fewer
+    场分 stood above one with more, unexplained."""
+    row: dict[str, Any] = {**REPORT["rows"][0], "duplicate": 2.5}  # type: ignore[index]
+    dup = {**REPORT, "boards": [], "rows": [row]}
+    page = print_page(dup, PAIRS)
+    assert "复式<br>Dup." in page and '<td class="duplicate">2.5</td>' in page
+    assert page.index("复式<br>Dup.") < page.index("场分<br>MP")
+    assert "Dup." not in print_page(REPORT, PAIRS)
+
+
 def test_local_time_in_another_zone_and_a_bad_stamp_left_alone() -> None:
     assert local_time("2026-11-29T10:05:00Z", "Europe/Berlin") == "2026-11-29 11:05 (Europe/Berlin UTC+01:00)"
     assert local_time("not a time") == "not a time"
