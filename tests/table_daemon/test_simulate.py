@@ -229,7 +229,7 @@ def test_results_no_desk_acknowledged_are_kept_and_said(mosquitto: Any, topic_ro
         log.publish(f"guandan/v1/{topic_root.event}/T08/cmd/start_match",  # started by hand: no desk to ack
                     {"id": "s8", "match": 1, "match_end": {"method": "deals", "deals": 1}})
         log.wait_for(lambda ms: len(ms) >= 2, timeout=60)  # the deal record and the match result
-        proc.send_signal(signal.SIGINT)  # the organiser ends the run (before --duration)
+        proc.send_signal(signal.SIGTERM)  # the organiser ends the run (before --duration), as Ctrl+C or systemd
         err = proc.communicate(timeout=90)[1]
     finally:
         proc.kill()
