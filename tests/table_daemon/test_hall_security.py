@@ -96,7 +96,9 @@ class Client:
         self.client.on_message = on_message
         self.client.connect(hall.host, hall.port, keepalive=10)
         self.client.loop_start()
-        ready.wait(5)
+        deadline = time.monotonic() + 5
+        while not (ready.is_set() or self.refused.is_set()) and time.monotonic() < deadline:  # a refusal is no wait
+            time.sleep(0.01)
         self.ok = ready.is_set()
         time.sleep(0.1)  # SUBACKs
 

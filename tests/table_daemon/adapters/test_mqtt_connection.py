@@ -250,7 +250,7 @@ def test_two_clients_with_one_client_id_are_said_to_be_the_likely_cause(mosquitt
         for conn in pair:
             conn.start()
         deadline = time.monotonic() + 40
-        while time.monotonic() < deadline and max(conn.short_lived for conn in pair) < 5:
+        while time.monotonic() < deadline and max(conn.short_lived for conn in pair) <= SHORT_LIVED_SAY:
             time.sleep(0.2)
     for conn in pair:
         conn.stop()
