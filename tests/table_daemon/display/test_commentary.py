@@ -20,6 +20,7 @@ from table_daemon.display.referees import Referees, add_account
 from table_daemon.display.service import DisplayService
 
 from ..desk.spec_table import SpecTable
+from .live_pages import UI, seats, table_state
 
 PASSWORD = "裁判-referee-42"
 
@@ -173,3 +174,25 @@ def test_hands_of_another_deal_are_not_shown_under_the_state_of_the_next() -> No
     c.feed("T01", "hands", {"type": "hands", "deal": 2, "hands": {"N": ["S3"]}}, now=13.0)
     view = c.view("T01", now=14.0)
     assert view is not None and view["hands"] == {"N": ["S3"]}
+
+
+def test_while_the_dealer_deals_the_commentary_counts_the_cards_dealt(browser: Any) -> None:
+    """The hands come only once the dealer is done: the commentary showed "0 张" a seat for the whole deal; the
+    public count of cards dealt stands in, with the deal said to be dealing."""
+    service = DisplayService("mqtt://127.0.0.1:1", "ev", commentary_delay=0.0, referee_password="裁判-ref-7")
+    assert service.commentary is not None
+    now = service.clock()
+    service.commentary.feed("T01", "hands", {"type": "hands", "deal": 3, "hands": {}}, now)
+    service.commentary.feed("T01", "state", table_state(5, phase="dealing", seats=seats(N=13, E=13, S=14, W=13),
+                                                       trick=[], turn=None), now)
+    service.web.start()
+    context = browser.new_context(http_credentials={"username": "解说", "password": "裁判-ref-7"})
+    page = context.new_page()
+    try:
+        page.goto(f"{service.web.url}/commentary/T01")
+        page.wait_for_selector("#seat-S .dealing-hand", timeout=UI)
+        assert "14 张" in page.inner_text("#seat-S h2") and "13 张" in page.inner_text("#seat-E h2")
+        assert "0 张" not in page.inner_text("#ctable") and "发牌中" in page.inner_text("#seat-N")
+    finally:
+        context.close()
+        service.web.stop()
