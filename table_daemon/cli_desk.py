@@ -117,6 +117,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pair.add_argument("--round", type=int, required=True)
     pair.add_argument("--method", choices=("swiss", "round_robin", "knockout"),
                       help="积分编排 swiss (default), round_robin 循环, knockout 淘汰 (with play-offs)")
+    pair.add_argument("--top", type=int, help="淘汰赛出线队数: the first knockout round takes only the best N teams "
+                                             "of the standings (e.g. 8 after the Swiss rounds)")
     pair.set_defaults(handler=run_pair)
 
     stand = actions.add_parser("standings", help="print the standings 成绩")

@@ -205,7 +205,7 @@ def run_pair(args: argparse.Namespace) -> int:
 
     store = open_store(args.db)
     try:
-        rows = pair_round(store, args.round, args.method)
+        rows = pair_round(store, args.round, args.method, top=args.top)
     except EventError as exc:
         raise UsageError(str(exc)) from exc
     teams = store.teams()

@@ -171,9 +171,17 @@ def standings_report(store: Store, *, public: bool = False) -> dict[str, Any]:
         pairings, results, corrections = store.pairings(), store.results(), store.corrections()
         if public:
             results = bd.public_results(results, bd.released(pairings, results, corrections))
-        return ledger.report(store.teams(), pairings, results, corrections,
-                             store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
-                             event=store.event(), computed_at=now())
+        report = ledger.report(store.teams(), pairings, results, corrections,
+                               store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
+                               event=store.event(), computed_at=now())
+        seeds = store.meta("knockout_seeds")
+        if seeds:  # a finished knockout ranks its teams by their places in it, whatever their points
+            ko_rounds = sorted({p["round"] for p in pairings if p["method"] == "knockout"})
+            winners = _knockout_winners(store.teams(), pairings, results, corrections, ko_rounds)
+            places = pairing.knockout_places(seeds, winners, absent=set(ledger.withdrawn(corrections)))
+            if places is not None:
+                report = ledger.with_knockout_places(report, places)
+        return report
 
 
 class LatestStandings:
@@ -210,8 +218,11 @@ def _check_round_boards(settings: dict[str, Any], round_no: int) -> None:
                          "(each round plays the next boards: add them to the deal file)")
 
 
-def pair_round(store: Store, round_no: int, method: str | None = None) -> list[dict[str, Any]]:
-    """Pair round ``round_no`` (the next one) and store it; returns the stored pairings."""
+def pair_round(store: Store, round_no: int, method: str | None = None, *,
+               top: int | None = None) -> list[dict[str, Any]]:
+    """Pair round ``round_no`` (the next one) and store it; returns the stored pairings. ``top``: the first
+    round of a knockout takes only the best ``top`` teams of the standings (withdrawn ones never), seeded in
+    that order: a knockout stage after the Swiss rounds."""
     if store.event() is None:
         raise EventError("no event set up in this database (run `guandan-table desk init` first)")
     last = store.last_round()
@@ -221,6 +232,11 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
     method = method or (pairings[-1]["method"] if pairings else "swiss")
     if method not in METHODS:
         raise EventError(f"unknown pairing method {method!r} (one of {', '.join(METHODS)})")
+    if top is not None and (method != "knockout" or any(p["method"] == "knockout" for p in pairings)):
+        raise EventError("--top 只用于淘汰赛第一轮 | --top seeds the first round of a knockout only "
+                         "(later rounds follow its bracket)")
+    if top is not None and top < 2:
+        raise EventError(f"--top {top}: a knockout needs at least 2 teams")
     _check_round_boards(store.settings(), round_no)
     report = standings_report(store)
     if report["pending"]:
@@ -244,7 +260,7 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
             first = min((p["round"] for p in pairings if p["method"] == "round_robin"), default=round_no)
             pairs = pairing.without(pairing.round_robin([t.id for t in teams], round_no - first + 1), gone)
         else:
-            pairs = _knockout(store, pairings, order, round_no, gone)
+            pairs = _knockout(store, pairings, order, round_no, gone, top)
     except pairing.PairingError as exc:
         raise EventError(f"round {round_no}: {exc}") from exc
     tables = list(store.settings().get("tables") or [])
@@ -269,13 +285,32 @@ def pair_round(store: Store, round_no: int, method: str | None = None) -> list[d
 
 
 def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], round_no: int,
-              gone: set[int]) -> pairing.Pairing:
+              gone: set[int], top: int | None = None) -> pairing.Pairing:
     ko_rounds = sorted({p["round"] for p in pairings if p["method"] == "knockout"})
     seeds = store.meta("knockout_seeds")
     if not ko_rounds or seeds is None:
-        seeds = order
+        # the standings' order; a team withdrawn before the knockout takes no place in it (a place of its
+        # would give its opponent a bye in every round); ``top``: the qualifiers only
+        seeds = [t for t in order if t not in gone][:top]
+        if len(seeds) < 2:
+            raise pairing.PairingError("fewer than two teams for the knockout")
         store.set_meta("knockout_seeds", seeds)
-    outcomes, _, _, _ = ledger.tally(store.teams(), pairings, store.results(), store.corrections())
+    winners = _knockout_winners(store.teams(), pairings, store.results(), store.corrections(), ko_rounds)
+    try:
+        return pairing.knockout(seeds, winners, len(ko_rounds) + 1, absent=gone)
+    except pairing.PairingError as exc:  # said with the teams' names and the event's own round numbers
+        names = {t.id: t.name for t in store.teams()}
+        text = str(exc)
+        for team in exc.teams:
+            text = text.replace(f" {team} ", f" {names.get(team, team)} ")
+        first = ko_rounds[0] if ko_rounds else round_no
+        raise pairing.PairingError(f"{text} (淘汰赛自第{first}轮起 | the knockout began at round {first})") from None
+
+
+def _knockout_winners(teams: Sequence[Team], pairings: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
+                      corrections: Sequence[dict[str, Any]], ko_rounds: Sequence[int]) -> list[dict[frozenset[int], int]]:
+    """Each knockout round's winners, by its matches (the two teams) as the standings count them."""
+    outcomes, _, _, _ = ledger.tally(teams, pairings, results, corrections)
     winners: list[dict[frozenset[int], int]] = []
     for r in ko_rounds:
         got: dict[frozenset[int], int] = {}
@@ -283,7 +318,7 @@ def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], ro
             if out.round == r and out.ew is not None and out.winner and not out.void:
                 got[frozenset((out.ns, out.ew))] = out.ns if out.winner == "NS" else out.ew
         winners.append(got)
-    return pairing.knockout(seeds, winners, len(ko_rounds) + 1, absent=gone)
+    return winners
 
 
 def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +333,10 @@ def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:
 
     ns, ew = side(row["ns"]), side(row["ew"])
     ew["players"] = {"E": ew["players"]["N"], "W": ew["players"]["S"]}
+    profile = settings["profile"]
+    if row.get("method") == "knockout":  # a knockout match must have a winner: equal at the end, one more deal
+        profile = {**profile, "knockout": True} if isinstance(profile, dict) else {"base": profile, "knockout": True}
     return {"id": rounds.start_id(str(store.event()), row["tbl"], row["round"]), "teams": {"NS": ns, "EW": ew},
-            "profile": settings["profile"], "match_end": settings["match_end"], "match": row["round"],
+            "profile": profile, "match_end": settings["match_end"], "match": row["round"],
             **({"deal_file": settings["deal_file"]} if settings.get("deal_file") else {}),
             **({"boards": bd.round_boards(settings["boards"], row["round"])} if settings.get("boards") else {})}

@@ -202,6 +202,18 @@ def report(
     return out
 
 
+def with_knockout_places(report: dict[str, Any], places: Sequence[int]) -> dict[str, Any]:
+    """The standings once a knockout is over: its teams first, in their places (the final's winner first, as
+    the bracket's play-offs decide every place), then the teams that did not qualify, in their order; ranks
+    numbered again. A knockout team's points still show, but they no longer rank it (a bye in the bracket
+    scored as a won match put a team that lost in it above those that beat it)."""
+    where = {team: i for i, team in enumerate(places)}
+    rows = sorted(report["rows"], key=lambda r: (0, where[r["team"]]) if r["team"] in where else (1, 0))
+    ranked = [{**row, "rank": i + 1, **({"knockout_place": where[row["team"]] + 1} if row["team"] in where else {})}
+              for i, row in enumerate(rows)]
+    return {**report, "rows": ranked, "knockout_places": list(places)}
+
+
 def withdrawn(corrections: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
     """The teams withdrawn from the event (退赛) by the referees' corrections, in order (a reinstatement undoes
     one): team id -> ``after_round`` (the last round paired when it withdrew; it is paired in no later one),

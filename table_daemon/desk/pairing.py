@@ -27,7 +27,12 @@ _BYE_STEP = 10_000 * _POINT  # the bye goes to the lowest placed team that can t
 
 
 class PairingError(ValueError):
-    """No pairing exists under the constraints (e.g. every remaining opponent was met already)."""
+    """No pairing exists under the constraints (e.g. every remaining opponent was met already). ``teams``: the
+    teams (ids) it is about, for a caller that can name them."""
+
+    def __init__(self, message: str, teams: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.teams = teams
 
 
 def swiss(
@@ -167,8 +172,25 @@ def knockout(
         raise PairingError(f"a knockout of {len(seeds)} teams has rounds 1..{rounds}")
     if len(winners) < round_no - 1:
         raise PairingError(f"round {round_no - 1} of the knockout has no results yet")
+    slots = _bracket(seeds, winners, round_no - 1, absent)
+    pairs: Pairing = []
+    for k in range(0, size, 2):
+        a, b = slots[k], slots[k + 1]
+        if a is None and b is None:
+            continue
+        pairs.append((a, b) if a is not None else (b, None))  # type: ignore[arg-type]
+    return without(pairs, absent)
+
+
+def _bracket(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int]], played: int,
+             absent: Collection[int]) -> list[int | None]:
+    """The bracket's slots after ``played`` rounds: in each group the winners first, then the losers, so that
+    the next round pairs winners with winners and losers with losers."""
+    size = 1
+    while size < len(seeds):
+        size *= 2
     slots: list[int | None] = [seeds[p - 1] if p <= len(seeds) else None for p in seeding_order(size)]
-    for r in range(round_no - 1):
+    for r in range(played):
         group = size >> r
         reordered: list[int | None] = []
         for start in range(0, size, group):
@@ -181,13 +203,25 @@ def knockout(
                 lost.append(b if w == a else a)
             reordered.extend(won + lost)
         slots = reordered
-    pairs: Pairing = []
-    for k in range(0, size, 2):
-        a, b = slots[k], slots[k + 1]
-        if a is None and b is None:
-            continue
-        pairs.append((a, b) if a is not None else (b, None))  # type: ignore[arg-type]
-    return without(pairs, absent)
+    return slots
+
+
+def knockout_places(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int]],
+                    absent: Collection[int] = ()) -> list[int] | None:
+    """The knockout's final order, first place first (the final's winner, its loser, the match for 3rd's
+    winner ...), once every round has its results; None before. With play-offs for every place the slots after
+    the last round are the places."""
+    size = 1
+    while size < len(seeds):
+        size *= 2
+    rounds = size.bit_length() - 1
+    if rounds == 0 or len(winners) < rounds:
+        return None
+    try:
+        slots = _bracket(seeds, winners, rounds, absent)
+    except PairingError:
+        return None
+    return [t for t in slots if t is not None]
 
 
 def _knockout_winner(a: int | None, b: int | None, results: Mapping[frozenset[int], int],
@@ -198,5 +232,6 @@ def _knockout_winner(a: int | None, b: int | None, results: Mapping[frozenset[in
     if winner is None and (a in absent or b in absent):  # never played: the one still in the event goes on
         return b if a in absent and b not in absent else a
     if winner not in (a, b):
-        raise PairingError(f"knockout match {a} v {b} has no winner yet")
+        raise PairingError(f"淘汰赛 {a} 对 {b} 尚无胜者（平局须加赛决出）| knockout match {a} v {b} has no winner yet "
+                           "(a draw must be decided by one more deal)", (a, b))
     return winner

@@ -207,7 +207,10 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
 
     def pair(body: dict[str, Any]) -> Response:
         try:
-            rows = ev.pair_round(store, store.last_round() + 1, body.get("method") or None)
+            top = body.get("top")
+            if top is not None and (not isinstance(top, int) or isinstance(top, bool)):
+                raise ev.EventError(f"出线队数须为整数 | top must be a whole number, got {top!r}")
+            rows = ev.pair_round(store, store.last_round() + 1, body.get("method") or None, top=top)
         except ev.EventError as exc:
             return _bad(exc, 409)
         round_no = rows[0]["round"] if rows else None

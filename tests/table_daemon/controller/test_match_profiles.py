@@ -118,3 +118,13 @@ def test_no_seat_holding_the_first_lead_card_is_a_fault_not_a_guess() -> None:
     (void,) = h.of("events", "deal_void")
     assert "H3" in void["reason"]
     assert h.c.phase == "idle" and h.c.deal is None and h.of("events", "play_started") == []
+
+
+def test_the_desks_knockout_start_plays_on_to_a_winner() -> None:
+    """The desk starts a knockout round's matches with its profile and ``knockout``: equal at the end, the table
+    plays one more deal (004 加赛一局) instead of ending the match in a draw."""
+    h = Harness()
+    h.send(Command("start_match", {"profile": {"base": "national", "knockout": True},
+                                   "match_end": {"method": "deals", "deals": 1}}, token="k"))
+    reply = [e for e in h.effects if isinstance(e, Reply)][-1]
+    assert reply.ok and h.c.match.profile.knockout and h.c.profile.name == "national"

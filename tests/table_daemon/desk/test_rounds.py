@@ -65,6 +65,27 @@ def test_knockout_final_and_third_place(store: Store) -> None:
     assert [(p["ns"], p["ew"]) for p in r2] == [(seeds[3], seeds[2]), (seeds[0], seeds[1])]
 
 
+def test_a_knockout_after_swiss_takes_its_qualifiers_and_plays_to_a_winner(store: Store) -> None:
+    """An organiser's day: the knockout after the Swiss rounds seeded every registered team, the withdrawn too
+    (10 teams made a 16-place bracket, the withdrawn team's opponent a bye in every round), and its matches
+    went to the tables as any match, so a knockout match could end in a draw nothing could decide."""
+    event.pair_round(store, 1, "swiss")
+    finish_round(store, 1)
+    order = [r["team"] for r in event.standings_report(store)["rows"]]
+    corrections.withdraw(store, "ref", "ill", order[1])  # the second after round 1 withdraws
+    with pytest.raises(event.EventError, match="--top"):
+        event.pair_round(store, 2, "swiss", top=2)
+    rows = event.pair_round(store, 2, "knockout", top=2)
+    assert [(p["ns"], p["ew"]) for p in rows] == [(order[0], order[2])]  # the final of the two qualifiers
+    assert store.meta("knockout_seeds") == [order[0], order[2]]
+    cmd = event.start_match_command(store, rows[0])
+    assert cmd["profile"] == {"base": "national", "knockout": True}  # equal at the end: one more deal (004)
+    assert event.start_match_command(store, store.pairings(1)[0])["profile"] == "national"
+    finish_round(store, 2)
+    with pytest.raises(event.EventError, match="--top"):  # later rounds follow the bracket
+        event.pair_round(store, 3, "knockout", top=2)
+
+
 def test_duplicate_boards_and_voided_deal(store: Store) -> None:
     rows = event.pair_round(store, 1, "swiss")
     t1, t2 = rows
@@ -117,3 +138,34 @@ def test_the_rulings_a_match_result_tells_in_words() -> None:
     assert ruling_words(None) == "" and ruling_words({"reason": "deals", "penalties": {"NS": {}, "EW": {}}}) == ""
     said = ruling_words({"reason": "forfeit (NS)", "penalties": {"NS": {"warning": 2, "violation": 1}, "EW": {}}})
     assert said == "判负结束 ended by forfeit (NS) · NS 判罚 penalties: 警告 warning 2, 记违例 violation 1"
+
+
+def test_an_undecided_knockout_match_is_named_by_its_teams(store: Store) -> None:
+    """"knockout match 4 v 8 has no winner yet", in English, with team ids and the knockout's own round numbers."""
+    rows = event.pair_round(store, 1, "knockout")
+    names = {t.id: t.name for t in store.teams()}
+    for p in rows:
+        corrections.change_match(store, "ref", "draw", 1, p["tbl"], levels={"NS": "5", "EW": "5"}, winner=None)
+    with pytest.raises(event.EventError) as got:
+        event.pair_round(store, 2)
+    first = rows[0]
+    assert f" {names[first['ns']]} " in str(got.value) and f" {names[first['ew']]} " in str(got.value)
+    assert "尚无胜者" in str(got.value) and "the knockout began at round 1" in str(got.value)
+
+
+def test_a_finished_knockout_ranks_by_its_places(store: Store) -> None:
+    """The standings ranked a knockout's teams by points: the final's loser was listed third, the third-place
+    match's winner second. Once the knockout is over its places rank them."""
+    event.pair_round(store, 1, "knockout")
+    seeds = store.meta("knockout_seeds")
+    for p in store.pairings(1):  # the lower seeds win both semi-finals, narrowly
+        corrections.change_match(store, "ref", "r1", 1, p["tbl"], levels={"NS": "4", "EW": "5"}, winner="EW")
+    assert "knockout_places" not in event.standings_report(store)  # not over yet
+    final, third = event.pair_round(store, 2)
+    assert (final["ns"], final["ew"], third["ns"], third["ew"]) == (seeds[3], seeds[2], seeds[0], seeds[1])
+    corrections.change_match(store, "ref", "final", 2, final["tbl"], levels={"NS": "5", "EW": "4"}, winner="NS")
+    corrections.change_match(store, "ref", "3rd", 2, third["tbl"], levels={"NS": "A+", "EW": "2"}, winner="NS")
+    report = event.standings_report(store)  # by points the 3rd-place winner (38 级差分) is above the final's loser
+    assert [r["team"] for r in report["rows"]] == [seeds[3], seeds[2], seeds[0], seeds[1]]
+    assert [(r["rank"], r["knockout_place"]) for r in report["rows"]] == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    assert event.standings_report(store, public=True)["knockout_places"] == report["knockout_places"]
