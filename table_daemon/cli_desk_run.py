@@ -28,7 +28,7 @@ def _password(path: Path) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from exc
     if len(password) < 8:
-        raise UsageError(f"{path}: the referee password must have at least 8 characters")
+        raise UsageError(f"{path}: 裁判密码至少 8 个字符 | the referee password must have at least 8 characters")
     return password
 
 

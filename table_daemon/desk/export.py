@@ -21,6 +21,11 @@ STANDINGS_COLUMNS = (
 )
 
 
+def level_word(level: Any) -> str:
+    """A level as organisers write it: 10 for the code ``T`` (A+ and the rest as they are)."""
+    return "10" if level == "T" else str(level)
+
+
 def _num(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
@@ -99,7 +104,7 @@ def pairings_csv(rows: Sequence[Mapping[str, Any]]) -> str:
         if res:
             winner = "作废 void" if res.get("void") else (
                 res["winner"] if res.get("winner") in ("NS", "EW") else "平局 draw")
-            tail = [res["levels"]["NS"], res["levels"]["EW"], winner, res.get("ruling") or ""]
+            tail = [level_word(res["levels"]["NS"]), level_word(res["levels"]["EW"]), winner, res.get("ruling") or ""]
         else:
             tail = ["", "", "", ""]
         writer.writerow([r["round"], r["table"], r["ns_name"], r["ew_name"], *tail])
@@ -137,6 +142,9 @@ def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]],
         value = row.get(key, "")
         if key == "players":
             return e(" · ".join(value or []))
+        if key == "name" and row.get("withdrawn"):  # as the CSV and the screens say it
+            after = row["withdrawn"].get("after_round")
+            return e(f"{value} · 第{after}轮后退赛 withdrew after round {after}")
         return e(_num(value))
 
     body = "".join(

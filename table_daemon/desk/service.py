@@ -38,6 +38,7 @@ from . import boards as bd
 from . import event as ev
 from . import rounds
 from .clock import local_now
+from .export import level_word
 from .ledger import ResultError, read_result
 from .presence import DeskAlert, Presence
 from .store import Store, now
@@ -258,8 +259,8 @@ class Desk:
             if self.store.add_result(rid, table, kind, match, deal, msg) and kind == "match":
                 lv = msg.get("levels") or {}
                 ruling = rounds.ruling_words(msg)
-                self._say(f"{table} 第{match}轮 成绩已收 round {match} result in: NS {lv.get('NS')} / EW "
-                          f"{lv.get('EW')}, 胜方 winner {msg.get('winner') or '平局 draw'}"
+                self._say(f"{table} 第{match}轮 成绩已收 round {match} result in: NS {level_word(lv.get('NS'))} / EW "
+                          f"{level_word(lv.get('EW'))}, 胜方 winner {msg.get('winner') or '平局 draw'}"
                           f"{' · ' + ruling if ruling else ''}")
                 over = [c["n"] for c in self.store.corrections()
                         if c.get("target") == {"round": match, "table": table}]

@@ -69,3 +69,17 @@ def test_the_desk_names_the_zone_its_times_are_in_and_prints_in_it(tmp_path: Pat
             assert label in _page_text(pages["/print"])
         finally:
             store.close()
+
+
+def test_the_printed_standings_mark_a_withdrawal_and_levels_read_10() -> None:
+    """An organiser's day: the printed standings listed a withdrawn pair as any other (the CSV and the screens
+    mark it), and results read "NS T" where organisers write 10."""
+    from table_daemon.desk.export import level_word, pairings_csv
+
+    gone: dict[str, Any] = {**REPORT["rows"][0], "withdrawn": {"after_round": 2, "reason": "ill"}}  # type: ignore[index]
+    page = print_page({**REPORT, "rows": [gone]}, PAIRS)
+    assert "红旗队 · 第2轮后退赛 withdrew after round 2" in page and "ill" not in page
+    assert [level_word(x) for x in ("T", "9", "A+")] == ["10", "9", "A+"]
+    rows = [{"round": 1, "table": "T01", "ns_name": "红旗队", "ew_name": "长江队",
+             "result": {"levels": {"NS": "T", "EW": "2"}, "winner": "NS"}}]
+    assert "10,2,NS" in pairings_csv(rows)
