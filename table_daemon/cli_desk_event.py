@@ -256,5 +256,5 @@ def _say_unplayed(store: Any, team: str) -> None:
         side = "EW" if p["ns"] in ids else "NS"
         print(f"第{p['round']}轮 {p['table']} 尚无成绩：请录入 | round {p['round']} at {p['table']} has no result yet: "
               f"enter it, e.g. desk correct --round {p['round']} --table {p['table']} --winner {side} "
-              f"--levels {side}=A+,{'NS' if side == 'EW' else 'EW'}=2 --walkover --by ... --reason ...",
+              f"--walkover --by ... --reason ...",
               file=sys.stderr)

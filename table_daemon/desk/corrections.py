@@ -194,9 +194,14 @@ def correction_from_args(store: Store, args: argparse.Namespace) -> int:
         return void_deal(store, args.by, args.reason, args.result, restore=args.restore)
     if args.void:
         return void_match(store, args.by, args.reason, args.round, args.table)
+    if args.walkover and args.winner in ("NS", "EW") and not args.levels:
+        # 弃权 (a pair absent, late past the limit: 003 §十三): nothing was played, so no levels to invent; the
+        # walk-over scores as one (26/0) whatever they are, and the match stands at the levels it began with
+        return change_match(store, args.by, args.reason, args.round, args.table, levels={"NS": "2", "EW": "2"},
+                            winner=args.winner, walkover=True)
     if args.levels and args.winner:
         winner = None if args.winner == "draw" else args.winner
         return change_match(store, args.by, args.reason, args.round, args.table, levels=_levels(args.levels),
                             winner=winner, walkover=args.walkover)
-    raise CorrectionError("say what to correct: --void, --levels L --winner W, --result ID --void, --penalty, "
-                          "or --withdraw / --reinstate")
+    raise CorrectionError("请说明更正内容 | say what to correct: --void, --levels L --winner W, --walkover --winner W, "
+                          "--result ID --void, --penalty, or --withdraw / --reinstate")

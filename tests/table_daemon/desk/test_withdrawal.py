@@ -95,6 +95,12 @@ def test_desk_correct_withdraw_says_which_match_still_needs_a_result(tmp_path: P
     assert "needs --team" in capsys.readouterr().err
     with pytest.raises(event.EventError, match="no result yet"):
         event.pair_round(store, 2)  # the withdrawn team's match must be entered first
+    # the walk-over as the message says it: no levels to invent (nothing was played), scored 26/0 (弃权)
+    assert main(["desk", "correct", "--db", db, "--by", "裁判长", "--reason", "弃权", "--round", "1",
+                 "--table", first["tbl"], "--winner", "EW", "--walkover"]) == 0
+    capsys.readouterr()
+    (row,) = [r for r in event.standings_report(store)["rows"] if r["team"] == first["ew"]]
+    assert (row["match_points"], row["level_points"]) == (2, 26)
 
 
 def test_the_desk_pages_withdrawal_names_the_match_still_to_enter(tmp_path: Path) -> None:
