@@ -76,12 +76,18 @@ def check_levels(levels: dict[str, str], winner: str | None) -> None:
 
 
 def propose_match(store: Store, who: str, why: str, round_no: int, table: str, *, levels: dict[str, str] | None,
-                  winner: str | None, void: bool = False) -> int:
+                  winner: str | None, void: bool = False, walkover: bool = False) -> int:
     """A referee enters a match correction; it counts once another referee approves it (``approve``).
-    It is checked now as it will be then, so a bad one is refused at once."""
+    It is checked now as it will be then, so a bad one is refused at once. ``walkover`` (弃权: a pair absent or
+    too late): the winner's, no levels needed (nothing was played; scored 26/0)."""
     _match(store, round_no, table)
     if void:
         payload: dict[str, Any] = {"round": round_no, "table": table, "void": True}
+    elif walkover:
+        if winner not in ("NS", "EW"):
+            raise CorrectionError("弃权须指明胜方 | a walk-over needs its winner, NS or EW")
+        payload = {"round": round_no, "table": table, "levels": {"NS": "2", "EW": "2"}, "winner": winner,
+                   "walkover": True}
     else:
         levels = checked_outcome(levels, winner)
         payload = {"round": round_no, "table": table, "levels": levels, "winner": winner}
@@ -106,7 +112,8 @@ def approve(store: Store, n: int, who: str) -> int:
     if p.get("void"):
         number = void_match(store, by, found["why"], p["round"], p["table"])
     else:
-        number = change_match(store, by, found["why"], p["round"], p["table"], levels=p["levels"], winner=p["winner"])
+        number = change_match(store, by, found["why"], p["round"], p["table"], levels=p["levels"], winner=p["winner"],
+                              walkover=bool(p.get("walkover")))
     store.mark_approved(n, who, number)
     return number
 

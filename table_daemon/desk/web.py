@@ -248,7 +248,7 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
             n = cor.propose_match(store, str(body.get("by") or ""), str(body.get("reason") or ""),
                                   _int(body, "round"), str(body.get("table") or ""),
                                   levels=body.get("levels"), winner=None if winner in ("draw", "") else winner,
-                                  void=bool(body.get("void")))
+                                  void=bool(body.get("void")), walkover=bool(body.get("walkover")))
         except cor.CorrectionError as exc:
             return _bad(exc)
         note(f"裁判 {body.get('by')} 录入更正 #{n}（第{body.get('round')}轮 {body.get('table')}），待批准 | referee "

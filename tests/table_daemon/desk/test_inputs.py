@@ -100,6 +100,28 @@ def test_a_correction_is_entered_by_one_referee_and_approved_by_another(store: S
         corrections.approve(store, n, "Zhao")
 
 
+def test_the_desk_pages_walk_over_needs_no_levels_and_a_second_referee(store: Store) -> None:
+    """The page's correction form had no walk-over: a pair too late (弃权) was entered with invented levels."""
+    from table_daemon.desk.web import actions
+
+    propose, approve = actions(store, None)["/api/propose"], actions(store, None)["/api/approve"]
+    status, _, body = propose({"by": "Li", "reason": "迟到15分钟", "round": 1, "table": "T01", "winner": "draw",
+                               "levels": {"NS": "", "EW": ""}, "walkover": True})
+    assert status == 400 and "胜方" in json.loads(body)["error"]
+    status, _, body = propose({"by": "Li", "reason": "迟到15分钟", "round": 1, "table": "T01", "winner": "EW",
+                               "levels": {"NS": "", "EW": ""}, "walkover": True})
+    assert status == 200
+    n = json.loads(body)["proposal"]
+    assert event.standings_report(store)["pending"]  # not counted before it is approved
+    status, _, _ = approve({"by": "Wang", "n": n})
+    assert status == 200
+    (done,) = store.corrections()
+    assert done["payload"]["walkover"] is True and done["payload"]["winner"] == "EW"
+    rows = {r["team"]: r for r in event.standings_report(store)["rows"]}
+    ew = store.pairings(1)[0]["ew"]
+    assert (rows[ew]["match_points"], rows[ew]["level_points"]) == (2, 26)
+
+
 def test_times_in_the_event_time_zone() -> None:
     assert clock.local("2026-11-29T10:00:00.123Z") == "2026-11-29 18:00:00"
     assert clock.local("2026-11-29T10:00:00.123Z", "Europe/Berlin") == "2026-11-29 11:00:00"
