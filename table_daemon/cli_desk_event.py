@@ -212,7 +212,7 @@ def run_pair(args: argparse.Namespace) -> int:
     paired = export.pairing_rows(rows, {t.id: t.name for t in teams}, {t.id: t.unit for t in teams})
     for row in paired:
         print(json.dumps(row, ensure_ascii=False))
-    if store.settings().get("keep_units_apart"):
+    if store.settings().get("keep_units_apart") and rows and rows[0]["method"] == "swiss":  # only Swiss can choose
         for row in paired:
             if row["same_unit"]:
                 print(f"注意：{row['table']} {row['ns_name']} 对 {row['ew_name']} 同属 {row['same_unit']}，本轮无法回避 | "

@@ -169,3 +169,19 @@ def test_a_finished_knockout_ranks_by_its_places(store: Store) -> None:
     assert [r["team"] for r in report["rows"]] == [seeds[3], seeds[2], seeds[0], seeds[1]]
     assert [(r["rank"], r["knockout_place"]) for r in report["rows"]] == [(1, 1), (2, 2), (3, 3), (4, 4)]
     assert event.standings_report(store, public=True)["knockout_places"] == report["knockout_places"]
+
+
+def test_the_same_unit_note_is_said_only_where_a_pairing_could_have_kept_them_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A knockout's match for third place printed the Swiss note "no pairing this round kept them apart": a
+    bracket chooses nobody's opponent."""
+    from table_daemon.cli import main
+
+    (tmp_path / "two.csv").write_text("team,player1,player2,unit\nA,a1,a2,X\nB,b1,b2,X\n")
+    for method in ("swiss", "knockout"):
+        db = str(tmp_path / f"{method}.sqlite")
+        assert main(["desk", "init", "--db", db, "--event", "e", "--pairs", str(tmp_path / "two.csv")]) == 0
+        capsys.readouterr()
+        assert main(["desk", "pair", "--db", db, "--round", "1", "--method", method]) == 0
+        said = capsys.readouterr().err
+        assert ("本轮无法回避" in said) == (method == "swiss"), (method, said)
