@@ -50,6 +50,8 @@ BUSY_RETRY_S = 2.0
 #: how often the desk looks for tables gone mid-match (the alert itself waits presence.OFFLINE_ALERT_S)
 ABSENT_CHECK_S = 5.0
 SILENT_RETRY_S = 5.0
+#: a table the desk has sent a start to this long without ever hearing of it is said once: a mistyped table id
+UNHEARD_S = 30.0
 FREE_PHASES = ("match_over",)
 
 
@@ -101,6 +103,9 @@ class Desk:
         self._charts_lock = threading.Lock()
         #: (round, table) -> monotonic time of the next try of a start not accepted yet
         self._next_try: dict[tuple[int, str], float] = {}
+        #: (round, table) -> monotonic time its start first went out; tables said never heard of (said once)
+        self._first_sent: dict[tuple[int, str], float] = {}
+        self._unheard_said: set[str] = set()
         self._refusal: dict[tuple[int, str], str] = {}
         #: (round, table) of the matches a table was found to have lost (said once)
         self._lost_said: set[tuple[int, str]] = set()
@@ -386,11 +391,18 @@ class Desk:
         round_no = self.store.last_round()
         count = 0
         at = time.monotonic()
+        heard = set(self.store.statuses()) | set(self.hub.tables())
         with self._send_lock:
             for row in self.store.pairings(round_no):
                 key = (row["round"], row["tbl"])
                 if row["ew"] is None or row.get("accepted_at") or self._next_try.get(key, 0.0) > at:
                     continue
+                first_sent = self._first_sent.setdefault(key, at)
+                if row["tbl"] not in heard and at - first_sent >= UNHEARD_S and row["tbl"] not in self._unheard_said:
+                    self._unheard_said.add(row["tbl"])
+                    self._say(f"{row['tbl']} 从未连接：桌号是否有误？（已知牌桌 {', '.join(sorted(heard)) or '无'}）| table "
+                              f"{row['tbl']} has never been heard of: is its id right? (desk init --tables; tables "
+                              f"heard of: {', '.join(sorted(heard)) or 'none'})")
                 cmd = ev.start_match_command(self.store, row)
                 cmd["reply_to"] = f"{self.reply_topic}/{row['tbl']}"
                 self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)

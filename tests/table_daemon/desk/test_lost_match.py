@@ -46,3 +46,32 @@ def test_a_table_that_lost_its_accepted_match_is_said_once(mosquitto: LocalBroke
         desk.stop()
         table.close()
         store.close()
+
+
+def test_a_table_the_desk_never_heard_of_is_said_once(mosquitto: LocalBroker, topic_root: Any, tmp_path: Path,
+                                                      monkeypatch: Any) -> None:
+    """A typo in `desk init --tables` (K1 for K01): the desk said only "start sent" again and again."""
+    from table_daemon.desk import service
+
+    monkeypatch.setattr(service, "UNHEARD_S", 0.5)
+    monkeypatch.setattr(service, "SILENT_RETRY_S", 0.2)
+    event = topic_root.event
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up(event, [Team(1, "红队"), Team(2, "蓝队"), Team(3, "金队"), Team(4, "银队")],
+                 {"tables": ["T01", "K1"]}, "seed")
+    store.add_round(1, "swiss", [("T01", 1, 2), ("K1", 3, 4)])
+    table = SpecTable(mosquitto.url, event, "T01")
+    said: list[str] = []
+    desk = Desk(store, mosquitto.url, event, say=said.append)
+    desk.start()
+    try:
+        deadline = time.monotonic() + 15
+        while not any("never been heard of" in line for line in said) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # several more retries
+        unheard = [line for line in said if "never been heard of" in line]
+        assert len(unheard) == 1 and " K1 从未连接" in unheard[0] and "heard of: T01" in unheard[0]
+    finally:
+        desk.stop()
+        table.close()
+        store.close()
