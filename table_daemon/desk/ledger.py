@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import standings as st
-from .points import board_result_ns, level_index, one_to_three_points
+from .points import board_result_ns, level_index, one_to_three_points, score_match
 
 MATCH_TYPES = {"match_result", "match_end", "match_over", "match"}
 #: corrections about a team's place in the event, not about a result
@@ -182,7 +182,8 @@ def report(
     event: str | None,
     computed_at: str,
 ) -> dict[str, Any]:
-    """The published standings: version, rows best first, matches still pending, duplicate boards."""
+    """The published standings: version, rows best first, matches still pending, duplicate boards, and the
+    ``matches`` of the latest paired round as they count (``round_matches``)."""
     outcomes, penalties, boards, pending = tally(teams, pairings, results, corrections)
     duplicate = bool(settings.get("duplicate"))
     rows = st.compute(teams, outcomes, variant=settings.get("scoring", "standard"), penalties=penalties,
@@ -192,6 +193,7 @@ def report(
         "scoring": settings.get("scoring", "standard"), "lot_seed": lot_seed,
         "rounds": max((p["round"] for p in pairings), default=0),
         "rows": [r.to_json() for r in rows], "pending": pending, "corrections": len(corrections),
+        "matches": round_matches(pairings, outcomes, corrections, variant=settings.get("scoring", "standard")),
     }
     gone = withdrawn(corrections)
     for row in out["rows"]:
@@ -199,6 +201,47 @@ def report(
             row["withdrawn"] = {k: gone[row["team"]][k] for k in ("after_round", "reason")}
     if duplicate:
         out["boards"] = st.duplicate_scores(boards)[1]
+    return out
+
+
+def corrected_matches(corrections: Sequence[Mapping[str, Any]]) -> set[tuple[int, str]]:
+    """The (round, table) of every match a referee's correction set or voided (``desk correct``, an approved
+    proposal, a walk-over entered at the desk): its counted result is the desk's, not the table's."""
+    return {(int(cor["target"]["round"]), str(cor["target"]["table"])) for cor in corrections
+            if cor["action"] not in TEAM_ACTIONS and cor["action"] != "penalty" and "id" not in cor["target"]
+            and "round" in cor["target"] and "table" in cor["target"]}
+
+
+def round_matches(
+    pairings: Sequence[Mapping[str, Any]],
+    outcomes: Sequence[st.Outcome],
+    corrections: Sequence[Mapping[str, Any]],
+    *,
+    variant: str = "standard",
+) -> list[dict[str, Any]]:
+    """The matches of the latest paired round as the standings count them (every correction applied), for the
+    hall screens (which otherwise show a finished match as its table gave it): per match with both teams, in
+    table order, ``round``, ``table``, final ``levels`` {NS, EW} (None while it has no result), ``winner``
+    (NS, EW, None: a draw or no result), ``walkover``, ``void``, ``corrected`` (a referee's correction set or
+    voided it: it replaces the table's own result) and, for a counted result, the match's 场分 and 级差分
+    (``match_points``, ``level_points`` {NS, EW}, before any penalty). Nothing else: no teams, no hands."""
+    last = max((p["round"] for p in pairings), default=0)
+    fixed = corrected_matches(corrections)
+    counted = {(o.round, o.table): o for o in outcomes if o.ew is not None}
+    out: list[dict[str, Any]] = []
+    for p in sorted((p for p in pairings if p["round"] == last and p["ew"] is not None), key=lambda p: p["tbl"]):
+        key = (p["round"], p["tbl"])
+        o = counted.get(key)
+        entry: dict[str, Any] = {
+            "round": p["round"], "table": p["tbl"],
+            "levels": {"NS": str(o.levels.get("NS", "")), "EW": str(o.levels.get("EW", ""))} if o else None,
+            "winner": o.winner if o else None, "walkover": bool(o and o.walkover), "void": bool(o and o.void),
+            "corrected": key in fixed}
+        if o is not None and not o.void:  # scored as st.compute scored it (it would have refused it first)
+            score = score_match(o.levels, o.winner, variant=variant, finished=o.finished, walkover=o.walkover,
+                                deal_points=o.deal_points)
+            entry["match_points"], entry["level_points"] = score.match, score.level
+        out.append(entry)
     return out
 
 

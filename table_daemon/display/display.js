@@ -282,7 +282,43 @@ function pointsWords(state, m) {
   return "场分 match points " + mp.NS + " : " + mp.EW + " · 级差分 level points " + lp.NS + " : " + lp.EW;
 }
 
-function matchWords(state, chart) {
+/** The desk's result of the table's finished match when the referees corrected it (a changed result, a walk-over
+ *  entered at the desk, a void match): the standings' entry of this table and round (standings.matches,
+ *  ledger.round_matches); null while the table's own result stands (and for a match not over). */
+function deskResult(state, name, standings) {
+  if (!state || !(state.match_result || state.phase === "match_over") || state.match == null) return null;
+  const list = standings && Array.isArray(standings.matches) ? standings.matches : [];
+  const table = name || state.table;
+  return list.find((m) => m && m.corrected === true && m.table === table && m.round === state.match) || null;
+}
+
+/** Why the desk's result is shown instead of the table's: 作废, 弃权 or a referees' correction. */
+function deskNote(desk) {
+  return desk.void ? "作废 void" : desk.walkover ? "弃权 walk-over" : "裁判更正 corrected by the referees";
+}
+
+/** The finished match's levels and winner as they count: the desk's when the referees corrected it (a void match
+ *  has no winner; it keeps the levels played), else the table's. */
+function matchShown(state, desk) {
+  const m = state.match_result || {};
+  if (!desk) return { levels: m.levels, winner: m.winner };
+  return { levels: (!desk.void && desk.levels) || m.levels, winner: desk.void ? null : desk.winner };
+}
+
+/** The desk's result in words: "比赛结束 · 银队 胜 wins — 红队 4 : 5 银队 · 裁判更正 corrected by the referees". */
+function deskWords(state, desk) {
+  const note = deskNote(desk);
+  if (desk.void) return "比赛结束 Match over · " + note;
+  const won = desk.winner ? "比赛结束 · " + teamName(state, desk.winner) + " 胜 wins — " : "比赛结束 · 平局 draw — ";
+  if (desk.walkover || !desk.levels) return won + note;  // nothing was played: its levels tell nothing
+  const score = teamName(state, "NS") + " " + levelWord(desk.levels.NS) + " : " + levelWord(desk.levels.EW) + " " +
+    teamName(state, "EW");
+  return won + score + " · " + note;
+}
+
+/** The finished match in words; ``desk``: the referees' correction of it (deskResult), said instead. */
+function matchWords(state, chart, desk) {
+  if (desk) return deskWords(state, desk);
   const m = state.match_result;
   if (!m) return "";
   if (m.sealed) {
@@ -457,9 +493,9 @@ function trickBanner(state, story) {
 
 /** Both teams and their levels; a sealed match's say 封存 until all its boards are released (chart: the
  *  table's level chart, which holds the released boards' results). */
-function scoreboard(state, chart) {
+function scoreboard(state, chart, desk) {
   const box = el("div", "scoreboard");
-  const levels = levelsShown(state, chart) || {};
+  const levels = (desk && matchShown(state, desk).levels) || levelsShown(state, chart) || {};
   ["NS", "EW"].forEach((team) => {
     const side = el("div", "side team-" + team + (state.played === team ? " playing" : ""));
     side.dataset.team = team;
@@ -700,8 +736,9 @@ function lastDealEl(state, r) {
 }
 
 // -- one table, large (hall screen) or as a tile ----------------------------------------------------------
-function drawTable(root, name, tab) {
+function drawTable(root, name, tab, standings) {
   const state = (tab && tab.state) || {};
+  const desk = deskResult(state, name, standings);  // the referees' correction of the finished match, if any
   const status = (tab && tab.status) || {};
   const story = storyOf(tab && tab.events);
   root.replaceChildren();
@@ -722,7 +759,7 @@ function drawTable(root, name, tab) {
   what.append(phase);
   if (state.level) what.append(el("div", "wl", "打 " + rankWord(state.level) + " · playing " + rankWord(state.level)));
   top.append(what);
-  top.append(scoreboard(state, tab && tab.chart));
+  top.append(scoreboard(state, tab && tab.chart, desk));
   const playing = el("div", "playing-level");
   if (state.level) {
     playing.append(el("div", "pl-l", "打 " + rankWord(state.level) + " · playing " + rankWord(state.level)));
@@ -758,9 +795,9 @@ function drawTable(root, name, tab) {
     if (tb) centre.append(tb);
   }
   const lastResult = lastResultOf(state, tab && tab.chart);
-  const words = state.match_result ? matchWords(state, tab && tab.chart) : resultWords(state, lastResult);
-  if (words && state.phase !== "playing") centre.append(el("div", "result-words", words));
-  const points = state.match_result ? pointsWords(state, state.match_result) : "";
+  const words = state.match_result || desk ? matchWords(state, tab && tab.chart, desk) : resultWords(state, lastResult);
+  if (words && state.phase !== "playing") centre.append(el("div", "result-words" + (desk ? " corrected" : ""), words));
+  const points = desk ? pointsWords(state, desk) : state.match_result ? pointsWords(state, state.match_result) : "";
   if (points) centre.append(el("div", "match-points", points));
   felt.append(centre);
   main.append(felt);
@@ -774,7 +811,11 @@ function drawTable(root, name, tab) {
   const last = el("div", "lastdeal");
   last.append(el("h2", "", "上一副 · Last deal"));
   last.append(lastDealEl(state, lastResult));
-  if (state.match_result) {
+  if (desk) {
+    last.append(el("div", "match-words corrected", matchWords(state, tab && tab.chart, desk)));
+    const pts = pointsWords(state, desk);
+    if (pts) last.append(el("div", "match-points", pts));
+  } else if (state.match_result) {
     last.append(el("div", "match-words", matchWords(state, tab && tab.chart)));
     if (state.match_result.sealed && !boardsReleased(state, tab && tab.chart)) {
       last.append(el("div", "sealed-note", SEALED_NOTE));
@@ -811,8 +852,9 @@ function alertsOf(tab) {
   return out;
 }
 
-function drawTile(root, name, tab) {
+function drawTile(root, name, tab, standings) {
   const state = (tab && tab.state) || {};
+  const desk = deskResult(state, name, standings);  // the referees' correction of the finished match, if any
   root.replaceChildren();
   const head = el("div", "tile-head");
   head.append(el("span", "tname", name));
@@ -824,9 +866,10 @@ function drawTile(root, name, tab) {
   head.append(el("span", "phase", gone ? "离线 · Offline" : PHASES[state.phase] || "—"));
   root.append(head);
   const over = state.phase === "match_over";
-  const won = over && state.match_result ? state.match_result.winner : null;
+  const shown = matchShown(state, desk);
+  const won = over && (state.match_result || desk) ? shown.winner : null;
   const chart = tab && tab.chart;
-  const levels = (over && state.match_result && state.match_result.levels) || levelsShown(state, chart) || {};
+  const levels = (over && shown.levels) || levelsShown(state, chart) || {};
   const lead = LEVEL_STEPS.indexOf(levels.NS) - LEVEL_STEPS.indexOf(levels.EW);
   ["NS", "EW"].forEach((team) => {
     const row = el("div", "tile-team team-" + team + (state.played === team && !over ? " playing" : ""));
@@ -844,7 +887,7 @@ function drawTile(root, name, tab) {
     now.append(el("span", "who", (SEAT[t.seat] || {}).zh || t.seat));
     now.append(playRow(t, state.level, "mini"));
     if (sealedPlay(t)) now.append(el("span", "count", playWords(t).split(" · ")[0]));
-  } else if (state.phase === "match_over") now.append(el("span", "", matchWords(state, chart)));
+  } else if (state.phase === "match_over") now.append(el("span", desk ? "corrected" : "", matchWords(state, chart, desk)));
   else if (state.last_result) now.append(el("span", "", resultWords(state, lastResultOf(state, chart))));
   if (state.turn && !gone) now.append(el("span", "turn", "▶ " + seatWord(state.turn)));
   root.append(now);

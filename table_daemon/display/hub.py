@@ -490,7 +490,8 @@ def _seconds(value: Any) -> float | None:
 
 def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
     """What a hall screen shows of the desk's standings: version, time and, per team, rank, name, players,
-    场分 and 级差分, and the round after which a team withdrew (no internal numbers such as lots or team ids).
+    场分 and 级差分, and the round after which a team withdrew (no internal numbers such as lots or team ids);
+    ``matches``: the latest round's results as the desk counts them (``match_summary``).
     In a duplicate event (the report lists its ``boards``: ``ledger.report``) the teams are ranked by their
     duplicate total first (``standings.compute``): ``duplicate`` is then true and each row has its total
     (``duplicate``), which the screens show first (``export.STANDINGS_COLUMNS``' 复式 Dup.)."""
@@ -501,10 +502,44 @@ def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
                                               if isinstance(r.get("withdrawn"), dict) else {})}
             for r in report.get("rows", []) if isinstance(r, dict)]  # a withdrawal's reason stays at the desk
     rounds = report.get("rounds")
+    raw = report.get("matches")
+    matches = [m for m in (match_summary(x) for x in (raw if isinstance(raw, list) else [])) if m is not None]
     return {"version": report.get("version"), "computed_at": report.get("computed_at"), "rows": rows,
             "duplicate": duplicate,
             # which round the standings stand after: the last paired one, still in play while results are due
-            "round": rounds if isinstance(rounds, int) else None, "in_play": bool(report.get("pending"))}
+            "round": rounds if isinstance(rounds, int) else None, "in_play": bool(report.get("pending")),
+            # the latest round's matches as the desk counts them: a screen shows a referee's correction of a
+            # finished match (``corrected``) instead of the result its table gave
+            "matches": matches}
+
+
+def _sides(value: Any, kind: type | tuple[type, ...]) -> dict[str, Any] | None:
+    """Both teams' values of a ``{"NS", "EW"}`` pair when each is a ``kind`` (a bool is no number), else None."""
+    if not isinstance(value, dict):
+        return None
+    if not all(isinstance(value.get(t), kind) and not isinstance(value.get(t), bool) for t in ("NS", "EW")):
+        return None
+    return {"NS": value["NS"], "EW": value["EW"]}
+
+
+def match_summary(raw: Any) -> dict[str, Any] | None:
+    """One match of the standings' ``matches`` (``ledger.round_matches``) as screens get it: round, table, final
+    levels, winner, walk-over, void, corrected and its 场分 / 级差分; None for anything that is not one."""
+    if not isinstance(raw, dict) or not _number(raw.get("round")):
+        return None
+    table = raw.get("table")
+    if not isinstance(table, str) or not table:
+        return None
+    winner = raw.get("winner")
+    out: dict[str, Any] = {"round": raw["round"], "table": table, "levels": _sides(raw.get("levels"), str),
+                           "winner": winner if winner in ("NS", "EW") else None,
+                           "walkover": raw.get("walkover") is True, "void": raw.get("void") is True,
+                           "corrected": raw.get("corrected") is True}
+    for k in ("match_points", "level_points"):
+        points = _sides(raw.get(k), (int, float))
+        if points is not None:
+            out[k] = points
+    return out
 
 
 def _plain(tab: dict[str, Any], brief: bool = False) -> dict[str, Any]:

@@ -98,3 +98,72 @@ def test_duplicate_boards_are_compared_board_by_board() -> None:
     assert [d["score_ns"] for d in detail] == [4, -4, 0, 0]
     rows = compute(TEAMS[:4], [], boards=plays, duplicate=True, lot_seed="d")
     assert names(rows)[:2] in (["P1", "P4"], ["P4", "P1"]) and rows[0].duplicate == 4
+
+
+# -- the latest round's matches as the standings count them (for the hall screens) ----------------------------------
+def _pair(round_no: int, table: str, ns: int, ew: int | None) -> dict[str, object]:
+    return {"round": round_no, "tbl": table, "ns": ns, "ew": ew, "method": "swiss"}
+
+
+def _played(round_no: int, table: str, levels: dict[str, str], winner: str | None) -> dict[str, object]:
+    return {"id": f"m{round_no}{table}", "kind": "match", "match": round_no, "tbl": table, "deal": None,
+            "payload": {"type": "match_result", "match": round_no, "levels": levels, "winner": winner}}
+
+
+def _correction(n: int, action: str, round_no: int, table: str, **payload: object) -> dict[str, object]:
+    return {"n": n, "action": action, "target": {"round": round_no, "table": table}, "payload": payload,
+            "who": "裁判 A", "why": "记分错误", "at": "2026-12-07T10:00:00Z"}
+
+
+def test_the_report_lists_the_latest_rounds_matches_as_counted_after_every_correction() -> None:
+    """Round 3 at T03 was corrected at the desk (NS=4, EW=5, EW wins; the table said NS won 5:4): the report's
+    ``matches`` give the desk's result, marked corrected, as they do a walk-over entered for a late pair and a
+    voided match; a match the referees left alone is the table's, not corrected; one without a result has none."""
+    from table_daemon.desk import ledger
+
+    teams = [Team(i, f"队{i}") for i in range(1, 12)]
+    pairings = [_pair(2, "T01", 1, 2), _pair(2, "T02", 3, 4),  # an earlier round: not listed
+                _pair(3, "T01", 1, 3), _pair(3, "T02", 2, 4), _pair(3, "T03", 5, 6), _pair(3, "T04", 7, 8),
+                _pair(3, "T05", 9, 10), _pair(3, "T06", 11, None)]  # T06: a bye, no match
+    results = [_played(2, "T01", {"NS": "6", "EW": "3"}, "NS"), _played(2, "T02", {"NS": "3", "EW": "7"}, "EW"),
+               _played(3, "T01", {"NS": "8", "EW": "6"}, "NS"), _played(3, "T03", {"NS": "5", "EW": "4"}, "NS"),
+               _played(3, "T04", {"NS": "K", "EW": "9"}, "NS")]
+    corrections = [
+        _correction(1, "change", 3, "T03", levels={"NS": "4", "EW": "5"}, winner="EW", walkover=False),
+        _correction(2, "change", 3, "T02", levels={"NS": "2", "EW": "2"}, winner="NS", walkover=True),
+        _correction(3, "void", 3, "T04"),
+        _correction(4, "change", 2, "T02", levels={"NS": "9", "EW": "7"}, winner="NS", walkover=False),
+        {"n": 5, "action": "penalty", "target": {"team": 1}, "payload": {"violations": 1}, "who": "A", "why": "",
+         "at": ""},
+    ]
+    report = ledger.report(teams, pairings, results, corrections, {"scoring": "standard"}, lot_seed="s",
+                           version=7, event="ev", computed_at="2026-12-07T10:05:00Z")
+    got = {m["table"]: m for m in report["matches"]}
+    assert [m["table"] for m in report["matches"]] == ["T01", "T02", "T03", "T04", "T05"]
+    assert all(m["round"] == 3 for m in report["matches"])
+    keys = ("levels", "winner", "walkover", "void", "corrected")
+    assert {k: got["T01"][k] for k in keys} == {"levels": {"NS": "8", "EW": "6"}, "winner": "NS", "walkover": False,
+                                                "void": False, "corrected": False}
+    assert {k: got["T03"][k] for k in keys} == {"levels": {"NS": "4", "EW": "5"}, "winner": "EW", "walkover": False,
+                                                "void": False, "corrected": True}
+    assert got["T03"]["match_points"] == {"NS": 0.0, "EW": 2.0}  # as the standings count it: EW won
+    assert {k: got["T02"][k] for k in keys} == {"levels": {"NS": "2", "EW": "2"}, "winner": "NS", "walkover": True,
+                                                "void": False, "corrected": True}
+    assert got["T02"]["match_points"] == {"NS": 2.0, "EW": 0.0}
+    assert {k: got["T04"][k] for k in ("winner", "void", "corrected")} == {"winner": "NS", "void": True,
+                                                                           "corrected": True}
+    assert "match_points" not in got["T04"]  # a void match counts nothing
+    assert got["T05"] == {"round": 3, "table": "T05", "levels": None, "winner": None, "walkover": False,
+                          "void": False, "corrected": False}
+    # the entries agree with the rows: team 6 (EW at T03) has the win the correction gave it
+    rows = {r["name"]: r for r in report["rows"]}
+    assert rows["队6"]["by_round"]["3"] == 2.0 and rows["队5"]["by_round"].get("3", 0.0) == 0.0
+    # nothing but the match: no teams, no hands
+    assert all(set(m) <= {"round", "table", *keys, "match_points", "level_points"} for m in report["matches"])
+
+
+def test_a_report_without_pairings_lists_no_matches() -> None:
+    from table_daemon.desk import ledger
+
+    report = ledger.report(TEAMS, [], [], [], {}, lot_seed="s", version=1, event=None, computed_at="")
+    assert report["matches"] == []
