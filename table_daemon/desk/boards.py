@@ -87,6 +87,22 @@ def public_results(results: Sequence[Row], released_boards: set[tuple[int, int]]
     return out
 
 
+def public_corrections(corrections: Sequence[Row], results: Sequence[Mapping[str, Any]],
+                       released_boards: set[tuple[int, int]]) -> list[Row]:
+    """The referees' corrections the public standings may count: none that sets or voids the result of a match
+    that played a board not yet released (its levels and winner would tell the board's result)."""
+    hidden = {key for key, boards in played_boards(results).items()
+              if any((key[0], b) not in released_boards for b in boards)}
+    out = []
+    for cor in corrections:
+        target = cor.get("target") or {}
+        key = (int(target["round"]), str(target["table"])) if "round" in target and "table" in target else None
+        if cor.get("action") in ("change", "void") and key in hidden:
+            continue
+        out.append(cor)
+    return out
+
+
 def release_message(event: str, round_no: int, board: int, results: Sequence[Mapping[str, Any]],
                     pairings: Sequence[Mapping[str, Any]], team_names: Mapping[int, str],
                     released_at: str) -> dict[str, Any]:

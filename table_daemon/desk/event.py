@@ -170,7 +170,9 @@ def standings_report(store: Store, *, public: bool = False) -> dict[str, Any]:
     with store.lock:
         pairings, results, corrections = store.pairings(), store.results(), store.corrections()
         if public:
-            results = bd.public_results(results, bd.released(pairings, results, corrections))
+            released = bd.released(pairings, results, corrections)
+            corrections = bd.public_corrections(corrections, results, released)
+            results = bd.public_results(results, released)
         report = ledger.report(store.teams(), pairings, results, corrections,
                                store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
                                event=store.event(), computed_at=now())

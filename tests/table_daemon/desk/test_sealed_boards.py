@@ -47,6 +47,12 @@ def test_a_board_is_released_when_every_match_of_its_round_has_played_it_or_is_o
     assert [r["id"] for r in shown] == ["e/T01/m1/d1", "e/T02/m1/d1"]
     everything = t01 + t02 + matches
     assert boards.public_results(everything, {(1, 1), (1, 2)}) == everything
+    # a referee's correction of T01's match (it played board 2, not released) would tell the board's result too
+    fixes = [{"action": "change", "target": {"round": 1, "table": "T01"}, "payload": {"winner": "EW"}},
+             {"action": "change", "target": {"round": 1, "table": "T02"}, "payload": {"winner": "NS"}},
+             {"action": "withdraw", "target": {"team": 1}, "payload": {}}]
+    assert boards.public_corrections(fixes, everything, {(1, 1)}) == fixes[1:]
+    assert boards.public_corrections(fixes, everything, {(1, 1), (1, 2)}) == fixes
 
 
 def test_the_desk_counts_sealed_results_and_releases_each_board_once_both_tables_played_it(
