@@ -20,9 +20,10 @@ from typing import Any
 
 from ..adapters.consumer_link import MqttLink
 from .commentary import Commentary
-from .hub import PUBLIC_KINDS, Hub, chart_point
+from .hub import PUBLIC_KINDS, Hub
 from .referees import Referees
 from .server import WebServer, asset, json_response
+from .summaries import chart_point
 
 
 class DisplayService:

@@ -13,7 +13,7 @@ from table_daemon.desk import corrections, event, pairing
 from table_daemon.desk.export import standings_csv
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
-from table_daemon.display.hub import standings_summary
+from table_daemon.display.summaries import standings_summary
 
 
 def six_teams(tmp_path: Path, method: str = "swiss") -> Store:

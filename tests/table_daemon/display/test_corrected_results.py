@@ -10,8 +10,9 @@ from typing import Any
 
 from table_daemon.desk import ledger
 from table_daemon.desk.standings import Team
-from table_daemon.display.hub import Hub, standings_summary
+from table_daemon.display.hub import Hub
 from table_daemon.display.server import WebServer
+from table_daemon.display.summaries import standings_summary
 
 from .live_pages import UI, seats, table_state
 

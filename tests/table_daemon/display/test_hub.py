@@ -9,8 +9,9 @@ import urllib.request
 from typing import Any
 
 from table_daemon.adapters.broker import LocalBroker
-from table_daemon.display.hub import Hub, chart_point
+from table_daemon.display.hub import Hub
 from table_daemon.display.service import DisplayService
+from table_daemon.display.summaries import chart_point
 
 from ..desk.spec_table import SpecTable
 
