@@ -173,17 +173,10 @@ def standings_report(store: Store, *, public: bool = False) -> dict[str, Any]:
             released = bd.released(pairings, results, corrections)
             corrections = bd.public_corrections(corrections, results, released)
             results = bd.public_results(results, released)
-        report = ledger.report(store.teams(), pairings, results, corrections,
-                               store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
-                               event=store.event(), computed_at=now())
-        seeds = store.meta("knockout_seeds")
-        if seeds:  # a finished knockout ranks its teams by their places in it, whatever their points
-            ko_rounds = sorted({p["round"] for p in pairings if p["method"] == "knockout"})
-            winners = _knockout_winners(store.teams(), pairings, results, corrections, ko_rounds)
-            places = pairing.knockout_places(seeds, winners, absent=set(ledger.withdrawn(corrections)))
-            if places is not None:
-                report = ledger.with_knockout_places(report, places)
-        return report
+        # a finished knockout ranks its teams by their places in it, whatever their points
+        return ledger.report(store.teams(), pairings, results, corrections,
+                             store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
+                             event=store.event(), computed_at=now(), knockout_seeds=store.meta("knockout_seeds"))
 
 
 class LatestStandings:
@@ -297,7 +290,8 @@ def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], ro
         if len(seeds) < 2:
             raise pairing.PairingError("fewer than two teams for the knockout")
         store.set_meta("knockout_seeds", seeds)
-    winners = _knockout_winners(store.teams(), pairings, store.results(), store.corrections(), ko_rounds)
+    outcomes, _, _, _ = ledger.tally(store.teams(), pairings, store.results(), store.corrections())
+    winners = ledger.knockout_winners(pairings, outcomes)
     try:
         return pairing.knockout(seeds, winners, len(ko_rounds) + 1, absent=gone)
     except pairing.PairingError as exc:  # said with the teams' names and the event's own round numbers
@@ -307,20 +301,6 @@ def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], ro
             text = text.replace(f" {team} ", f" {names.get(team, team)} ")
         first = ko_rounds[0] if ko_rounds else round_no
         raise pairing.PairingError(f"{text} (淘汰赛自第{first}轮起 | the knockout began at round {first})") from None
-
-
-def _knockout_winners(teams: Sequence[Team], pairings: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
-                      corrections: Sequence[dict[str, Any]], ko_rounds: Sequence[int]) -> list[dict[frozenset[int], int]]:
-    """Each knockout round's winners, by its matches (the two teams) as the standings count them."""
-    outcomes, _, _, _ = ledger.tally(teams, pairings, results, corrections)
-    winners: list[dict[frozenset[int], int]] = []
-    for r in ko_rounds:
-        got: dict[frozenset[int], int] = {}
-        for out in outcomes:
-            if out.round == r and out.ew is not None and out.winner and not out.void:
-                got[frozenset((out.ns, out.ew))] = out.ns if out.winner == "NS" else out.ew
-        winners.append(got)
-    return winners
 
 
 def start_match_command(store: Store, row: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from . import pairing
 from . import standings as st
 from .points import board_result_ns, level_index, one_to_three_points, score_match
 
@@ -181,9 +182,11 @@ def report(
     version: int,
     event: str | None,
     computed_at: str,
+    knockout_seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The published standings: version, rows best first, matches still pending, duplicate boards, and the
-    ``matches`` of the latest paired round as they count (``round_matches``)."""
+    ``matches`` of the latest paired round as they count (``round_matches``). With the ``knockout_seeds`` of a
+    knockout that is over, its places rank its teams (``with_knockout_places``)."""
     outcomes, penalties, boards, pending = tally(teams, pairings, results, corrections)
     duplicate = bool(settings.get("duplicate"))
     rows = st.compute(teams, outcomes, variant=settings.get("scoring", "standard"), penalties=penalties,
@@ -201,7 +204,25 @@ def report(
             row["withdrawn"] = {k: gone[row["team"]][k] for k in ("after_round", "reason")}
     if duplicate:
         out["boards"] = st.duplicate_scores(boards)[1]
+    if knockout_seeds:
+        places = pairing.knockout_places(knockout_seeds, knockout_winners(pairings, outcomes), absent=set(gone))
+        if places is not None:
+            out = with_knockout_places(out, places)
     return out
+
+
+def knockout_winners(pairings: Sequence[Mapping[str, Any]],
+                     outcomes: Sequence[st.Outcome]) -> list[dict[frozenset[int], int]]:
+    """Each knockout round's winners, in round order, by its matches (the two teams), as the standings count
+    them (``tally``'s outcomes)."""
+    winners: list[dict[frozenset[int], int]] = []
+    for r in sorted({p["round"] for p in pairings if p["method"] == "knockout"}):
+        got: dict[frozenset[int], int] = {}
+        for out in outcomes:
+            if out.round == r and out.ew is not None and out.winner and not out.void:
+                got[frozenset((out.ns, out.ew))] = out.ns if out.winner == "NS" else out.ew
+        winners.append(got)
+    return winners
 
 
 def corrected_matches(corrections: Sequence[Mapping[str, Any]]) -> set[tuple[int, str]]:
