@@ -205,14 +205,10 @@ class Desk:
         if kind == "state":
             self._on_state(table)
         if kind in ("results", "alerts", "status"):
-            try:
-                msg = json.loads(payload.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                self.store.reject(topic, f"not JSON: {exc}", payload)
+            msg = self._object_or_reject(topic, payload)
+            if msg is None:
                 return
-            if not isinstance(msg, dict):
-                self.store.reject(topic, "not a JSON object", payload)
-            elif kind == "results":
+            if kind == "results":
                 if msg.get("sealed") is not True:  # a sealed board's twin: the full result comes on results/sealed
                     self._on_result(topic, table, msg, payload)
             elif kind == "alerts":
@@ -228,18 +224,24 @@ class Desk:
                 if msg.get("online"):  # a table (re)connected: send it its match if it has not accepted it
                     self._try_now(table)
 
-    def _on_sealed(self, topic: str, table: str, payload: bytes) -> None:
-        """A duplicate board's full deal record or its match's result (rules §12): counted as any result, but
-        never handed to the screens (the hub) until the board is released."""
+    def _object_or_reject(self, topic: str, payload: bytes) -> dict[str, Any] | None:
+        """A table's message as a JSON object, or None after keeping it among the rejects with the reason."""
         try:
             msg = json.loads(payload.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             self.store.reject(topic, f"not JSON: {exc}", payload)
-            return
+            return None
         if not isinstance(msg, dict):
             self.store.reject(topic, "not a JSON object", payload)
-            return
-        self._on_result(topic, table, msg, payload)
+            return None
+        return msg
+
+    def _on_sealed(self, topic: str, table: str, payload: bytes) -> None:
+        """A duplicate board's full deal record or its match's result (rules §12): counted as any result, but
+        never handed to the screens (the hub) until the board is released."""
+        msg = self._object_or_reject(topic, payload)
+        if msg is not None:
+            self._on_result(topic, table, msg, payload)
 
     def _on_result(self, topic: str, table: str, msg: dict[str, Any], raw: bytes) -> None:
         try:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .hub import NEW_DEAL, UNTOLD, json_object
+from .summaries import scrub
 
 KINDS = ("hands", "state")
 #: How many deals of events are kept per table (a delay longer than a few whole deals is not useful).
@@ -85,7 +86,7 @@ class Commentary:
         events = told[starts[-1]:] if starts else told
         sealed = bool(state.get("sealed")) and not self._released(state)
         if sealed:  # a duplicate board not yet released: no hand, no card (rules §12)
-            events = [_without_cards(ev) for ev in events]
+            events = [scrub(ev, SEALED_FIELDS) for ev in events]
         return {"table": table, "delay": self.delay, "as_of": round(as_of, 3),
                 "hands": held.get("hands", {}) if same_deal and not sealed else {}, "state": state,
                 "events": events, "sealed": sealed}
@@ -118,14 +119,6 @@ class Commentary:
     def tables(self) -> list[str]:
         with self._lock:
             return sorted(self._log)
-
-
-def _without_cards(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _without_cards(v) for k, v in value.items() if k not in SEALED_FIELDS}
-    if isinstance(value, list):
-        return [_without_cards(v) for v in value]
-    return value
 
 
 def _latest_before(entries: deque[tuple[float, Any]], as_of: float) -> Any:

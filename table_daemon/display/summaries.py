@@ -19,12 +19,13 @@ CHART_POINTS = 200
 BOARD_ROW = ("table", "deal", "ns", "ew", "level", "finish", "winner", "up", "levels_after")
 
 
-def scrub(value: Any) -> Any:
-    """A copy of ``value`` without any field that could reveal a hidden hand."""
+def scrub(value: Any, fields: frozenset[str] = SECRET_FIELDS) -> Any:
+    """A copy of ``value`` without any of ``fields``, at any depth (by default those that could reveal a hidden
+    hand)."""
     if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in SECRET_FIELDS}
+        return {k: scrub(v, fields) for k, v in value.items() if k not in fields}
     if isinstance(value, list):
-        return [scrub(v) for v in value]
+        return [scrub(v, fields) for v in value]
     return value
 
 
