@@ -154,14 +154,10 @@ class Desk:
         self._ticker.start()
 
     def recall_charts(self) -> None:
-        """Give the screens' level charts the deal records the desk keeps, but none of a duplicate board it has
-        not released (rules §12)."""
-        with self.store.lock:
-            results = self.store.results()
-            shown = bd.public_results(results, bd.released(self.store.pairings(), results, self.store.corrections()))
-        for record in shown:
-            if record["kind"] == "deal":
-                self.hub.recall(record["tbl"], [record["payload"]])
+        """Give the screens' level charts the deal records the desk keeps (the hub takes none of a duplicate
+        board: its points come with the board's release, rules §12)."""
+        for record in self.store.results("deal"):
+            self.hub.recall(record["tbl"], [record["payload"]])
 
     def stop(self) -> None:
         self._stop.set()
