@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from . import rounds
+from . import bracket, rounds
 from .clock import DEFAULT_TZ
 from .standings import Outcome
 
@@ -130,8 +130,9 @@ def local_time(stamp: str, tz: str = DEFAULT_TZ) -> str:
 
 
 def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]], tz: str = DEFAULT_TZ) -> str:
-    """A self-contained printable page (A4, CJK font): standings with their version and local time, and the
-    latest round's pairings. Lots and seeds stay in the CSV export: they mean nothing on a notice board."""
+    """A self-contained printable page (A4, CJK font): standings with their version and local time, the
+    knockout's bracket when one has begun, and the latest round's pairings. Lots and seeds stay in the CSV
+    export: they mean nothing on a notice board."""
     e = html.escape
     columns: tuple[tuple[str, str], ...] = PRINT_COLUMNS
     if "boards" in report:  # a duplicate event ranks by the duplicate total first (rules §12): say it
@@ -157,6 +158,7 @@ def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]],
     pairs = (f"""<h2>第 {last} 轮对阵 · Round {last} pairings</h2>
 <table id="pairings"><tr><th>桌号 Table</th><th>南北 NS</th><th>东西 EW</th></tr>{pair_rows}</table>"""
              if pair_rows else "")
+    knockout = _knockout_section(knockout_lines(report))
     event = e(str(report.get("event") or ""))
     return f"""<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8"><title>成绩公告 Standings {event}</title>
@@ -179,5 +181,30 @@ td.rank {{ font-weight: 700; }} td.name {{ font-weight: 700; }} td.players {{ fo
 <p class="meta">版本 Version {report['version']} · 计算于 computed {e(local_time(str(report.get('computed_at', '')), tz))}
  · 计分 scoring {e(str(report.get('scoring', '')))}</p>
 <table id="standings"><tr>{head}</tr>{body}</table>
+{knockout}
 {pairs}
 </body></html>"""
+
+
+def knockout_lines(report: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The knockout's bracket of a standings report as rows of words (``bracket.match_lines``), teams by name;
+    none before a knockout begins."""
+    if not isinstance(report.get("knockout"), dict):
+        return []
+    names = {int(r["team"]): str(r["name"]) for r in report["rows"] if "team" in r}
+    return bracket.match_lines(report["knockout"], names)
+
+
+def _knockout_section(lines: Sequence[Mapping[str, str]]) -> str:
+    """The knockout's bracket on the notice board: each match with the places it decides, its table, its
+    teams and how it went."""
+    if not lines:
+        return ""
+    e = html.escape
+    rows = "".join(
+        "<tr>" + "".join(f'<td class="{k}">{e(line[k])}</td>' for k in
+                         ("round", "stage", "table", "first", "second", "outcome")) + "</tr>"
+        for line in lines)
+    return ("""<h2>淘汰赛对阵 · Knockout bracket</h2>
+<table id="knockout"><tr><th>轮次 Round</th><th>比赛 Match</th><th>桌号 Table</th><th>队 Team</th><th>队 Team</th>
+<th>结果 Result</th></tr>""" + rows + "</table>")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import pairing
+from . import bracket, pairing
 from . import standings as st
 from .points import board_result_ns, level_index, one_to_three_points, score_match
 
@@ -185,8 +185,9 @@ def report(
     knockout_seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The published standings: version, rows best first, matches still pending, duplicate boards, and the
-    ``matches`` of the latest paired round as they count (``round_matches``). With the ``knockout_seeds`` of a
-    knockout that is over, its places rank its teams (``with_knockout_places``)."""
+    ``matches`` of the latest paired round as they count (``round_matches``). With ``knockout_seeds`` (a knockout
+    has begun), its ``knockout`` bracket (``bracket.knockout_bracket``); once it is over, its places rank its
+    teams (``with_knockout_places``)."""
     outcomes, penalties, boards, pending = tally(teams, pairings, results, corrections)
     duplicate = bool(settings.get("duplicate"))
     rows = st.compute(teams, outcomes, variant=settings.get("scoring", "standard"), penalties=penalties,
@@ -205,7 +206,9 @@ def report(
     if duplicate:
         out["boards"] = st.duplicate_scores(boards)[1]
     if knockout_seeds:
-        places = pairing.knockout_places(knockout_seeds, knockout_winners(pairings, outcomes), absent=set(gone))
+        winners = knockout_winners(pairings, outcomes)
+        out["knockout"] = bracket.knockout_bracket(knockout_seeds, pairings, winners, absent=set(gone))
+        places = pairing.knockout_places(knockout_seeds, winners, absent=set(gone))
         if places is not None:
             out = with_knockout_places(out, places)
     return out

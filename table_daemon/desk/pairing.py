@@ -198,7 +198,7 @@ def _bracket(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int
             won, lost = [], []
             for k in range(0, len(chunk), 2):
                 a, b = chunk[k], chunk[k + 1]
-                w = _knockout_winner(a, b, winners[r], absent)
+                w = decided_winner(a, b, winners[r], absent)
                 won.append(w)
                 lost.append(b if w == a else a)
             reordered.extend(won + lost)
@@ -224,8 +224,11 @@ def knockout_places(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[in
     return [t for t in slots if t is not None]
 
 
-def _knockout_winner(a: int | None, b: int | None, results: Mapping[frozenset[int], int],
+def decided_winner(a: int | None, b: int | None, results: Mapping[frozenset[int], int],
                      absent: Collection[int] = ()) -> int | None:
+    """Who goes on from a knockout match of ``a`` and ``b`` (None: an empty slot): the winner of its result, the
+    team still in the event when its withdrawn opponent never played it, the other team of a bye; a match
+    without a winner yet raises PairingError."""
     if a is None or b is None:
         return a if b is None else b
     winner = results.get(frozenset((a, b)))

@@ -292,6 +292,17 @@ function deskResult(state, name, standings) {
   return list.find((m) => m && m.corrected === true && m.table === table && m.round === state.match) || null;
 }
 
+/** The knockout match this table plays (决赛 · Final, 三四名决赛 · Third-place match ...): its table's entry in
+ *  the bracket's round of its match (standings.knockout, summaries.knockout_summary); null outside a knockout. */
+function knockoutStage(state, name, standings) {
+  const ko = standings && standings.knockout;
+  if (!ko || !Array.isArray(ko.rounds) || state.match == null) return null;
+  const round = ko.rounds.find((r) => r && r.round === state.match);
+  const table = name || state.table;
+  const match = round && Array.isArray(round.matches) ? round.matches.find((m) => m && m.table === table) : null;
+  return match ? match.stage : null;
+}
+
 /** Why the desk's result is shown instead of the table's: 作废, 弃权 or a referees' correction. */
 function deskNote(desk) {
   return desk.void ? "作废 void" : desk.walkover ? "弃权 walk-over" : "裁判更正 corrected by the referees";
@@ -753,6 +764,8 @@ function drawTable(root, name, tab, standings) {
   what.append(el("div", "deal", (state.match ? "第" + state.match + "场 " : "") +
     (state.deal ? "第" + state.deal + (board ? "局" : "副") + " · Deal " + state.deal : "")));
   if (board) what.append(el("div", "board", "复式牌 第" + state.board + "副 · Board " + state.board));
+  const stage = knockoutStage(state, name, standings);
+  if (stage) what.append(el("div", "ko-stage", "淘汰赛 " + stage));
   const phase = el("div", "phase", PHASES[state.phase] || state.phase || "—");
   const clock = matchClockEl(state);
   if (clock) phase.append(" ", clock);
@@ -860,6 +873,8 @@ function drawTile(root, name, tab, standings) {
   head.append(el("span", "tname", name));
   head.append(el("span", "deal", !state.deal ? "" : state.board != null ? "第" + state.deal + "局 · 复式牌 第" + state.board + "副"
     : "第" + state.deal + "副"));
+  const stage = knockoutStage(state, name, standings);
+  if (stage) head.append(el("span", "ko-stage", stage));
   const clock = matchClockEl(state);
   if (clock) head.append(clock);
   const gone = ((tab && tab.status) || {}).online === false;  // its last state is not what happens there now
@@ -945,6 +960,36 @@ function drawStandings(root, standings, limit) {
     table.append(tr);
   });
   root.append(table);
+}
+
+/** The knockout's bracket (standings.knockout): a column per round, each match a box with the places it decides
+ *  (决赛 · Final ...), its table and its two teams, the winner marked; a team not known yet is 待定 TBD, a bye's
+ *  empty slot 轮空 bye. Hidden before a knockout begins. */
+function drawBracket(root, standings) {
+  root.replaceChildren();
+  const ko = standings && standings.knockout;
+  root.hidden = !ko || !Array.isArray(ko.rounds) || !ko.rounds.length;
+  if (root.hidden) return;
+  root.append(el("h2", "", "淘汰赛对阵 · Knockout bracket"));
+  const columns = el("div", "bracket");
+  ko.rounds.forEach((r) => {
+    const column = el("div", "ko-round");
+    column.append(el("div", "ko-round-head", r.round ? "第 " + r.round + " 轮 · Round " + r.round : ""));
+    (r.matches || []).forEach((m) => {
+      const final = Array.isArray(m.places) && m.places[0] === 1 && m.places[1] === 2;
+      const box = el("div", "ko-match" + (final ? " final" : ""));
+      box.append(el("div", "ko-stage", m.stage + (m.table ? " · " + m.table + " 桌" : "")));
+      [0, 1].forEach((i) => {
+        const team = m.teams && m.teams[i];
+        const waits = Array.isArray(m.waiting) && m.waiting[i];
+        const how = m.winner === i ? " won" : m.winner === 1 - i ? " lost" : "";
+        box.append(el("div", "ko-team" + how + (team ? "" : " blank"), team || (waits ? "待定 TBD" : "轮空 bye")));
+      });
+      column.append(box);
+    });
+    columns.append(column);
+  });
+  root.append(columns);
 }
 
 // -- the live feed ---------------------------------------------------------------------------------------

@@ -130,7 +130,8 @@ def chart_of_state(tab: dict[str, Any], state: dict[str, Any]) -> None:
 def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
     """What a hall screen shows of the desk's standings: version, time and, per team, rank, name, players,
     场分 and 级差分, and the round after which a team withdrew (no internal numbers such as lots or team ids);
-    ``matches``: the latest round's results as the desk counts them (``match_summary``).
+    ``matches``: the latest round's results as the desk counts them (``match_summary``); ``knockout``: its
+    bracket (``knockout_summary``).
     In a duplicate event (the report lists its ``boards``: ``ledger.report``) the teams are ranked by their
     duplicate total first (``standings.compute``): ``duplicate`` is then true and each row has its total
     (``duplicate``), which the screens show first (``export.STANDINGS_COLUMNS``' 复式 Dup.)."""
@@ -149,7 +150,9 @@ def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
             "round": rounds if isinstance(rounds, int) else None, "in_play": bool(report.get("pending")),
             # the latest round's matches as the desk counts them: a screen shows a referee's correction of a
             # finished match (``corrected``) instead of the result its table gave
-            "matches": matches}
+            "matches": matches,
+            # a knockout's bracket, its teams by name (``knockout_summary``); None without a knockout
+            "knockout": knockout_summary(report)}
 
 
 def _sides(value: Any, kind: type | tuple[type, ...]) -> dict[str, Any] | None:
@@ -179,3 +182,34 @@ def match_summary(raw: Any) -> dict[str, Any] | None:
         if points is not None:
             out[k] = points
     return out
+
+
+def knockout_summary(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The knockout's bracket (``bracket.knockout_bracket``, in the report as ``knockout``) as screens get it:
+    per round its event ``round`` and ``matches``, each with its ``stage`` words, ``places``, ``table``, its
+    ``teams`` by name (None: a bye's empty slot, or a team not known yet: ``waiting`` [first, second] says
+    which), ``winner`` (0 or 1, the index of the winning team; None) and ``bye``. No team ids. None when the report has no knockout."""
+    raw = report.get("knockout")
+    if not isinstance(raw, dict) or not isinstance(raw.get("rounds"), list):
+        return None
+    names = {r["team"]: r.get("name") for r in report.get("rows", []) if isinstance(r, dict) and "team" in r}
+    rounds: list[dict[str, Any]] = []
+    for rnd in raw["rounds"]:
+        if not isinstance(rnd, dict) or not isinstance(rnd.get("matches"), list):
+            continue
+        matches: list[dict[str, Any]] = []
+        for m in rnd["matches"]:
+            teams = m.get("teams") if isinstance(m, dict) else None
+            if not isinstance(teams, list) or len(teams) != 2 or not isinstance(m.get("stage"), str):
+                continue
+            winner = m.get("winner")
+            matches.append({
+                "stage": m["stage"], "places": m.get("places"),
+                "table": m.get("table") if isinstance(m.get("table"), str) else None,
+                "teams": [names.get(t) if t is not None else None for t in teams],
+                "winner": teams.index(winner) if winner is not None and winner in teams else None,
+                "bye": m.get("bye") is True,
+                "waiting": [w is True for w in m["waiting"]] if isinstance(m.get("waiting"), list)
+                and len(m["waiting"]) == 2 else [False, False]})
+        rounds.append({"round": rnd.get("round") if _number(rnd.get("round")) else None, "matches": matches})
+    return {"rounds": rounds}
