@@ -185,7 +185,7 @@ def report(
     knockout_seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The published standings: version, rows best first, matches still pending, duplicate boards, and the
-    ``matches`` of the latest paired round as they count (``round_matches``). With ``knockout_seeds`` (a knockout
+    ``matches`` of the latest paired round as they count, with earlier rounds' corrected ones (``round_matches``). With ``knockout_seeds`` (a knockout
     has begun), its ``knockout`` bracket (``bracket.knockout_bracket``); once it is over, its places rank its
     teams (``with_knockout_places``)."""
     outcomes, penalties, boards, pending = tally(teams, pairings, results, corrections)
@@ -243,9 +243,11 @@ def round_matches(
     *,
     variant: str = "standard",
 ) -> list[dict[str, Any]]:
-    """The matches of the latest paired round as the standings count them (every correction applied), for the
-    hall screens (which otherwise show a finished match as its table gave it): per match with both teams, in
-    table order, ``round``, ``table``, final ``levels`` {NS, EW} (None while it has no result), ``winner``
+    """The matches of the latest paired round as the standings count them (every correction applied), and the
+    matches of earlier rounds a referee's correction set or voided (a table still showing its finished match
+    after the next round was paired would show its own result again), for the hall screens (which otherwise
+    show a finished match as its table gave it): per match with both teams, in round then table order,
+    ``round``, ``table``, final ``levels`` {NS, EW} (None while it has no result), ``winner``
     (NS, EW, None: a draw or no result), ``walkover``, ``void``, ``corrected`` (a referee's correction set or
     voided it: it replaces the table's own result) and, for a counted result, the match's 场分 and 级差分
     (``match_points``, ``level_points`` {NS, EW}, before any penalty). Nothing else: no teams, no hands."""
@@ -253,7 +255,8 @@ def round_matches(
     fixed = corrected_matches(corrections)
     counted = {(o.round, o.table): o for o in outcomes if o.ew is not None}
     out: list[dict[str, Any]] = []
-    for p in sorted((p for p in pairings if p["round"] == last and p["ew"] is not None), key=lambda p: p["tbl"]):
+    listed = (p for p in pairings if p["ew"] is not None and (p["round"] == last or (p["round"], p["tbl"]) in fixed))
+    for p in sorted(listed, key=lambda p: (p["round"], p["tbl"])):
         key = (p["round"], p["tbl"])
         o = counted.get(key)
         entry: dict[str, Any] = {

@@ -122,7 +122,7 @@ def test_the_report_lists_the_latest_rounds_matches_as_counted_after_every_corre
     from table_daemon.desk import ledger
 
     teams = [Team(i, f"队{i}") for i in range(1, 12)]
-    pairings = [_pair(2, "T01", 1, 2), _pair(2, "T02", 3, 4),  # an earlier round: not listed
+    pairings = [_pair(2, "T01", 1, 2), _pair(2, "T02", 3, 4),  # an earlier round: only its corrected T02 listed
                 _pair(3, "T01", 1, 3), _pair(3, "T02", 2, 4), _pair(3, "T03", 5, 6), _pair(3, "T04", 7, 8),
                 _pair(3, "T05", 9, 10), _pair(3, "T06", 11, None)]  # T06: a bye, no match
     results = [_played(2, "T01", {"NS": "6", "EW": "3"}, "NS"), _played(2, "T02", {"NS": "3", "EW": "7"}, "EW"),
@@ -138,9 +138,13 @@ def test_the_report_lists_the_latest_rounds_matches_as_counted_after_every_corre
     ]
     report = ledger.report(teams, pairings, results, corrections, {"scoring": "standard"}, lot_seed="s",
                            version=7, event="ev", computed_at="2026-12-07T10:05:00Z")
-    got = {m["table"]: m for m in report["matches"]}
-    assert [m["table"] for m in report["matches"]] == ["T01", "T02", "T03", "T04", "T05"]
-    assert all(m["round"] == 3 for m in report["matches"])
+    # round 2's T02, corrected after round 3 was paired: a table still showing that match shows the desk's result
+    earlier = report["matches"][0]
+    assert (earlier["round"], earlier["table"], earlier["levels"], earlier["winner"], earlier["corrected"]) == (
+        2, "T02", {"NS": "9", "EW": "7"}, "NS", True)
+    got = {m["table"]: m for m in report["matches"][1:]}
+    assert [m["table"] for m in report["matches"][1:]] == ["T01", "T02", "T03", "T04", "T05"]
+    assert all(m["round"] == 3 for m in report["matches"][1:])
     keys = ("levels", "winner", "walkover", "void", "corrected")
     assert {k: got["T01"][k] for k in keys} == {"levels": {"NS": "8", "EW": "6"}, "winner": "NS", "walkover": False,
                                                 "void": False, "corrected": False}
@@ -160,6 +164,7 @@ def test_the_report_lists_the_latest_rounds_matches_as_counted_after_every_corre
     assert rows["队6"]["by_round"]["3"] == 2.0 and rows["队5"]["by_round"].get("3", 0.0) == 0.0
     # nothing but the match: no teams, no hands
     assert all(set(m) <= {"round", "table", *keys, "match_points", "level_points"} for m in report["matches"])
+    assert len(report["matches"]) == 6  # round 2's T01, left alone, is not listed: the message stays small
 
 
 def test_a_report_without_pairings_lists_no_matches() -> None:
