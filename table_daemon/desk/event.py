@@ -163,6 +163,14 @@ def too_few_tables(tables: Sequence[str], matches: int) -> str | None:
             f"({', '.join(tables)}): list at least {matches} with desk init --tables")
 
 
+def public_inputs(pairings: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
+                  corrections: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The results and corrections the public may see (rules §12): none of a duplicate board the desk has not
+    released, nor the result of a match that played one (``boards.public_results``, ``public_corrections``)."""
+    released = bd.released(pairings, results, corrections)
+    return bd.public_results(results, released), bd.public_corrections(corrections, results, released)
+
+
 def standings_report(store: Store, *, public: bool = False) -> dict[str, Any]:
     """The current standings of the stored event (see ``ledger.report``). ``public``: as the hall may see them,
     without a duplicate board the desk has not released yet, nor the result of a match that played one (rules
@@ -170,9 +178,7 @@ def standings_report(store: Store, *, public: bool = False) -> dict[str, Any]:
     with store.lock:
         pairings, results, corrections = store.pairings(), store.results(), store.corrections()
         if public:
-            released = bd.released(pairings, results, corrections)
-            corrections = bd.public_corrections(corrections, results, released)
-            results = bd.public_results(results, released)
+            results, corrections = public_inputs(pairings, results, corrections)
         # a finished knockout ranks its teams by their places in it, whatever their points
         return ledger.report(store.teams(), pairings, results, corrections,
                              store.settings(), lot_seed=store.meta("lot_seed", ""), version=store.revision,
@@ -184,14 +190,15 @@ class LatestStandings:
     a pairing, a correction): the desk page asks on every refresh of every open page, and a whole event's
     tally is not worth redoing for a revision already tallied. ``computed_at`` stays the tally's time."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, public: bool = False) -> None:
         self.store = store
+        self.public = public  # as the hall may see them (``standings_report``)
         self._report: dict[str, Any] | None = None
 
     def __call__(self) -> dict[str, Any]:
         report = self._report
         if report is None or report["version"] != self.store.revision:
-            report = self._report = standings_report(self.store)
+            report = self._report = standings_report(self.store, public=self.public)
         return report
 
 

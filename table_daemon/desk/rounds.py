@@ -120,8 +120,9 @@ def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_
                            "sent_at": pairing.get("sent_at"), "accepted_at": pairing.get("accepted_at")}
     if ours:
         out["deals_played"] = state.get("deals_played")
-        out["levels"] = state.get("levels")
+        out["levels"] = state.get("levels")  # None while the match is sealed (duplicate boards)
         out["deal"] = state.get("deal")
+        out["board"] = state.get("board")
     return out
 
 

@@ -34,6 +34,7 @@ from . import corrections as cor
 from . import event as ev
 from . import export, ledger, rounds
 from .clock import local, local_at, zone_name
+from .points import board_result_ns
 from .store import Store, StoreError
 
 if TYPE_CHECKING:
@@ -64,13 +65,33 @@ def _page(name: str) -> Response:
     return 200, "text/html; charset=utf-8", resources.files("table_daemon.desk").joinpath(name).read_bytes()
 
 
+def board_results(store: Store, round_no: int) -> dict[str, list[dict[str, int]]]:
+    """The duplicate boards each table has played in round ``round_no``, from the full deal records the desk
+    holds (sealed from the hall until released): per table, in board order, ``board`` and ``result_ns`` (the
+    NS cards' result, rules §12). Empty outside a duplicate event."""
+    if not store.settings().get("duplicate"):
+        return {}
+    out: dict[str, list[dict[str, int]]] = {}
+    for row in store.results("deal", match=round_no):
+        rec = row["payload"]
+        if not isinstance(rec, dict) or rec.get("board") is None:
+            continue
+        result = rec.get("result") or {}
+        out.setdefault(str(row["tbl"]), []).append(
+            {"board": int(rec["board"]), "result_ns": board_result_ns(result.get("winner"), int(result.get("up") or 0))})
+    return {table: sorted(plays, key=lambda p: p["board"]) for table, plays in out.items()}
+
+
 def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | None = None,
                 halls: Callable[[], list[dict[str, Any]]] | None = None,
-                report: dict[str, Any] | None = None) -> dict[str, Any]:
+                report: dict[str, Any] | None = None,
+                boards: dict[str, list[dict[str, int]]] | None = None) -> dict[str, Any]:
     """Each table: online, devices, phase, level, the current round's match and where it stands, results
     still awaited, journal backlog, recent alerts; and ``broker``, whether the desk itself reaches the broker
     (``link``: its link's state; while it does not, every table's status on the page is as last heard);
-    ``report``: the standings report, when the caller has it already."""
+    ``report``: the standings report, when the caller has it already; ``boards``: the round's
+    ``board_results``, likewise. A sealed match (duplicate boards) publishes no levels: its ``match`` lists the
+    boards played and their results instead, from the records only the desk and referees read."""
     report = report if report is not None else ev.standings_report(store)
     tz = store.settings().get("timezone")
     live = hub.snapshot(brief=True)["tables"]
@@ -80,6 +101,7 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
     waiting = {(p["round"], p["table"]) for p in report["pending"]}  # no result yet, nor a referee's entry
     names = {t.id: t.name for t in store.teams()}
     match_results = {r["tbl"]: r["payload"] for r in store.results("match", match=round_no)}
+    boards = boards if boards is not None else board_results(store, round_no)
     out = []
     for name in sorted(set(live) | set(statuses) | set(current)):
         tab = live.get(name, {})
@@ -105,6 +127,8 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
             for key in ("sent_at", "accepted_at"):
                 row["match"][key] = local(row["match"][key], tz)
             row["match"]["ruling"] = rounds.ruling_words(match_results.get(name))
+            if name in boards:
+                row["match"]["boards"] = boards[name]
         out.append(row)
     broker = dict(link()) if link is not None else None
     if broker is not None and broker.get("away_since") is not None:
@@ -134,12 +158,15 @@ def correction_words(row: dict[str, Any], names: dict[int, str]) -> dict[str, st
     return {"action_words": said, "target_words": where}
 
 
-def results_view(store: Store) -> dict[tuple[int, str], dict[str, Any]]:
+def results_view(store: Store, *, public: bool = False) -> dict[tuple[int, str], dict[str, Any]]:
     """Each counted match's result by (round, table), as the standings count it (``ledger.tally``: a
-    referee's correction over the table's result), with the referees' ruling words from its match result."""
+    referee's correction over the table's result), with the referees' ruling words from its match result;
+    ``public``: only what the hall may see (``event.public_inputs``)."""
     with store.lock:
-        pairings, results = store.pairings(), store.results()
-        outcomes = ledger.tally(store.teams(), pairings, results, store.corrections())[0]
+        pairings, results, corrections = store.pairings(), store.results(), store.corrections()
+        if public:
+            results, corrections = ev.public_inputs(pairings, results, corrections)
+        outcomes = ledger.tally(store.teams(), pairings, results, corrections)[0]
     payloads = {(r["match"], r["tbl"]): r["payload"] for r in results if r["kind"] == "match"}
     return export.match_results(outcomes, payloads)
 
@@ -363,33 +390,50 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
 def routes(store: Store, hub: Hub, *, referee: bool = False,
            link: Callable[[], dict[str, Any]] | None = None,
            table_commands_off: str | None = NO_TABLE_COMMANDS,
-           halls: Callable[[], list[dict[str, Any]]] | None = None) -> dict[str, Route]:
+           halls: Callable[[], list[dict[str, Any]]] | None = None, public: bool = False) -> dict[str, Route]:
     """The desk's GET routes. ``referee``: the page offers the referees' actions; ``table_commands_off``: why it
-    offers no table commands (None: it does, through the referee account)."""
+    offers no table commands (None: it does, through the referee account); ``public``: anyone may open the page
+    (no referee password), so in a duplicate event it shows only what the hall may see (rules §12): no result
+    of a board the desk has not released, no board results per table, no cards an alert saw."""
+    sealed = public and bool(store.settings().get("duplicate"))
     def tz() -> str:
         return zone_name(store.settings().get("timezone"))
 
     counted: dict[int, dict[tuple[int, str], dict[str, Any]]] = {}  # results_view by the store's revision
-    standings = ev.LatestStandings(store)
+    played: dict[int, dict[str, list[dict[str, int]]]] = {}  # the round's board_results, likewise
+    standings = ev.LatestStandings(store, public=sealed)
 
     def pairings() -> list[dict[str, Any]]:
         teams = store.teams()
         revision = store.revision  # every page refresh asks; the tally is redone only when something changed
         if revision not in counted:
             counted.clear()
-            counted[revision] = results_view(store)
+            counted[revision] = results_view(store, public=sealed)
         return export.pairing_rows(store.pairings(), {t.id: t.name for t in teams}, {t.id: t.unit for t in teams},
                                    counted[revision])
 
+    def boards_played() -> dict[str, list[dict[str, int]]]:
+        revision = store.revision  # the full records of a round, decoded again only when something changed
+        if revision not in played:
+            played.clear()
+            played[revision] = {} if sealed else board_results(store, store.last_round())
+        return played[revision]
+
     def corrections() -> list[dict[str, Any]]:
         names = {t.id: t.name for t in store.teams()}
-        return [{**r, **correction_words(r, names)} for r in with_local(store.corrections(), "at")]
+        rows = store.corrections()
+        if sealed:
+            with store.lock:
+                rows = ev.public_inputs(store.pairings(), store.results(), rows)[1]
+        return [{**r, **correction_words(r, names)} for r in with_local(rows, "at")]
 
     def csv(text: str) -> Response:
         return 200, "text/csv; charset=utf-8", ("\ufeff" + text).encode()
 
     def alert_list(q: dict[str, str]) -> Response:
         rows = [al.describe(a, tz()) for a in store.alerts(q.get("table") or None, limit=200)]
+        if sealed:  # a sealed board's cards stay with the referees
+            rows = [{**r, "seen": None} for r in rows]
         return json_response([r for r in rows if not r["acked_at"]] if q.get("open") else rows)
 
     def evidence(rest: str, q: dict[str, str]) -> Response:
@@ -419,7 +463,8 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         "/api/standings": lambda rest, q: json_response(standings()),
         "/api/knockout": lambda rest, q: json_response(export.knockout_lines(standings())),
         "/api/pairings": lambda rest, q: json_response(pairings()),
-        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link, halls, standings())),
+        "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link, halls, standings(),
+                                                                 boards_played())),
         "/api/alerts": lambda rest, q: alert_list(q),
         "/api/evidence/": evidence,
         "/api/corrections": lambda rest, q: json_response(corrections()),
@@ -446,7 +491,7 @@ def desk_server(store: Store, hub: Hub, port: int = 0, host: str = "127.0.0.1", 
         referees = Referees.with_password(password)
     if read_only:
         referee_link = None
-    own = routes(store, hub, referee=referees is not None and not read_only,
+    own = routes(store, hub, referee=referees is not None and not read_only, public=referees is None,
                  link=desk.link.link_state if desk is not None else None,
                  halls=getattr(desk, "halls", None),
                  table_commands_off=None if referee_link is not None else NO_TABLE_COMMANDS)
