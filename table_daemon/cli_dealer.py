@@ -89,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "发牌：每张牌一行 JSON，最后一行为总结 / Deal: one JSON line per card, then the summary line. "
             "ok only when every seat got 27 cards and every card appears exactly twice; otherwise fouled "
-            "(犯规重发) with a reason."
+            "(发牌错误，重发) with a reason."
         ),
     )
     deal.add_argument("--deal-file", metavar="FILE", help="guandan-deals/1 牌局文件 / deal file (复式 duplicate)")
@@ -179,7 +179,7 @@ def _deal(client: DealerClient, args: argparse.Namespace, plan: DealPlan | None)
             outcome = _given_up(exc, client, info, plan, cards, started, retransmits_before)
     _emit(outcome.summary())
     if outcome.fouled:
-        _say(f"犯规，请重新发牌 / fouled, re-deal: {outcome.fouled}")
+        _say(f"发牌错误，请重新发牌 / fouled, re-deal: {outcome.fouled}")
     return 0
 
 

@@ -63,7 +63,7 @@ REDEALS = 3
 
 def on_dealer_fault(c: TableState, e: DealerFault) -> None:
     code = "dealer_jam" if e.reason == DealerFaultKind.JAM else "dealer_fault"
-    c.alert(code, None, f"dealer: {e.reason} {e.detail}".strip(), {"reason": e.reason, "detail": e.detail})
+    c.alert(code, None, f"发牌机故障 {e.reason} {e.detail}".strip() + f" | dealer: {e.reason} {e.detail}".rstrip(), {"reason": e.reason, "detail": e.detail})
     if c.phase == Phase.DEALING:
         void_deal(c, f"dealer fault: {e.reason}")
 
@@ -105,12 +105,12 @@ def on_dealer_done(c: TableState, e: DealerDone) -> None:
         d.state = engine.evolve_kw(d.state, t0=d.started)  # record times count from the deal's start
     except (KeyError, GuandanError) as exc:
         # what was wrong, without the cards: they were dealt and lie in the seats' hands
-        c.alert("dealer_fault", None, f"dealer summary refused ({getattr(exc, 'reason', 'no hand')}) (发牌汇总无效)",
+        c.alert("dealer_fault", None, f"发牌汇总无效 | dealer summary refused ({getattr(exc, 'reason', 'no hand')})",
                 {"counts": {s: len(e.hands.get(s, [])) for s in SEATS}})
         void_deal(c, "bad dealer summary")
         return
     if not e.faces_verified:
-        c.alert("dealer_fault", None, "the dealer cannot read faces: who holds what is not checked",
+        c.alert("dealer_fault", None, "发牌机无法读牌面：各家手牌未经核对 | the dealer cannot read faces: who holds what is not checked",
                 {"faces_verified": False})
     d.commitment = e.commitment or d.commitment
     d.deal_line = e.deal_line

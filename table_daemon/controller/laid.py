@@ -70,7 +70,7 @@ def choose_reading(cards: list[Card], level: int, wild_reading: str,
     (None, candidates, "ambiguous") when the seat must declare; (None, (), reason) when it is illegal."""
     readings = classify(cards, level)
     if not readings:
-        return None, (), "not a combination (不成牌型)"
+        return None, (), "不成牌型 | not a combination"
     try:
         reading = interpret(cards, level, wild_reading=wild_reading)
     except InvalidPlayError as exc:
@@ -79,7 +79,7 @@ def choose_reading(cards: list[Card], level: int, wild_reading: str,
         pool = tuple(r for r in exc.candidates if over is None or beats(r, over, level))
         if len(pool) == 1:
             return pool[0], (), ""
-        return (None, pool, "ambiguous") if pool else (None, (), f"no reading of these cards beats {over}")
+        return (None, pool, "ambiguous") if pool else (None, (), f"压不过上家：这些牌怎么配都压不过 {over} | no reading of these cards beats {over}")
     if over is None or beats(reading, over, level):
         return reading, (), ""
     pool = tuple(r for r in readings if beats(r, over, level))
@@ -87,7 +87,7 @@ def choose_reading(cards: list[Card], level: int, wild_reading: str,
         return pool[0], (), ""
     if pool:
         return None, pool, "ambiguous"
-    return None, (), f"{reading} does not beat {over} (管不上)"
+    return None, (), f"压不过上家 | {reading} does not beat {over}"
 
 
 def playable(c: TableState, seat: str, worked_out: dict[tuple[str, ...], Decided]) -> Callable[[list[Card]], bool]:

@@ -62,12 +62,12 @@ def start_match(c: TableState, payload: dict[str, Any]) -> str | None:
     if _whole(number) and number in c.matches_started:
         if c.matches_started[number] == match_settings(payload):
             return None
-        return (f"match {number} was already played at table {c.table} (比赛编号已用过): deal ids must not "
-                f"repeat; use a new match number")
+        return (f"第{number}场已在本桌打过，比赛编号不能重复 | match {number} was already played at table {c.table}: "
+                f"deal ids must not repeat; use a new match number")
     if c.phase in ("dealing", "tribute", "playing", "paused"):
-        return f"a deal is in progress ({c.phase}): finish or void it first (牌局进行中)"
+        return f"本桌有一副牌正在进行，须先打完或作废 | a deal is in progress ({c.phase}): finish or void it first"
     if c.match_active:
-        return f"match {c.match_no} is in progress ({c.phase}): finish it first (比赛进行中)"
+        return f"本桌第{c.match_no}场比赛进行中，须先打完 | match {c.match_no} is in progress ({c.phase}): finish it first"
     profile = match_profile(c, payload.get("profile"))
     if isinstance(profile, str):
         return profile
@@ -210,11 +210,11 @@ def _deal_file_error(c: TableState, deal_file: Any) -> str | None:
         return "deal_file must be the name of the table's deal file"
     mine = c.configured_deal_file
     if not mine:
-        return (f"deal_file {deal_file[:120]!r} refused: this table has no deal file (dealer.deal_file) and "
-                f"would deal random cards (本桌未配置牌例文件)")
+        return (f"本桌未配置复式牌例文件，会发随机牌 | deal_file {deal_file[:120]!r} refused: this table has no deal "
+                f"file (dealer.deal_file) and would deal random cards")
     if deal_file != mine and deal_file.replace("\\", "/").rsplit("/", 1)[-1] != mine.rsplit("/", 1)[-1]:
-        return (f"deal_file {deal_file[:120]!r} refused: this table deals from {mine.rsplit('/', 1)[-1]!r} "
-                f"(牌例文件不符)")
+        return (f"牌例文件不符：本桌用 {mine.rsplit('/', 1)[-1]!r} | deal_file {deal_file[:120]!r} refused: this "
+                f"table deals from {mine.rsplit('/', 1)[-1]!r}")
     return None
 
 

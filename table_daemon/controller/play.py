@@ -34,7 +34,7 @@ from .laid import (
 )
 from .model import CardsSeen, Press
 from .state import Phase, TableState
-from .steps import act_on, run_effects, try_act
+from .steps import SEAT_WORDS, act_on, run_effects, try_act
 from .tribute import on_laid as tribute_laid
 from .tribute import on_press as tribute_press
 from .tribute import on_tick as tribute_tick
@@ -50,7 +50,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
         return  # the camera reports this set again once it reads it surely or stops waiting: judged then
     if e.seat not in SEATS:  # the reader found cards outside every play zone
         if e.cards:
-            c.alert("exposed_card", None, "cards seen outside the play zones (暴露张)", evidence)
+            c.alert("exposed_card", None, "暴露张：出牌区外见到牌 | exposed card: cards seen outside the play zones", evidence)
         return
     st = d.state if d is not None else None
     on_turn_play = False
@@ -64,12 +64,12 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             # card; its own cards, lying there, read another way in a few frames (a pip as a card) raise nothing
             return
     if e.unreadable:
-        c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
+        c.alert("misread", e.seat, "请重新摆牌，识别不确定 | please lay the cards again: the reader is unsure of these cards",
                 {**evidence, "unreadable": e.unreadable})
         return
     cards = c.parse_seen(list(e.cards))
     if cards is None:
-        c.alert("misread", e.seat, "unknown card code from the reader", evidence)
+        c.alert("misread", e.seat, "请重新摆牌，读到未知牌码 | please lay the cards again: unknown card code from the reader", evidence)
         return
     too_many = more_than_the_pack(cards)
     if too_many:  # no seat can lay that: a card read twice (a joker's 大王 or JOKER read as one more joker)
@@ -79,12 +79,12 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     tributes = d is not None and st is not None and c.phase in ("tribute", "playing") and st.phase in (
         engine.TRIBUTE, engine.RETURNING)
     if e.confidence < c.timing.min_confidence and not (on_turn_play or tributes):
-        c.alert("misread", e.seat, "the reader is unsure of these cards (识别不确定)",
+        c.alert("misread", e.seat, "请重新摆牌，识别不确定 | please lay the cards again: the reader is unsure of these cards",
                 {**evidence, "unreadable": e.unreadable})
         return
     if d is None or d.state is None or c.phase not in ("tribute", "playing"):
         if cards:
-            c.alert("exposed_card", e.seat, "cards shown outside play (暴露张)", evidence)
+            c.alert("exposed_card", e.seat, "暴露张：非出牌时亮出的牌 | exposed card: cards shown outside play", evidence)
         return
     new = new_cards(d.zone[e.seat], cards)
     if not new:
@@ -96,12 +96,13 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
             tribute_laid(c, e.seat, new, cards, evidence)
         return
     if d.pending_declare is not None:
-        c.alert("out_of_turn", e.seat, "cards laid while a declaration is awaited (等待声明)", evidence)
+        c.alert("out_of_turn", e.seat, "越序出牌：正等待声明牌型 | out of turn: cards laid while a declaration is awaited", evidence)
         return
     if e.seat != st.to_move:
         code = "exposed_card" if d.zone[e.seat] else "out_of_turn"
-        text = "card shown that is not part of a play (暴露张)" if code == "exposed_card" \
-            else f"played out of turn (越序出牌): it is {st.to_move}'s turn"
+        text = "暴露张：亮出的牌不属于所出的牌 | exposed card: a card shown that is not part of a play" \
+            if code == "exposed_card" else \
+            f"越序出牌：应由{SEAT_WORDS.get(str(st.to_move), '')} {st.to_move} 出牌 | played out of turn: it is {st.to_move}'s turn"
         c.alert(code, e.seat, text, {**evidence, "turn": st.to_move})
         return
     worked_out: dict[tuple[str, ...], Decided] = {}  # the new cards' codes -> choose_reading's answer
@@ -111,7 +112,7 @@ def on_cards_seen(c: TableState, e: CardsSeen) -> None:
     missing = engine.hand_without(st.hand(e.seat), new) is None
     if missing:  # the cards' shape does not matter: a seat cannot lay what it does not hold
         if not doubt_the_reading(c, e.seat, new, evidence, held=False):
-            c.alert("not_held", e.seat, f"{e.seat} does not hold these cards (非本家牌)",
+            c.alert("not_held", e.seat, f"所出之牌不在{SEAT_WORDS[e.seat]} {e.seat} 手中 | {e.seat} does not hold these cards",
                     {**evidence, "hand_size": len(st.hand(e.seat))})
         return
     reading, candidates, why = worked_out.get(tuple(x.code for x in new)) or choose_reading(
@@ -183,7 +184,7 @@ def on_press(c: TableState, e: Press) -> None:
         return
     if e.button == "pass":
         if d.pending_declare is not None:
-            c.alert("out_of_turn", e.seat, "pass while a declaration is awaited", {"button": "pass"})
+            c.alert("out_of_turn", e.seat, "越序过牌：正等待声明牌型 | out of turn: a pass while a declaration is awaited", {"button": "pass"})
             return
         act_on(c, act.pass_turn(e.seat), {"button": "pass", "turn": d.state.to_move})
 

@@ -141,7 +141,7 @@ def _skip_trick(c: TableState, d: TableDeal, seat: str, reason: Any) -> str | No
     st = d.state
     assert st is not None
     if st.phase != engine.PLAYING:
-        return "没有进行中的一轮 | no trick in play"
+        return "没有进行中的一圈牌 | no trick in play"
     d.skip_trick.add(seat)
     entry = _log(c, d, "skip_trick", reason, seat=seat)
     c.emit("referee", **entry)

@@ -49,6 +49,10 @@ REFUSAL_WORDS = {"not_your_turn": "未轮到该座位", "not_held": "所出之�
                  "ambiguous": "牌型不明，须声明", "bad_action": "动作无效", "not_a_seat": "座位无效"}
 
 
+#: seats as referees say them in an alert's Chinese (东 E)
+SEAT_WORDS = {"S": "南", "E": "东", "N": "北", "W": "西"}
+
+
 def refusal_words(exc: GuandanError) -> str:
     """An engine refusal as a referee reads it: ``未轮到该座位 | it is N's turn, not S's``."""
     return f"{REFUSAL_WORDS.get(exc.reason, '不合规则')} | {exc}"
@@ -105,7 +109,7 @@ def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
             case ReportDue(seat=seat, count=count):
                 c.emit("report_due", deal=d.number, seat=seat, cards_left=count)
             case Foul(what=what, seat=seat):
-                c.alert(what, seat, "10-card report missing (未报牌)" if what == "missing_report" else what,
+                c.alert(what, seat, "未报牌：剩 10 张未报 | 10-card report missing" if what == "missing_report" else what,
                         {"cards_left": len(st.hand(seat))})
             case TributePlanned(resisted=resisted, payments=payments, leader=leader):
                 # who pays whom, never which cards a payer could give: those are still in its hand
@@ -120,7 +124,7 @@ def run_effects(c: TableState, effects: list[EngineEffect]) -> None:
                 c.emit("return", deal=d.number, seat=seat, to=to, card=card)
                 c.effect(Light(seat, "turn", False))
             case SlowPlay(seat=seat, late_by=late_by):
-                c.alert("slow_play", seat, f"over the time limit by {late_by:.0f} s (超时)",
+                c.alert("slow_play", seat, f"出牌超时 {late_by:.0f} 秒 | over the time limit by {late_by:.0f} s",
                         {"late_by": round(late_by, 1)})
             case TimedOut(seat=seat, action=action):
                 c.emit("timeout", deal=d.number, seat=seat, action=action)

@@ -23,7 +23,7 @@ from guandan import deal as engine
 
 from .model import Light
 from .state import TableDeal, TableState
-from .steps import FOUL_OF_REASON, act_on
+from .steps import FOUL_OF_REASON, act_on, refusal_words
 from .views import CHOICE_TEXT, choice_deadline, publish_hands, publish_state
 
 #: seat-panel buttons while 上游 chooses: pass takes the default giver's card, confirm the other one
@@ -62,7 +62,7 @@ def _hold(c: TableState, d: TableDeal, action: act.Action, cards: list[Card],
     try:
         engine.apply(d.state, action, c.now)
     except GuandanError as exc:
-        c.alert(FOUL_OF_REASON.get(exc.reason, "wrong_tribute"), seat, str(exc), {**evidence, "reason": exc.reason})
+        c.alert(FOUL_OF_REASON.get(exc.reason, "wrong_tribute"), seat, refusal_words(exc), {**evidence, "reason": exc.reason})
         return
     d.tribute_held[seat] = action.cards[0]
     d.zone[seat] = list(cards)

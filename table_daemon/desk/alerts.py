@@ -14,16 +14,16 @@ from .clock import local
 
 #: alert code -> (中文, English)
 NAMES: dict[str, tuple[str, str]] = {
-    "out_of_turn": ("不按顺序出牌", "out of turn"),
+    "out_of_turn": ("越序出牌", "out of turn"),
     "exposed_card": ("暴露张", "exposed card"),
-    "illegal_play": ("违规出牌", "illegal play"),
-    "not_held": ("非本家牌", "card not in the seat's hand"),
+    "illegal_play": ("出错牌", "illegal play"),
+    "not_held": ("所出之牌不在手中", "card not in the seat's hand"),
     "missing_report": ("未报牌", "10-card report missing"),
     "wrong_report": ("报牌错误", "wrong 10-card report"),
     "slow_play": ("出牌超时", "slow play"),
     "wrong_tribute": ("进贡错误", "wrong tribute"),
     "wrong_return": ("还贡错误", "wrong return"),
-    "wrong_manner": ("出牌方式不当", "wrong manner of play"),
+    "wrong_manner": ("未按规定方式出牌", "wrong manner of play"),
     "misread": ("识别不确定", "misread (the reader is unsure)"),
     "dealer_fault": ("发牌机故障", "dealer fault"),
     "dealer_jam": ("发牌机卡牌", "dealer jam"),

@@ -16,7 +16,7 @@ from .standings import Outcome
 
 STANDINGS_COLUMNS = (
     ("rank", "名次 Rank"), ("name", "队名 Team"), ("unit", "单位 Unit"), ("match_points", "场分 MP"),
-    ("level_points", "级差分 Level pts"), ("opponent_points", "对手分 Opp."), ("fouls", "违例 Fouls"),
+    ("level_points", "级差分 Level pts"), ("opponent_points", "对手分 Opp."), ("fouls", "违例 Violations"),
     ("played", "场次 Played"), ("byes", "轮空 Byes"), ("duplicate", "复式 Dup."), ("lot_no", "抽签号 Lot no."),
 )
 
@@ -63,7 +63,7 @@ def match_results(outcomes: Sequence[Outcome],
             words = "作废 void"
         else:
             won = f"胜方 winner {o.winner}" if o.winner in ("NS", "EW") else "平局 draw"
-            words = f"NS {levels['NS']} / EW {levels['EW']} · {won}"
+            words = f"NS {level_word(levels['NS'])} / EW {level_word(levels['EW'])} · {won}"
         out[key] = {"levels": levels, "winner": o.winner, "void": o.void, "ruling": ruling,
                     "words": " · ".join(filter(None, (words, ruling)))}
     return out
@@ -111,11 +111,19 @@ def pairings_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     return out.getvalue()
 
 
+#: an event's scoring variant (``points.VARIANTS``) as the notice board says it
+SCORING_WORDS = {
+    "standard": "场分 2/1/0，级差分 26 分制 · match points 2/1/0, level points out of 26",
+    "three_point": "场分 3/0（未打完 2/1）· match points 3/0 (unfinished 2/1)",
+    "level_value": "场分 2/1/0，级差分按级数牌面计 · match points 2/1/0, level points by face value",
+    "one_to_three": "每副上游方得 3/2/1 分 · each deal 3/2/1 to the 上游 team",
+}
+
 #: Columns of the printed standings: what a notice board reader needs (no internal numbers such as lots).
 PRINT_COLUMNS = (
     ("rank", "名次<br>Rank"), ("name", "队名 Team"), ("players", "队员 Players"), ("unit", "单位 Unit"),
     ("match_points", "场分<br>MP"), ("level_points", "级差分<br>Level pts"), ("opponent_points", "对手分<br>Opp."),
-    ("fouls", "违例<br>Fouls"), ("played", "场次<br>Played"),
+    ("fouls", "违例<br>Violations"), ("played", "场次<br>Played"),
 )
 def local_time(stamp: str, tz: str = DEFAULT_TZ) -> str:
     """``2026-11-29T10:00:00.123Z`` as local wall time, ``2026-11-29 18:00 (北京时间 UTC+08:00)``."""
@@ -179,7 +187,7 @@ td.rank {{ font-weight: 700; }} td.name {{ font-weight: 700; }} td.players {{ fo
 </style></head><body>
 <h1>成绩公告 · Standings — {event}</h1>
 <p class="meta">版本 Version {report['version']} · 计算于 computed {e(local_time(str(report.get('computed_at', '')), tz))}
- · 计分 scoring {e(str(report.get('scoring', '')))}</p>
+ · 计分 Scoring: {e(SCORING_WORDS.get(str(report.get('scoring', '')), str(report.get('scoring', ''))))}</p>
 <table id="standings"><tr>{head}</tr>{body}</table>
 {knockout}
 {pairs}

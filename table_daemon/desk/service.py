@@ -34,6 +34,7 @@ from typing import Any
 from ..adapters.consumer_link import MqttLink, dumps
 from ..display.hub import Hub
 from ..version import VERSION
+from . import alerts as al
 from . import boards as bd
 from . import event as ev
 from . import rounds
@@ -350,7 +351,7 @@ class Desk:
         self.store.add_alert(alert.table, {"schema": 1, "event": self.event, "table": alert.table,
                                            "type": "alert", "code": alert.code, "message": alert.message,
                                            "evidence": dict(alert.evidence), "ts": now(), "source": "desk"})
-        self._say(f"{alert.table} 警报 alert {alert.code}: {alert.message}")
+        self._say(f"{alert.table} 警报 alert {al.type_words(alert.code)}: {alert.message}")
 
     def _check_absent(self) -> None:
         """Raise the alerts now due for tables gone in the middle of a match of the current round (never

@@ -51,7 +51,7 @@ TABLE_COMMANDS: dict[str, tuple[str, ...]] = {
 COMMAND_WORDS = {"pause": "暂停 pause", "resume": "继续 resume", "start_deal": "发牌 deal",
                  "penalty": "判罚 penalty", "correct": "更正 correction"}
 CORRECTION_WORDS = {"undo_last": "撤销上一步 undo the last action", "take_back": "收回重出 take back a play",
-                    "skip_turn": "跳过出牌 skip the turn", "skip_trick": "本墩不出 skip the rest of the trick",
+                    "skip_turn": "停止本次出牌 skip the turn", "skip_trick": "停止一圈出牌权 skip the rest of the trick",
                     "redo_tribute": "重新进贡 redo the tribute", "void_deal": "本副作废 void the deal"}
 #: a referee's correction (a stored row's ``action``) in words
 ACTION_WORDS = {"change": "更正成绩 change", "void": "作废 void", "restore": "恢复 restore",

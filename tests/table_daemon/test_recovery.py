@@ -143,8 +143,8 @@ def test_kill_9_mid_deal_recovers_the_same_deal(mosquitto: Any, topic_root: Any,
             won_before = [m.payload["trick"] for m in before if m.payload.get("type") == "trick_won"
                           and m.payload["deal"] == last_deal["deal"]]
             if won_before and not dealt_again:
-                first_line = next(line for line in err.decode().splitlines() if "墩" in line)
-                assert f"第{won_before[-1] + 1}墩" in first_line, first_line
+                first_line = next(line for line in err.decode().splitlines() if "圈" in line)
+                assert f"第{won_before[-1] + 1}圈" in first_line, first_line
         records = {m.payload["id"]: m.payload for m in msgs if m.topic.endswith("/results")}
         d1 = records[f"{topic_root.event}/{topic_root.table}/m1/d1"]
         assert replay(d1)["ok"] and len(d1["actions"]) > 30

@@ -21,3 +21,25 @@ def test_a_sealed_board_is_said_sealed_not_none() -> None:
     assert "board 2) over, its result sealed" in lines[1] and "封存" in lines[2] and "draw" not in lines[2]
     assert not any("None" in line for line in lines[:3])
     assert lines[3].endswith("deal 7 over: NS +3")
+
+
+def test_the_console_speaks_the_referees_words() -> None:
+    """A walk-through of the wording: "E 出完 第1名", "打T", "级数 {'NS': '3', 'EW': 'A+'}" (a Python dict), a trick
+    called 墩 and an alert called 警告 (a penalty's name, rules §11) with its raw code."""
+    out = io.StringIO()
+    show = progress_printer("T01", out)
+    show("events", {"type": "deal_started", "deal": 1, "level": "T", "played": "EW"})
+    show("events", {"type": "trick_won", "deal": 1, "trick": 3, "seat": "E"})
+    show("events", {"type": "seat_out", "deal": 1, "seat": "E", "place": 1})
+    show("events", {"type": "deal_over", "deal": 1, "finish": ["E", "W"], "winner": "EW", "up": 3,
+                    "levels": {"NS": "2", "EW": "K"}})
+    show("events", {"type": "match_over", "winner": "EW", "levels": {"NS": "3", "EW": "A+"}})
+    show("alerts", {"type": "alert", "code": "out_of_turn", "message": "越序出牌 | out of turn"})
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "[T01] 第1副开始 打10（东西 EW 的级） | deal 1 started, level 10 of EW",
+        "[T01] 第3圈 东 E 拿下 | trick 3 won by E",
+        "[T01] 东 E 出完 上游 | E out, place 1",
+        "[T01] 第1副结束 上游 东 E，东西 EW 升3级 → NS 2 / EW K | deal 1 over: EW +3",
+        "[T01] 比赛结束 东西 EW 胜 · NS 3 / EW A+ | match over: EW wins",
+        "[T01] 警报 alert 越序出牌 out of turn: 越序出牌 | out of turn"]

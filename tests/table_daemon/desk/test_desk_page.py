@@ -124,7 +124,7 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         page.wait_for_function("document.querySelectorAll('#alerts tbody tr').length === 3", timeout=10000)
         page.click("#ack-misreads")
         page.wait_for_function("document.querySelectorAll('#alerts tbody tr').length === 1", timeout=10000)
-        assert "非本家牌" in page.inner_text("#alerts tbody")
+        assert "所出之牌不在手中" in page.inner_text("#alerts tbody")
         # what referees did is on the desk's console too, with who did it
         assert any("referee 裁判 Li paired round 1" in line for line in said), said
         assert any("referee 裁判 Li acknowledged 2 misread alerts" in line for line in said), said
