@@ -39,6 +39,27 @@ def phase_words(phase: Any) -> str:
     return PHASE_WORDS.get(str(phase), str(phase))
 
 
+#: a table's devices (its ``status``' ``devices``) and their states in words
+DEVICE_NAMES = {"dealer": "发牌机 dealer", "camera": "摄像头 camera", "panels": "座位面板 panels"}
+DEVICE_STATES = {"ok": "正常 ok", "idle": "空闲 idle", "ready": "就绪 ready", "dealing": "发牌中 dealing",
+                 "missing": "未找到 missing", "fault": "故障 fault", "lost": "失去连接 lost",
+                 "none": "未配置 not configured"}
+
+
+def device_words(devices: Any) -> list[str]:
+    """Each device of a table's status in Chinese and English, ``发牌机 dealer：故障 fault (no reply)``; a
+    device or state this desk does not know is shown as it came."""
+    if not isinstance(devices, dict):
+        return []
+    out = []
+    for name, device in devices.items():
+        state = device.get("state") if isinstance(device, dict) else device
+        error = device.get("error") if isinstance(device, dict) else None
+        out.append(f"{DEVICE_NAMES.get(str(name), str(name))}：{DEVICE_STATES.get(str(state), str(state or '?'))}"
+                   + (f" ({error})" if error else ""))
+    return out
+
+
 def start_id(event: str, table: str, round_no: int) -> str:
     """The id of the desk's ``start_match`` for round ``round_no`` at ``table`` (echoed in results)."""
     return f"{event}/{table}/m{round_no}/start"

@@ -111,6 +111,7 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
         pairing = current.get(name)
         row: dict[str, Any] = {
             "table": name, "online": bool(status.get("online", False)), "devices": status.get("devices"),
+            "device_words": rounds.device_words(status.get("devices")),
             "phase": state.get("phase"), "phase_words": rounds.phase_words(state.get("phase")),
             "level": state.get("level"), "levels": state.get("levels"),
             "deal": state.get("deal"), "deals_played": state.get("deals_played"),

@@ -55,3 +55,23 @@ def test_a_standby_desk_serves_its_copy_read_only(tmp_path: Path) -> None:
     finally:
         web.stop()
         store.close()
+
+
+def test_each_tables_devices_are_named_in_chinese_and_english(tmp_path: Path) -> None:
+    """The desk page's Devices column said "dealer: dealing; camera: ok; panels: ok", English only."""
+    from table_daemon.desk.rounds import device_words
+    from table_daemon.desk.web import tables_view
+
+    assert device_words({"dealer": {"source": "/dev/ttyUSB0", "state": "fault", "error": "no reply"},
+                         "camera": {"state": "ok"}, "panels": {"state": "none"}, "lamp": {"state": "odd"}}) == [
+        "发牌机 dealer：故障 fault (no reply)", "摄像头 camera：正常 ok", "座位面板 panels：未配置 not configured",
+        "lamp：odd"]
+    assert device_words(None) == [] and device_words({"dealer": "dealing"}) == ["发牌机 dealer：发牌中 dealing"]
+    store = Store(tmp_path / "desk.sqlite")
+    store.set_up("ev", [Team(1, "红队"), Team(2, "蓝队")], {"tables": ["T01"]}, "seed")
+    store.set_status("T01", {"online": True, "devices": {"dealer": {"state": "dealing"}}})
+    try:
+        row = tables_view(store, Hub("ev"))["tables"][0]
+        assert row["device_words"] == ["发牌机 dealer：发牌中 dealing"]
+    finally:
+        store.close()
