@@ -102,6 +102,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                            "deals:N, one deal a board)")
     init.add_argument("--duplicate", action="store_true", help="复式 duplicate event: compare boards")
     init.add_argument("--units-together", action="store_true", help="不回避: do not keep same-unit pairs apart")
+    init.add_argument("--seating", choices=("first_ns", "first_ew", "lot"),
+                      help="方位 who sits NS: first_ns, the better placed team of a match; first_ew, it sits EW (004 "
+                           "六); lot, the larger 抽签号 sits NS (003 十四 第2条); default: the profile's documents "
+                           "(jiangsu lot, club-004 first_ew, others first_ns)")
     init.add_argument("--tables", help="table ids in order, comma separated, one for each match of a round "
                                        "(default T01, T02, ...)")
     init.add_argument("--lot-seed", help="seed of the lots (default: drawn at random and recorded)")

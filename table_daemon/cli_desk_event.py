@@ -160,7 +160,7 @@ def _profile_arg(value: str) -> str | dict[str, Any]:
 
 def run_init(args: argparse.Namespace) -> int:
     from .desk import clock
-    from .desk.event import EventError, read_pairs_csv, tables_error, too_few_tables
+    from .desk.event import EventError, default_seating, read_pairs_csv, tables_error, too_few_tables
     from .desk.store import StoreError
 
     try:
@@ -172,6 +172,7 @@ def run_init(args: argparse.Namespace) -> int:
                                 "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,
                                 "match_end": _match_end_of(args.match_end, boards)}
+    settings["seating"] = args.seating or default_seating(settings["profile"])
     if args.deal_file:
         settings["deal_file"] = args.deal_file
     if boards is not None:

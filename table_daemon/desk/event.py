@@ -19,6 +19,28 @@ from .standings import Team
 from .store import Store, StoreError, now
 
 METHODS = ("swiss", "round_robin", "knockout")
+#: who sits NS at a table (方位): ``first_ns``, the pairing's first team (the better placed); ``first_ew``, the
+#: first team sits EW (004 六: "对阵表上排前者就座东西方位，排后者则就座南北方位"); ``lot``, the larger 抽签号
+#: sits NS (003 十四 第2条: "大号（指抽签号）运动员坐南北向，小号坐东西向")
+SEATINGS = ("first_ns", "first_ew", "lot")
+#: the seating a rule profile's documents give, when ``desk init --seating`` does not name one
+PROFILE_SEATING = {"jiangsu": "lot", "club-004": "first_ew"}
+
+
+def default_seating(profile: Any) -> str:
+    """The seating of an event's profile (a shipped profile's name, or settings with a ``base``)."""
+    name = profile.get("base", profile.get("name")) if isinstance(profile, dict) else profile
+    return PROFILE_SEATING.get(str(name), "first_ns")
+
+
+def seated(pairs: pairing.Pairing, seating: str, lot_no: dict[int, int]) -> pairing.Pairing:
+    """Each match of ``pairs`` with its NS team first, as ``seating`` says (a bye as it is)."""
+    out: pairing.Pairing = []
+    for a, b in pairs:
+        if b is not None and (seating == "first_ew" or (seating == "lot" and lot_no.get(a, 0) < lot_no.get(b, 0))):
+            a, b = b, a
+        out.append((a, b))
+    return out
 _HEADERS = {
     "name": ("team", "name", "队名", "队伍", "组合"),
     "player1": ("player1", "player 1", "队员1", "选手1"),
@@ -265,6 +287,8 @@ def pair_round(store: Store, round_no: int, method: str | None = None, *,
             pairs = _knockout(store, pairings, order, round_no, gone, top)
     except pairing.PairingError as exc:
         raise EventError(f"round {round_no}: {exc}") from exc
+    seating = str(store.settings().get("seating") or "first_ns")
+    pairs = seated(pairs, seating, {r["team"]: r["lot_no"] for r in report["rows"]})
     tables = list(store.settings().get("tables") or [])
     # a database set up before desk init checked its tables may hold a bad list: say so, never crash or invent
     error = tables_error(tables) or too_few_tables(tables, sum(b is not None for _, b in pairs))

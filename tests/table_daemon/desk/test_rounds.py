@@ -185,3 +185,42 @@ def test_the_same_unit_note_is_said_only_where_a_pairing_could_have_kept_them_ap
         assert main(["desk", "pair", "--db", db, "--round", "1", "--method", method]) == 0
         said = capsys.readouterr().err
         assert ("本轮无法回避" in said) == (method == "swiss"), (method, said)
+
+
+@pytest.mark.parametrize("seating", ["first_ns", "first_ew", "lot"])
+def test_who_sits_ns_follows_the_events_seating(tmp_path: Path, seating: str) -> None:
+    """方位: the pairing's better placed team sat NS at every event; 003 十四 第2条 seats the larger 抽签号 NS, 004
+    六 the first-listed team EW. Each is an event setting (``desk init --seating``, by default the profile's)."""
+    (tmp_path / "p.csv").write_text("team,player1,player2,unit\n" + "".join(f"T{i},a{i},b{i},U{i}\n" for i in range(8)))
+    stores = []
+    for i, name in enumerate(("first_ns", seating)):
+        s = Store(tmp_path / f"{i}.sqlite")
+        s.set_up("ev", event.read_pairs_csv(tmp_path / "p.csv"), {"seating": name}, "seed-1")
+        stores.append(s)
+    plain = [(p["ns"], p["ew"]) for p in event.pair_round(stores[0], 1, "swiss")]
+    rows = event.pair_round(stores[1], 1, "swiss")
+    lot = {r["team"]: r["lot_no"] for r in event.standings_report(stores[1])["rows"]}
+    got = [(p["ns"], p["ew"]) for p in rows]
+    if seating == "first_ns":
+        assert got == plain
+    elif seating == "first_ew":
+        assert got == [(b, a) for a, b in plain]
+    else:
+        assert all(lot[ns] > lot[ew] for ns, ew in got) and {frozenset(p) for p in got} == {frozenset(p) for p in plain}
+        assert got != plain  # the lots differ from the standings' order here, or the test proves nothing
+
+
+def test_the_profiles_documents_choose_the_seating_unless_named(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from table_daemon.cli import main
+
+    (tmp_path / "p.csv").write_text(CSV)
+    for profile, flag, want in (("jiangsu", [], "lot"), ("club-004", [], "first_ew"), ("national", [], "first_ns"),
+                                ("jiangsu", ["--seating", "first_ns"], "first_ns")):
+        db = str(tmp_path / f"{profile}-{len(flag)}.sqlite")
+        assert main(["desk", "init", "--db", db, "--event", "e", "--pairs", str(tmp_path / "p.csv"),
+                     "--profile", profile, *flag]) == 0
+        assert json.loads(capsys.readouterr().out)["settings"]["seating"] == want
+    assert event.default_seating({"base": "jiangsu", "turn_seconds": 20}) == "lot"
