@@ -53,8 +53,12 @@ def default_action(state: DealState) -> list[Action]:
     return []
 
 
-def tick(state: DealState, t: float, *, auto_seats: Collection[str] = ()) -> tuple[DealState, list[Effect]]:
-    """Advance the clock to ``t``: nothing before the deadline; after it, the time-out of the profile."""
+def tick(state: DealState, t: float, *, auto_seats: Collection[str] = (),
+         physical: bool = False) -> tuple[DealState, list[Effect]]:
+    """Advance the clock to ``t``: nothing before the deadline; after it, the time-out of the profile.
+    ``auto_seats``: seats played by software, which always take the automatic action; ``physical``: a table of
+    real cards, where no other seat does, whatever the profile says (rules §6.7: a time-out there is an alert for
+    the referee; the table cannot play a card still in a player's hand)."""
     due = deadline(state)
     if due is None or t < due:
         return state, []
@@ -62,7 +66,7 @@ def tick(state: DealState, t: float, *, auto_seats: Collection[str] = ()) -> tup
         seats = [SEATS[state.turn]]
     else:
         seats = [s for s, _ in state.pending_returns()]
-    auto = state.profile.timeout_action == "auto" or any(s in auto_seats for s in seats)
+    auto = (state.profile.timeout_action == "auto" and not physical) or any(s in auto_seats for s in seats)
     if not auto:
         if state.warned:
             return state, []

@@ -67,7 +67,9 @@ def new_cards(before: list[Card], seen: list[Card]) -> list[Card]:
 def choose_reading(cards: list[Card], level: int, wild_reading: str,
                    over: Reading | None) -> Decided:
     """The reading a laid-out play counts as against ``over``: (reading, (), "") when decided;
-    (None, candidates, "ambiguous") when the seat must declare; (None, (), reason) when it is illegal."""
+    (None, candidates, "ambiguous") when the seat must declare (several readings beat the trick under
+    ``declare``, or the reading the order or the profile gives does not beat it and another would);
+    (None, (), reason) when it is illegal."""
     readings = classify(cards, level)
     if not readings:
         return None, (), "不成牌型 | not a combination"
@@ -82,9 +84,10 @@ def choose_reading(cards: list[Card], level: int, wild_reading: str,
         return (None, pool, "ambiguous") if pool else (None, (), f"压不过上家：这些牌怎么配都压不过 {over} | no reading of these cards beats {over}")
     if over is None or beats(reading, over, level):
         return reading, (), ""
+    # the laid-out order (or the profile's strongest reading) says a reading that does not beat the trick, and
+    # another reading of the cards would: the table never takes that one without the seat saying so (rules §5:
+    # "the table never guesses without saying so"), nor calls a foul the seat may mean otherwise: it asks
     pool = tuple(r for r in readings if beats(r, over, level))
-    if len(pool) == 1 or (pool and wild_reading != "declare"):
-        return pool[0], (), ""
     if pool:
         return None, pool, "ambiguous"
     return None, (), f"压不过上家 | {reading} does not beat {over}"

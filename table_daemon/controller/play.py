@@ -220,7 +220,7 @@ def on_tick(c: TableState) -> None:
     if due is not None and d.warned_at != d.state.turn_since and c.now >= due - c.timing.warn_before:
         d.warned_at = d.state.turn_since
         c.emit("timer_warning", deal=d.number, seat=d.state.to_move, seconds_left=round(max(0.0, due - c.now), 1))
-    new, effects = engine_tick(d.state, c.now, auto_seats=c.software_seats)
+    new, effects = engine_tick(d.state, c.now, auto_seats=c.software_seats, physical=True)
     if new is not d.state:
         before, d.state = d.state, new
         if any(isinstance(ef, TimedOut) for ef in effects):

@@ -122,6 +122,23 @@ def test_order_decides_under_strongest_unless_declared_and_confirm_button_takes_
     assert h2.of("events", "play")[0]["reading"]["rank"] == "K"
 
 
+@pytest.mark.parametrize("profile", ["national", "competitive-2017"])
+def test_a_laid_out_reading_that_does_not_beat_is_asked_about_never_replaced(profile: str) -> None:
+    """W leads 777+33; S lays H2 S6 C6 SK DK: the wild at the left says 666+KK (rules §5), which does not beat it.
+    The table took KKK+66 in silence and published it as the seat's declared reading. It asks the seat now; the
+    seat's answer is a declaration, and the record replays."""
+    h = _leader_game(profile, fixed={"W": "S7 D7 C7 S3 C3", "S": "H2 S6 C6 SK DK"})
+    h.deal.state = engine.begin_play(h.state, "W", h.now)
+    h.send(CardsSeen("W", ["S3", "C3", "S7", "D7", "C7"]))
+    assert h.of("events", "play")[0]["reading"] == {"type": "full_house", "rank": "7", "size": 5}
+    h.send(CardsSeen("S", ["H2", "S6", "C6", "SK", "DK"]))
+    (ask,) = h.of("events", "declare_needed")
+    assert ask["seat"] == "S" and ask["candidates"] == [{"type": "full_house", "rank": "K", "size": 5}]
+    assert len(h.of("events", "play")) == 1 and not h.alerts("illegal_play")
+    h.send(Press("S", "confirm"))  # the first reading offered
+    assert h.of("events", "play")[1]["reading"] == {"type": "full_house", "rank": "K", "size": 5}
+
+
 def test_missing_report_is_a_foul() -> None:
     h = Harness(seed=3, hands=[hands_with(11)])
     h.start_match()
@@ -154,6 +171,23 @@ def test_timer_warning_and_slow_play() -> None:
     assert h.alerts("slow_play")[0]["seat"] == seat
     h.send(Tick(), dt=3)
     assert len(h.alerts("slow_play")) == 1  # once per turn
+
+
+def test_a_physical_seat_is_never_played_for_when_its_time_runs_out() -> None:
+    """competitive-2017's time-out action (001: lead the smallest single, else pass) is for seats played by
+    software (rules §6.7). The table played S3 for a player whose S3 was still in his hand, and said nothing."""
+    h = _leader_game("competitive-2017")
+    seat = h.to_move
+    left = len(h.state.hand(seat))
+    h.send(Tick(), dt=41)  # past the 40 s of the first lead
+    assert h.alerts("slow_play")[0]["seat"] == seat
+    assert not h.of("events", "timeout") and not h.of("events", "play")
+    assert len(h.state.hand(seat)) == left and h.state.to_move == seat
+    # a seat played by software still takes the automatic action (001)
+    h2 = _leader_game("competitive-2017")
+    h2.c.software_seats = tuple(SEATS)
+    h2.send(Tick(), dt=41)
+    assert h2.of("events", "timeout") and not h2.alerts("slow_play")
 
 
 def test_commands_reply_and_refuse_without_changing_anything() -> None:
