@@ -106,7 +106,15 @@ def parse_cards(tokens: Iterable[str] | str, *, max_copies: int | None = COPIES)
     """
     if isinstance(tokens, str):
         tokens = tokens.replace(",", " ").split()
+    tokens = list(tokens)
     cards = [parse_card(t) for t in tokens]
+    copies: set[tuple[int, int]] = set()  # a ``#1``/``#2`` suffix names one physical card: never twice
+    for c, token in zip(cards, tokens, strict=True):
+        if "#" in token:
+            copy = parse_physical(token)[1]
+            if (c.id, copy or 0) in copies:
+                raise InvalidCardError(f"card {token.strip()} appears twice: it names one physical card")
+            copies.add((c.id, copy or 0))
     if max_copies is not None:
         seen: dict[int, int] = {}
         for c in cards:

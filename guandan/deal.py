@@ -51,7 +51,7 @@ from .effects import (
     Turn,
     WentOut,
 )
-from .errors import GuandanError
+from .errors import AmbiguousPlayError, GuandanError
 from .profiles import Profile
 from .readings import beats
 from .tribute import plan_tribute, return_allowed
@@ -176,8 +176,18 @@ def _play_or_pass(state: DealState, action: Action, t: float) -> tuple[DealState
     if rest is None:
         missing = sorted({c.code for c in cards if cards.count(c) > hands[idx].count(c)})
         raise _illegal("not_held", f"{seat} does not hold {' '.join(missing)}")
-    reading = read_play(cards, state.level, state.profile.wild_reading, action.reading)
     over = state.trick_reading
+    try:
+        reading = read_play(cards, state.level, state.profile.wild_reading, action.reading)
+    except AmbiguousPlayError as exc:
+        # under ``declare`` only the readings that are legal here count: one of them needs no declaration
+        # (deal-record.md: "a play that still has two legal readings is an error")
+        legal = [r for r in exc.candidates if over is None or beats(r, over, state.level)]
+        if over is not None and not legal:
+            raise _illegal("does_not_beat", f"no reading of {' '.join(c.code for c in cards)} beats {over}") from None
+        if len(legal) != 1:
+            raise
+        reading = legal[0]
     if over is not None and not beats(reading, over, state.level):
         raise _illegal("does_not_beat", f"{reading} does not beat {over}")
     new_hands: Hands = hands[:idx] + (rest,) + hands[idx + 1 :]  # type: ignore[assignment]

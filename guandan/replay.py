@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .actions import action_from_json, give, return_card
-from .cards import SEATS, parse_card, parse_cards, partner
+from .cards import SEATS, parse_card, parse_cards, partner, team_of
 from .deal import PLAYING, DealState, apply, skip_turn, start_deal
 from .errors import GuandanError
 from .levels import Settlement, format_team_level, parse_team, parse_team_level, settle
@@ -119,6 +119,37 @@ def _deal_line_level(line: Any) -> int | None:
         return None
 
 
+def _check_played_team(record: Mapping[str, Any], team: str) -> None:
+    """A deal is played at the level of the team that won the previous deal (rules §2): ``played`` must be the
+    team of the record's ``previous_finish``'s 上游, when it has one."""
+    prev = record.get("previous_finish")
+    if not isinstance(prev, list) or not prev or prev[0] not in SEATS:
+        return
+    won = team_of(prev[0])
+    if team != won:
+        raise ReplayError(-1, "wrong_level", f"deal played at {team}'s level, but {won} won the previous deal "
+                          f"({prev[0]} went out first)", "played")
+
+
+def _check_first_lead(record: Mapping[str, Any], leader: str, hands: Mapping[str, Any]) -> None:
+    """A first deal's leader is the one its ``first_lead`` names, and a turned or first-dealt card it names is
+    in that seat's hand (rules §6: whoever gets it leads)."""
+    first = record.get("first_lead")
+    if not isinstance(first, Mapping) or first.get("seat") not in SEATS:
+        return
+    if first["seat"] != leader:
+        raise ReplayError(-1, "wrong_leader", f"first_lead names {first['seat']}, but {leader} leads", "leader")
+    if first.get("rule") in ("turned_card", "first_dealt") and isinstance(first.get("card"), str):
+        try:
+            card = parse_card(first["card"])
+        except GuandanError:
+            raise ReplayError(-1, "bad_record", f"first_lead.card: {first['card']!r} is no card"[:200],
+                              "first_lead") from None
+        if card not in hands[leader]:
+            raise ReplayError(-1, "wrong_leader", f"{leader} leads on {card.code} ({first['rule']}), but does not "
+                              f"hold it", "first_lead")
+
+
 def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[dict[str, int], str]:
     """The levels of both teams before the deal and the team whose level was played (both required)."""
     before, played = record["levels_before"], record["played"]
@@ -142,7 +173,9 @@ def _context(record: Mapping[str, Any], level: int, profile: Profile) -> tuple[d
         if line_level is not None and line_level != level:
             raise ReplayError(-1, "wrong_level", f"board {board} is played at {format_team_level(line_level)}, "
                               f"not {format_team_level(level)}", "level")
-    elif profile.fixed_level is None and levels[team] != level:
+    elif profile.fixed_level is None:
+        _check_played_team(record, team)
+    if board is None and profile.fixed_level is None and levels[team] != level:
         raise ReplayError(
             -1, "wrong_level", f"deal played at {format_team_level(level)} but {team} is at "
             f"{format_team_level(levels[team])}", "level",
@@ -188,6 +221,8 @@ def _start(record: Mapping[str, Any], profile: Profile, level: int, hands: dict[
     leader = record["leader"]
     if leader not in SEATS:
         raise ReplayError(-1, "bad_record", f"leader must be a seat, got {leader!r}", "leader")
+    if not tribute and record.get("previous_finish") is None:
+        _check_first_lead(record, leader, hands)
     first_error: ReplayError | None = None
     for finish in _finishes_to_try(record, tribute):
         try:

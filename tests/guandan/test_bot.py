@@ -12,7 +12,7 @@ import pytest
 
 from guandan.actions import PLAY, Action
 from guandan.bot import Bot, deal_hands, play_out
-from guandan.cards import ALL_CARDS, SEATS, Card
+from guandan.cards import ALL_CARDS, SEATS, Card, team_of
 from guandan.combinations import Reading, legal_plays
 from guandan.deal import apply, read_play, start_deal
 from guandan.deal_state import DealState
@@ -63,8 +63,9 @@ def test_bot_deals_conserve_cards_play_legally_and_replay(profile: Profile) -> N
             replayed, _ = apply(replayed, action, 0.0)
         assert replayed.finish_order() == state.finish_order()
         # the record round-trips through JSON and replays to the same result
-        lv = {"NS": state.level, "EW": parse_team_level("5")}
-        record = json.loads(json.dumps(build_record(state, levels_before=lv, played="NS", previous_finish=finish)))
+        team = team_of(finish[0]) if finish else "NS"  # the previous deal's 上游 plays its level (rules §2)
+        lv = {team: state.level, "EW" if team == "NS" else "NS": parse_team_level("5")}
+        record = json.loads(json.dumps(build_record(state, levels_before=lv, played=team, previous_finish=finish)))
         answer = replay(record)
         assert answer["ok"], (n, answer)
         assert answer["finish"] == state.finish_order() == record["result"]["finish"]

@@ -59,3 +59,11 @@ def test_seats_in_play_order() -> None:
     assert previous_seat("S") == "W"
     assert partner("E") == "W"
     assert team_of("N") == "NS" and team_of("W") == "EW"
+
+
+def test_one_physical_copy_named_twice_is_rejected() -> None:
+    """``S5#1 S5#1`` classified as a pair of 5s: the suffix names one physical card (rules §1)."""
+    with pytest.raises(InvalidCardError, match="S5#1 appears twice"):
+        parse_cards(["S5#1", "S5#1"])
+    assert [c.code for c in parse_cards(["S5#1", "S5#2"])] == ["S5", "S5"]
+    assert [c.code for c in parse_cards("S5#1 S5")] == ["S5", "S5"]

@@ -88,6 +88,21 @@ def test_ambiguous_under_declare_and_strongest_otherwise() -> None:
     assert kinds(eff, "play")[0]["reading"]["rank"] == "K"
 
 
+def test_under_declare_a_play_with_one_legal_reading_needs_no_declaration() -> None:
+    """deal-record.md: "under declare, a play that still has two legal readings is an error". E led QQQ+33 and
+    S's 66 wild KK (666+KK or KKK+66) beats it only as KKK+66: the engine and `rules replay` asked for a
+    declaration all the same."""
+    cards = "S6 C6 H2 SK DK"
+    st, eff = run(position(COMP, leader="E", E="SQ DQ CQ S3 C3 D4", N="S5", W="S8", S=cards + " D3"),
+                  ("E", "SQ DQ CQ S3 C3"), ("N", None), ("W", None), ("S", cards))
+    assert kinds(eff, "play")[-1]["reading"] == {"type": "full_house", "rank": "K", "size": 5}
+    # over a trick neither reading beats, the play does not beat it (not "ambiguous")
+    with pytest.raises(GuandanError) as info:
+        run(position(COMP, leader="E", E="SA DA CA S3 C3 D4", N="S5", W="S8", S=cards + " D3"),
+            ("E", "SA DA CA S3 C3"), ("N", None), ("W", None), ("S", cards))
+    assert info.value.reason == "does_not_beat"
+
+
 def test_a_declared_reading_the_cards_do_not_admit_is_said_as_such() -> None:
     """Not "these cards form no combination": they form one, only not the one declared."""
     st = position(NAT, S="C6 H6 D3", E="S4")

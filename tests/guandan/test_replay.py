@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from guandan.bot import Bot, deal_hands, play_out
-from guandan.cards import SEATS, partner
+from guandan.cards import SEATS, partner, team_of
 from guandan.levels import parse_team_level
 from guandan.profiles import PROFILES, Profile
 from guandan.record import build_record
@@ -21,14 +21,15 @@ from guandan.replay import replay
 NAT = PROFILES["national"]
 
 
-def make_record(finish: tuple[str, ...] | None = ("E", "S", "W", "N"), seed: int = 11, level: str = "9",
+def make_record(finish: tuple[str, ...] | None = ("S", "E", "N", "W"), seed: int = 11, level: str = "9",
                 profile: Profile = NAT) -> dict[str, Any]:
     rng = random.Random(seed)
     state = play_out(profile, parse_team_level(level), deal_hands(rng), Bot(seed),
                      previous_finish=list(finish) if finish else None, leader="S")
-    before = {"NS": parse_team_level(level), "EW": parse_team_level("4")}
+    played = team_of(finish[0]) if finish else "NS"  # the previous deal's 上游 plays its level (rules §2)
+    before = {played: parse_team_level(level), "EW" if played == "NS" else "NS": parse_team_level("4")}
     meta = {"event": "e1", "table": "T07", "match": 3, "deal": 5}
-    record = build_record(state, levels_before=before, played="NS", previous_finish=list(finish) if finish else None,
+    record = build_record(state, levels_before=before, played=played, previous_finish=list(finish) if finish else None,
                           meta=meta)
     out = json.loads(json.dumps(record))
     assert isinstance(out, dict)
@@ -40,9 +41,9 @@ def test_record_fields_and_clean_replay() -> None:
     for key in ("format", "event", "table", "match", "deal", "profile", "levels_before", "played", "level",
                 "first_lead", "hands", "tribute", "returns", "leader", "actions", "result", "events"):
         assert key in rec
-    assert rec["format"] == "guandan-deal/1" and rec["level"] == "9" and rec["tribute"][0]["from"] == "N"
+    assert rec["format"] == "guandan-deal/1" and rec["level"] == "9" and rec["tribute"][0]["from"] == "W"
     assert all(len(rec["hands"][s]) == 27 for s in SEATS)
-    assert rec["actions"][0]["seat"] == rec["leader"] == "N" and "t" in rec["actions"][0]
+    assert rec["actions"][0]["seat"] == rec["leader"] == "W" and "t" in rec["actions"][0]
     answer = replay(rec)
     assert answer == {"ok": True, "first_error": None, "finish": rec["result"]["finish"],
                       "levels_after": rec["result"]["levels_after"]}
@@ -251,7 +252,7 @@ def test_result_that_is_absent_or_right_replays(change: Any) -> None:
 
 
 def test_match_winner_is_required_when_the_deal_ends_the_match() -> None:
-    rec = make_record(level="A", seed=0)  # NS, at A and playing its A, goes out first with partner not last
+    rec = make_record(level="A", seed=1)  # NS, at A and playing its A, goes out first with partner not last
     assert rec["result"]["match_winner"] == "NS" and replay(rec)["ok"]
     for change in (_set("result.match_winner", None), _drop("result.match_winner"),
                    _set("result.match_winner", "EW")):
@@ -314,3 +315,31 @@ def test_whole_and_missing_action_times_replay() -> None:
     rec["actions"][0]["t"] = 2
     del rec["actions"][1]["t"]
     assert replay(rec)["ok"]
+
+
+def test_a_deal_played_at_the_losers_level_is_refused() -> None:
+    """previous_finish S N (NS won the deal before) with "played": "EW" replayed without a word (rules §2: the
+    deal is played at the level of the team that won the previous deal)."""
+    rec = make_record(finish=("S", "N"), seed=5)
+    assert replay(rec)["ok"]
+    bad = copy.deepcopy(rec)
+    bad["played"], bad["levels_before"] = "EW", {"NS": "4", "EW": rec["level"]}
+    assert _error(bad) == (-1, "wrong_level", "played")
+    assert "NS won the previous deal" in replay(bad)["first_error"]["message"]
+
+
+def test_a_first_deal_s_leader_agrees_with_its_first_lead() -> None:
+    """first_lead turned_card C3 dealt to W, but "leader": "S"; or S leading on a card it does not hold."""
+    rec = make_record(finish=None, seed=5)
+    holder = next(s for s in SEATS if "C3" in rec["hands"][s])
+    rec["first_lead"] = {"rule": "turned_card", "card": "C3", "seat": rec["leader"]}
+    if holder == rec["leader"]:
+        assert replay(rec)["ok"]
+    else:
+        assert _error(rec) == (-1, "wrong_leader", "first_lead")
+    named = copy.deepcopy(rec)
+    named["first_lead"]["seat"] = next(s for s in SEATS if s != rec["leader"])
+    assert _error(named) == (-1, "wrong_leader", "leader")
+    held = copy.deepcopy(rec)
+    held["first_lead"]["card"] = rec["hands"][rec["leader"]][0]
+    assert replay(held)["ok"]
