@@ -2,20 +2,21 @@
 // Cards are drawn as SVG (crisp at any size): rank and suit in the corners, a large pip in the middle, 大王/小王
 // as jokers, the level card marked 级 and the heart level card (the wild, 逢人配) marked 配; a wild in a play
 // shows what it stood for. Ranks are written as people say them: 10, not T. Plays are named in the rule
-// documents' terms (单张, 对子, 三同张, 三带对, 顺子, 三连对, 钢板, 炸弹, 同花顺, 四大天王), Chinese first, English beside.
+// documents' terms (单张, 对子, 三同张, 三带对, 顺子, 三连对, 三同连张, 炸弹, 同花顺, 四大天王; not the
+// nicknames 木板, 钢板, 火箭), Chinese first, English beside.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
-const SUIT = { S: { sym: "♠", color: "black", zh: "黑桃" }, H: { sym: "♥", color: "red", zh: "红桃" },
+const SUIT = { S: { sym: "♠", color: "black", zh: "黑桃" }, H: { sym: "♥", color: "red", zh: "红心" },
   C: { sym: "♣", color: "black", zh: "梅花" }, D: { sym: "♦", color: "red", zh: "方块" } };
 const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
 const SEAT = { S: { zh: "南", en: "S" }, E: { zh: "东", en: "E" }, N: { zh: "北", en: "N" }, W: { zh: "西", en: "W" } };
 const PLAY_ORDER = ["S", "E", "N", "W"];
-const PLACES = ["", "上游 1st", "二游 2nd", "三游 3rd", "下游 4th"];
+const PLACES = ["", "上游 1st", "二游 2nd", "三游 3rd", "下游 last"];
 const PLAY_NAMES = {
   single: ["单张", "single"], pair: ["对子", "pair"], triple: ["三同张", "three of a kind"],
-  full_house: ["三带对", "full house"], straight: ["顺子", "straight"], tube: ["三连对", "three pairs"],
-  plate: ["钢板", "two triples"], bomb: ["炸弹", "bomb"], straight_flush: ["同花顺", "straight flush"],
+  full_house: ["三带对", "full house"], straight: ["顺子", "straight"], tube: ["三连对", "three consecutive pairs"],
+  plate: ["三同连张", "two consecutive triples"], bomb: ["炸弹", "bomb"], straight_flush: ["同花顺", "straight flush"],
   four_jokers: ["四大天王", "four jokers"],
 };
 const SEQ_LEN = { straight: 5, straight_flush: 5, tube: 3, plate: 2 };

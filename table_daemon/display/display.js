@@ -200,16 +200,19 @@ function takeReleased(tab, name, boards) {
 // until the desk releases the board, after every table has played it; the table's result then comes with it.
 const SEALED_NOTE = "复式牌封存至全部牌桌打完 · duplicate board sealed until every table has played it";
 
-/** Which deal, in words: "第3副 Deal 3"; of a duplicate board, the board and the deal apart (a board is a 副, a
- *  deal of a match of boards a 局): "复式牌 第2副 Board 2 · 第6局 Deal 6". */
+/** Which deal, in words: "第3副 Deal 3"; of a duplicate board, the board and the deal apart (a deal is a 副, a
+ *  board its number, 局 the match, rules 000 术语): "复式 2 号牌 Board 2 · 本场第6副 Deal 6". */
 function dealWords(deal, board) {
   const d = deal != null ? deal : "?";
   if (board == null) return "第" + d + "副 Deal " + d;
-  return "复式牌 第" + board + "副 Board " + board + (deal != null ? " · 第" + deal + "局 Deal " + deal : "");
+  return boardWords(board) + (deal != null ? " · 本场第" + deal + "副 Deal " + deal : "");
 }
 
+/** A duplicate board, in words: "复式 2 号牌 Board 2". */
+function boardWords(board) { return "复式 " + board + " 号牌 Board " + board; }
+
 function sealedWords(r) {
-  const which = r.board != null ? dealWords(r.deal, r.board) : "复式牌 · 第" + (r.deal || "?") + "局 Deal " + (r.deal || "?");
+  const which = r.board != null ? dealWords(r.deal, r.board) : "复式牌 · 本场第" + (r.deal || "?") + "副 Deal " + (r.deal || "?");
   return which + " · 封存 sealed";
 }
 
@@ -247,7 +250,27 @@ function lastResultOf(state, chart) {
   return p || r;
 }
 
-function resultWords(state, r) {
+/** The levels before a finished deal, when the page knows them: 2 : 2 before a match's first deal (rules 000: each
+ *  match starts at 2), else the levels after the deal before it (chart: the table's level chart); null if unknown. */
+function levelsBefore(state, r, chart) {
+  if (!r || typeof r.deal !== "number") return null;
+  if (r.deal === 1) return { NS: "2", EW: "2" };
+  const p = knownDeals(state, chart).find((x) => x.deal === r.deal - 1);
+  return p ? p.levels : null;
+}
+
+/** Whether a team's rise stopped at A (rules 000: A must be played, no rise passes A): it ended at A, and its
+ *  level before and the levels it won take it beyond A. False when the page cannot tell. */
+function stoppedAtA(state, r, chart, team) {
+  const after = r.levels_after || r.levels;
+  const before = levelsBefore(state, r, chart);
+  if (!after || after[team] !== "A" || !before || !r.up) return false;
+  const from = LEVEL_STEPS.indexOf(before[team]);
+  return from >= 0 && from + r.up > LEVEL_STEPS.indexOf("A");
+}
+
+/** The last deal in words; ``chart``: the table's level chart (for a rise stopped at A). */
+function resultWords(state, r, chart) {
   if (r && r.sealed && (!r.finish || !r.finish.length)) return sealedWords(r);
   if (!r || !r.finish || !r.finish.length) return "";
   const first = r.finish[0];
@@ -257,7 +280,7 @@ function resultWords(state, r) {
   const how = place === 1 ? "双下 double-down" : place === 2 ? "搭档三游 partner 3rd" : "搭档下游 partner last";
   const up = r.up ? "升" + r.up + "级 up " + r.up : "不升级 no level up";
   const after = r.levels_after || r.levels;
-  const lv = after ? " → " + levelWord(after[team]) : "";
+  const lv = after ? " → " + levelWord(after[team]) + (stoppedAtA(state, r, chart, team) ? "（止于A · stops at A）" : "") : "";
   const which = dealWords(r.deal, r.board);  // a released duplicate board says its board
   return which + "：上游 1st " + seatLabel(state, first) + " · " + how + " · " + teamName(state, team) + " " + up + lv;
 }
@@ -407,8 +430,8 @@ function seatBox(state, seat, lastAct) {
   if (s.place) {
     info.append(el("span", "place", PLACES[s.place] || s.place));
   } else if (typeof s.cards_left === "number") {
-    info.append(el("span", "left", "余 " + s.cards_left + " 张 cards"));
-    if (s.reported && s.cards_left > 0) info.append(el("span", "report", "报牌 " + s.cards_left));
+    info.append(el("span", "left", "余 " + s.cards_left + " 张 · " + s.cards_left + " left"));
+    if (s.reported && s.cards_left > 0) info.append(el("span", "report", "报牌 " + s.cards_left + " · reported " + s.cards_left));
   } else if (s.reported) {  // a sealed board's seat: it reported, its count is not public (rules §12)
     info.append(el("span", "report", "报牌 reported"));
   }
@@ -422,7 +445,7 @@ function seatBox(state, seat, lastAct) {
   box.append(info);
   const act = el("div", "act");
   if (lastAct) {
-    if (lastAct.pass) act.append(el("span", "pass", "不出 pass"));
+    if (lastAct.pass) act.append(el("span", "pass", "过 pass"));
     else if (playCount(lastAct)) {  // its cards, or a sealed board's backs
       act.append(playRow(lastAct, state.level));
       act.append(el("div", "reading" + (sealedPlay(lastAct) ? " count" : ""), playWords(lastAct)));
@@ -480,7 +503,7 @@ function trickActs(state, story) {
 function trickBanner(state, story) {
   const box = el("div", "trick-banner");
   const n = story.open ? story.open.n : story.tricks.length + 1;
-  box.append(el("div", "tb-n", "第 " + n + " 轮 · Trick " + n));
+  box.append(el("div", "tb-n", "第 " + n + " 圈 · Trick " + n));
   if (state.turn) {
     box.append(el("div", "tb-turn", "▶ " + seatLabel(state, state.turn) + (topPlay(state) ? " 出牌 to play" : " 领出 to lead")));
   }
@@ -490,11 +513,11 @@ function trickBanner(state, story) {
     beat.append(seatEl(t.seat));
     box.append(beat);
     const passes = trickPasses(state);
-    if (passes) box.append(el("div", "tb-pass", passes + " 家不出 · " + passes + " passed"));
+    if (passes) box.append(el("div", "tb-pass", passes + " 家过 · " + passes + " passed"));
   } else {
     const last = story.tricks[story.tricks.length - 1];
     if (last && last.winner) {
-      box.append(el("div", "tb-pass", "上一轮 " + seatLabel(state, last.winner) + " 胜" +
+      box.append(el("div", "tb-pass", "上一圈 " + seatLabel(state, last.winner) + " 胜" +
         (last.jiefeng && state.turn ? "，借风 " + seatWord(state.turn) : "") + " · last trick won by " + SEAT[last.winner].en +
         (last.jiefeng && state.turn ? ", partner " + SEAT[state.turn].en + " leads (借风)" : "")));
     }
@@ -533,14 +556,14 @@ function historyEl(state, story, limit) {
   tricks.forEach((tr) => {
     const li = el("li", "trick-row" + (tr === story.open ? " open" : ""));
     li.dataset.trick = tr.n;
-    li.append(el("span", "tno", "第" + tr.n + "轮"));
+    li.append(el("span", "tno", "第" + tr.n + "圈"));
     const plays = el("span", "tplays");
     tr.plays.forEach((p) => {
       if (p.out) return;
       const one = el("span", "tp1" + (p.pass ? " pass" : ""));
       one.dataset.seat = p.seat;
       one.append(el("b", "", SEAT[p.seat] ? SEAT[p.seat].zh : p.seat));
-      if (p.pass) one.append(el("span", "", "不出"));
+      if (p.pass) one.append(el("span", "", "过"));
       else {
         one.append(playRow(p, state.level, "mini"));
         one.append(el("span", "pn", playWords(p).split(" · ")[0]));
@@ -654,7 +677,7 @@ function tributeLine(state, story) {
   const box = el("div", "tribute-line");
   box.dataset.phase = state.phase || "";
   const item = (cls) => box.appendChild(el("span", "tl " + cls));
-  if (p.resisted) item("tl-resist").textContent = "抗贡 · tribute refused";
+  if (p.resisted) item("tl-resist").textContent = "抗贡 · no tribute (two big jokers)";
   p.given.forEach((g) => {
     const one = item("tl-give");
     one.append(el("span", "k", "进贡 tribute"), seatEl(g.from), " → ", seatEl(g.to), " ", cardChip(g.card));
@@ -686,7 +709,7 @@ function tributeBlock(state, story) {
     tb.append(r);
   };
   if (p) {
-    if (p.resisted) tb.append(el("div", "trib resist", "抗贡 · tribute refused"));
+    if (p.resisted) tb.append(el("div", "trib resist", "抗贡 · no tribute (two big jokers)"));
     p.given.forEach((g) => row("进贡 tribute", g.from, g.to, g.card));
     Object.keys(p.laid).filter((s) => SEAT[s] && !p.given.some((g) => g.from === s)).forEach((s) => {
       const r = el("div", "trib");
@@ -722,7 +745,7 @@ function tributeBlock(state, story) {
 }
 
 /** The last deal in full: the team that went up, then every seat's place. */
-function lastDealEl(state, r) {
+function lastDealEl(state, r, chart) {
   const box = el("div", "result-words");
   if (r && r.sealed && (!r.finish || !r.finish.length)) {
     box.textContent = sealedWords(r);
@@ -733,7 +756,7 @@ function lastDealEl(state, r) {
     box.textContent = "本场尚无结果 · no deal finished yet";
     return box;
   }
-  box.textContent = resultWords(state, r);
+  box.textContent = resultWords(state, r, chart);
   const places = el("div", "places");
   placesOf(r).forEach(([words, seats]) => {
     const one = el("span", "pl1");
@@ -755,15 +778,21 @@ function drawTable(root, name, tab, standings) {
   root.replaceChildren();
   const top = el("header", "top");
   const title = el("div", "title");
-  title.append(el("span", "tname", "第 " + name + " 桌"));
+  title.append(el("span", "tname", "牌桌 " + name));
   title.append(el("span", "tname-en", "Table " + name));
   if (status.online === false) title.append(el("span", "alert", "离线 offline"));
   top.append(title);
   const what = el("div", "what");
   const board = state.board != null;  // a duplicate board: the board, and the deal apart
-  what.append(el("div", "deal", (state.match ? "第" + state.match + "场 " : "") +
-    (state.deal ? "第" + state.deal + (board ? "局" : "副") + " · Deal " + state.deal : "")));
-  if (board) what.append(el("div", "board", "复式牌 第" + state.board + "副 · Board " + state.board));
+  const round = state.match ? ["第" + state.match + "轮", "Round " + state.match] : null;  // the event's round
+  const deal = state.deal ? [(board ? "本场第" : "第") + state.deal + "副", "Deal " + state.deal] : null;
+  const which = [round, deal].filter(Boolean);
+  const dealLine = el("div", "deal");  // "第2轮 第6副 · Round 2, Deal 6", each language kept on one line
+  if (which.length) {
+    dealLine.append(el("span", "", which.map((w) => w[0]).join(" ")), " · ", el("span", "", which.map((w) => w[1]).join(", ")));
+  }
+  what.append(dealLine);
+  if (board) what.append(el("div", "board", "复式 " + state.board + " 号牌 · Board " + state.board));
   const stage = knockoutStage(state, name, standings);
   if (stage) what.append(el("div", "ko-stage", "淘汰赛 " + stage));
   const phase = el("div", "phase", PHASES[state.phase] || state.phase || "—");
@@ -776,12 +805,12 @@ function drawTable(root, name, tab, standings) {
   const playing = el("div", "playing-level");
   if (state.level) {
     playing.append(el("div", "pl-l", "打 " + rankWord(state.level) + " · playing " + rankWord(state.level)));
-    playing.append(el("div", "pl-t", teamName(state, state.played) + " 的级"));
+    playing.append(el("div", "pl-t", "打 " + teamName(state, state.played) + " 的级 · " + teamName(state, state.played) + "'s level"));
     const ex = el("div", "pl-cards");
     ex.append(cardFace("H" + state.level, { level: state.level }));
     ex.append(cardFace("S" + state.level, { level: state.level }));
     playing.append(ex);
-    playing.append(el("div", "pl-k", "红心级牌为配 · ♥" + rankWord(state.level) + " is wild"));
+    playing.append(el("div", "pl-k", "红心" + rankWord(state.level) + "为逢人配 · ♥" + rankWord(state.level) + " is wild"));
   }
   top.append(playing);
   if (state.phase !== "tribute" && state.phase !== "match_over") {
@@ -808,7 +837,7 @@ function drawTable(root, name, tab, standings) {
     if (tb) centre.append(tb);
   }
   const lastResult = lastResultOf(state, tab && tab.chart);
-  const words = state.match_result || desk ? matchWords(state, tab && tab.chart, desk) : resultWords(state, lastResult);
+  const words = state.match_result || desk ? matchWords(state, tab && tab.chart, desk) : resultWords(state, lastResult, tab && tab.chart);
   if (words && state.phase !== "playing") centre.append(el("div", "result-words" + (desk ? " corrected" : ""), words));
   const points = desk ? pointsWords(state, desk) : state.match_result ? pointsWords(state, state.match_result) : "";
   if (points) centre.append(el("div", "match-points", points));
@@ -823,7 +852,7 @@ function drawTable(root, name, tab, standings) {
   foot.append(chartEl(state, tab && tab.chart));
   const last = el("div", "lastdeal");
   last.append(el("h2", "", "上一副 · Last deal"));
-  last.append(lastDealEl(state, lastResult));
+  last.append(lastDealEl(state, lastResult, tab && tab.chart));
   if (desk) {
     last.append(el("div", "match-words corrected", matchWords(state, tab && tab.chart, desk)));
     const pts = pointsWords(state, desk);
@@ -840,28 +869,37 @@ function drawTable(root, name, tab, standings) {
   const earlier = known.filter((p) => p.finish && (!state.last_result || p.deal !== state.last_result.deal));
   if (earlier.length) {
     const list = el("ol", "deals");
-    earlier.slice(state.match_result ? -1 : -2).reverse().forEach((p) => list.append(el("li", "", resultWords(state, p))));
+    earlier.slice(state.match_result ? -1 : -2).reverse().forEach((p) => list.append(el("li", "", resultWords(state, p, tab && tab.chart))));
     last.append(list);
   }
   const end = state.match_end || {};
-  if (end.method) last.append(el("div", "match-end", "赛制 Match: " + (end.method === "deals" ? end.deals + " 副 deals" :
-    end.method === "time" ? end.minutes + " 分钟 minutes" : end.method === "pass_a" ? "过A为止 until A is passed" :
-      end.minutes + " 分钟 min / " + end.deals + " 副 deals") + (state.deals_played ? " · 已打 " + state.deals_played + " 副 played" : "")));
+  // the methods as rules 000 name them: 计局制, 计副制, 计时制, 计时计副制
+  if (end.method) last.append(el("div", "match-end", "赛制 Format: " + (end.method === "deals" ? "计副制 " + end.deals +
+    " 副 · " + end.deals + " deals" : end.method === "time" ? "计时制 " + end.minutes + " 分钟 · " + end.minutes + " minutes"
+    : end.method === "pass_a" ? "计局制（打过A）· until a team passes A" : "计时计副制 " + end.minutes + " 分钟或 " +
+      end.deals + " 副 · " + end.minutes + " min or " + end.deals + " deals") +
+    (state.deals_played ? " · 已打 " + state.deals_played + " 副 · " + state.deals_played + " played" : "")));
   foot.append(last);
   root.append(foot);
 }
 
 // -- tiles of the overview -------------------------------------------------------------------------------
+/** A dealer's state that needs a look, in the desk's words (desk/alerts.py). */
+const DEALER_WORDS = { jam: "发牌机卡牌 dealer jam", jammed: "发牌机卡牌 dealer jam", fault: "发牌机故障 dealer fault",
+  missing: "找不到发牌机 dealer not found", lost: "发牌机连接中断 dealer link lost" };
+
 function alertsOf(tab) {
   const out = [];
   const status = tab.status || {}, health = tab.health || {}, state = tab.state || {};
   if (status.online === false) out.push("离线 offline");
   if (state.phase === "paused") out.push("暂停 paused");
   const dealer = health.dealer || {};
-  if (dealer.state && !["ready", "idle", "dealing", "done"].includes(dealer.state)) out.push("发牌机 dealer " + dealer.state);
-  if ((health.camera || {}).lost) out.push("摄像头 camera lost");
+  if (dealer.state && !["ready", "idle", "dealing", "done"].includes(dealer.state)) {
+    out.push(DEALER_WORDS[dealer.state] || "发牌机异常 dealer " + dealer.state);
+  }
+  if ((health.camera || {}).lost) out.push("摄像头无画面 camera lost");
   if ((health.camera || {}).dim) out.push("摄像头过暗 camera too dark");
-  if (state.pending_declaration) out.push("待声明 declaration");
+  if (state.pending_declaration) out.push("待声明 declaration pending");
   return out;
 }
 
@@ -871,8 +909,10 @@ function drawTile(root, name, tab, standings) {
   root.replaceChildren();
   const head = el("div", "tile-head");
   head.append(el("span", "tname", name));
-  head.append(el("span", "deal", !state.deal ? "" : state.board != null ? "第" + state.deal + "局 · 复式牌 第" + state.board + "副"
-    : "第" + state.deal + "副"));
+  const deal = el("span", "deal");  // of a duplicate board, the board and the deal apart, each kept on one line
+  if (state.deal && state.board != null) deal.append(el("span", "", boardWords(state.board)), " · ");
+  if (state.deal) deal.append(el("span", "", (state.board != null ? "本场第" : "第") + state.deal + "副 Deal " + state.deal));
+  head.append(deal);
   const stage = knockoutStage(state, name, standings);
   if (stage) head.append(el("span", "ko-stage", stage));
   const clock = matchClockEl(state);
@@ -903,7 +943,7 @@ function drawTile(root, name, tab, standings) {
     now.append(playRow(t, state.level, "mini"));
     if (sealedPlay(t)) now.append(el("span", "count", playWords(t).split(" · ")[0]));
   } else if (state.phase === "match_over") now.append(el("span", desk ? "corrected" : "", matchWords(state, chart, desk)));
-  else if (state.last_result) now.append(el("span", "", resultWords(state, lastResultOf(state, chart))));
+  else if (state.last_result) now.append(el("span", "", resultWords(state, lastResultOf(state, chart), chart)));
   if (state.turn && !gone) now.append(el("span", "turn", "▶ " + seatWord(state.turn)));
   root.append(now);
   const alerts = alertsOf(tab || {});
@@ -978,7 +1018,7 @@ function drawBracket(root, standings) {
     (r.matches || []).forEach((m) => {
       const final = Array.isArray(m.places) && m.places[0] === 1 && m.places[1] === 2;
       const box = el("div", "ko-match" + (final ? " final" : ""));
-      box.append(el("div", "ko-stage", m.stage + (m.table ? " · " + m.table + " 桌" : "")));
+      box.append(el("div", "ko-stage", m.stage + (m.table ? " · 牌桌 " + m.table + " Table " + m.table : "")));
       [0, 1].forEach((i) => {
         const team = m.teams && m.teams[i];
         const waits = Array.isArray(m.waiting) && m.waiting[i];

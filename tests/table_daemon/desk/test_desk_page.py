@@ -137,7 +137,7 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         row = page.wait_for_selector("#tables tr[data-key='T01']:has(.problems)", timeout=10000)
         assert row.query_selector(".problems").inner_text() == \
             "找不到摄像头 camera not found; 牌局日志无法写入 journal cannot be written"
-        assert "camera: missing (no camera 0)" in row.inner_text() and "dealer: idle" in row.inner_text()
+        assert "摄像头 camera：未找到 missing (no camera 0)" in row.inner_text() and "发牌机 dealer：空闲 idle" in row.inner_text()
         assert page.query_selector("#tables tr[data-key='T02'] .problems") is None
 
         # A table gone mid-match: what its match waits for is the table itself, and once it has been away long

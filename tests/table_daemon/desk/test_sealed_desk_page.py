@@ -95,7 +95,7 @@ def test_the_referees_desk_page_lists_a_sealed_tables_boards(store: Store, brows
         page.goto(f"{web.url}/desk")
         page.wait_for_selector("#round-tables tbody tr", timeout=10_000)
         row = page.inner_text("#round-tables tbody tr:first-child")
-        assert "已打 2 副 boards · 第2副 board 2 · B1 南北 NS +2, B2 东西 EW +1" in row, row
+        assert "已打 2 副 boards · 2 号牌 board 2 · B1 南北 NS +2, B2 东西 EW +1" in row, row
         assert "—" not in row
     finally:
         context.close()

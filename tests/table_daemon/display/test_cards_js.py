@@ -52,7 +52,7 @@ def test_names_of_plays_and_ranks() -> None:
         c.playName({type: "four_jokers", rank: null, size: 4}), c.playName({type: "full_house", rank: "7", size: 5}),
         c.playName({type: "triple", rank: "2", size: 3}), c.playName({type: "straight", rank: "A", size: 5}),
     ]""")
-    assert names == ["单张 10 · single", "对子 大王 · pair", "三连对 Q–A · three pairs", "钢板 A–2 · two triples",
+    assert names == ["单张 10 · single", "对子 大王 · pair", "三连对 Q–A · three consecutive pairs", "三同连张 A–2 · two consecutive triples",
                      "6张炸弹 8 · 6-card bomb", "同花顺 ♥10–A · straight flush", "四大天王 · four jokers",
                      "三带对 7 · full house", "三同张 2 · three of a kind", "顺子 A–5 · straight"]
 

@@ -66,7 +66,7 @@ def test_live_display_and_desk_pages(broker_factory: Callable[..., LocalBroker],
         page.wait_for_selector(".seat-E svg.card[data-card='D5']", timeout=5000)
         # the trick's first play, made before the screen opened, is drawn from the state's trick
         assert page.query_selector(".seat-S svg.card[data-card='H3']") is not None
-        assert page.inner_text(".seat-E .left") == "余 7 张 cards"
+        assert page.inner_text(".seat-E .left") == "余 7 张 · 7 left"
         assert "对子 5" in page.inner_text(".seat-E .act")
         # the turn's clock in words (no emoji clock, which a hall screen's fonts may lack)
         assert re.fullmatch(r"剩 (\d+) 秒 · \1 s left", page.inner_text(".seat-N .timer"))

@@ -53,7 +53,7 @@ def test_a_refused_tribute_is_shown_for_the_deal(served: tuple[Hub, WebServer], 
     try:
         page.goto(f"{web.url}/display/T01")
         page.wait_for_selector(".tribute-line .tl-resist", timeout=UI)
-        assert page.inner_text(".tribute-line .tl-resist") == "抗贡 · tribute refused"
+        assert page.inner_text(".tribute-line .tl-resist") == "抗贡 · no tribute (two big jokers)"
         assert "南 S 领出 · leads" in page.inner_text(".tribute-line")
     finally:
         page.close()
@@ -211,7 +211,7 @@ def test_a_finished_match_names_the_winner_its_points_and_every_place(served: tu
         page.goto(f"{web.url}/display/T01")
         page.wait_for_selector(".lastdeal .places", timeout=UI)
         places = page.inner_text(".lastdeal .places")
-        for words in ("上游 1st 南 S 李四", "二游 2nd 东 E 周九", "三游 3rd 北 N 张三", "下游 4th 西 W 吴十"):
+        for words in ("上游 1st 南 S 李四", "二游 2nd 东 E 周九", "三游 3rd 北 N 张三", "下游 last 西 W 吴十"):
             assert words in places, (words, places)
         assert page.inner_text(".lastdeal .match-points") == "场分 match points 2 : 0 · 级差分 level points 26 : 0"
         assert page.inner_text(".centre .match-points") == page.inner_text(".lastdeal .match-points")
@@ -238,6 +238,27 @@ def test_a_double_down_names_both_seats_left_last(served: tuple[Hub, WebServer],
         assert "下游 last 南 S 李四、北 N 张三" in places
     finally:
         page.close()
+
+def test_a_rise_stopped_at_a_says_so_when_the_level_before_is_known(served: tuple[Hub, WebServer],
+                                                                    browser: Any) -> None:
+    """K up 2 ends at A, not beyond (rules 000: A must be played): said only when the page knows the level before."""
+    hub, web = served
+    hub.feed("T01", "state", table_state(40, phase="deal_over", turn=None, trick=[], deal=5, deals_played=5,
+                                         levels={"NS": "A", "EW": "4"}, last_result={
+        "deal": 5, "finish": ["S", "E", "N"], "winner": "NS", "up": 2, "levels_after": {"NS": "A", "EW": "4"}}))
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/T01")
+        page.wait_for_selector(".lastdeal .result-words", timeout=UI)
+        words = page.inner_text(".lastdeal .result-words")
+        assert "升2级 up 2 → A" in words and "止于A" not in words  # the level before deal 5 is not known
+        assert hub.recall_points("T01", [{"deal": 4, "winner": "NS", "up": 1, "match": 2,
+                                          "levels": {"NS": "K", "EW": "4"}}]) == 1
+        page.wait_for_selector(".lastdeal .result-words:has-text('止于A')", timeout=UI)
+        assert "升2级 up 2 → A（止于A · stops at A）" in page.inner_text(".lastdeal .result-words")
+    finally:
+        page.close()
+
 
 def test_a_server_that_missed_the_start_of_a_deal_says_so_not_no_play_yet(served: tuple[Hub, WebServer],
                                                                           browser: Any) -> None:

@@ -156,7 +156,7 @@ def test_hall_screens_of_a_simulated_event(event: dict[str, Any], browser: Any, 
         assert seen["tricks"] >= 4 and seen["history_cards"] >= 4
         assert seen["chart_deal1"] == 2
         assert "上游" in seen["last"]
-        assert re.search("单张|对子|三同张|三带对|顺子|三连对|钢板|炸弹|同花顺|四大天王", seen["history"])
+        assert re.search("单张|对子|三同张|三带对|顺子|三连对|三同连张|炸弹|同花顺|四大天王", seen["history"])
         assert not re.search(r"\b(single|pair|triple|bomb)\b [0-9TJQKA]|\bT\b", seen["history"])
         # no hidden hand on the public page: every card a seat shows is one it has played
         for seat, shown in seen["shown"].items():

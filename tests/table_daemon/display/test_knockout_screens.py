@@ -56,8 +56,8 @@ def test_the_bracket_and_the_stage_of_each_table_on_the_screens(served: tuple[Hu
         page.goto(f"{web.url}/standings")
         page.wait_for_selector("#bracket .ko-match", timeout=UI)
         boxes = [b.inner_text().split("\n") for b in page.query_selector_all("#bracket .ko-match")]
-        assert boxes == [["半决赛 · Semi-final · T01 桌", "泰州队", "常州队"],
-                         ["半决赛 · Semi-final · T02 桌", "扬州队", "苏州队"],
+        assert boxes == [["半决赛 · Semi-final · 牌桌 T01 Table T01", "泰州队", "常州队"],
+                         ["半决赛 · Semi-final · 牌桌 T02 Table T02", "扬州队", "苏州队"],
                          ["决赛 · Final", "常州队", "待定 TBD"], ["三四名决赛 · Third-place match", "泰州队", "待定 TBD"]]
         assert page.inner_text("#bracket .ko-team.won") == "常州队"  # its ✓ is drawn by the style sheet
         assert page.inner_text("#bracket .ko-team.lost") == "泰州队"

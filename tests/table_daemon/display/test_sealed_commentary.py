@@ -76,7 +76,7 @@ def test_the_commentary_page_of_a_sealed_board_says_its_hands_come_after_release
         assert page.inner_text("#seat-S .sealed-hand") == "复式牌封存，公布后可看 · sealed board: hands shown after release"
         assert page.eval_on_selector_all(".hand svg.card", "els => els.length") == 0
         assert backs(page, "#trick") == 4 and "出 4 张" in page.inner_text(".ccentre")
-        assert "复式牌 第2副 Board 2 · 第6局 Deal 6" in page.inner_text("#status")
+        assert "复式 2 号牌 Board 2 · 本场第6副 Deal 6" in page.inner_text("#status")
         assert "null" not in page.inner_text("body") and "undefined" not in page.inner_text("body")
         assert "报牌" in page.inner_text("#seat-E")
         # board 2 released: the hands

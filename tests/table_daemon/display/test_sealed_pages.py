@@ -38,9 +38,9 @@ def test_a_sealed_table_page_says_sealed_then_shows_the_released_result(
         page.goto(f"{web.url}/display/T01")
         page.wait_for_selector(".lastdeal .sealed-note", timeout=UI)
         last = page.inner_text(".lastdeal")
-        assert "复式牌 第3副 Board 3 · 第3局 Deal 3 · 封存 sealed" in last and "复式牌封存至全部牌桌打完" in last
+        assert "复式 3 号牌 Board 3 · 本场第3副 Deal 3 · 封存 sealed" in last and "复式牌封存至全部牌桌打完" in last
         assert "上游" not in last and "升" not in last and "本场尚无结果" not in last
-        assert page.inner_text(".centre .result-words") == "复式牌 第3副 Board 3 · 第3局 Deal 3 · 封存 sealed"
+        assert page.inner_text(".centre .result-words") == "复式 3 号牌 Board 3 · 本场第3副 Deal 3 · 封存 sealed"
         # where the levels would be: sealed, no level and no "—"
         assert [t.strip() for t in page.eval_on_selector_all(".scoreboard .lvn", "els => els.map(e => e.textContent)")] \
             == ["封存", "封存"]
@@ -56,7 +56,7 @@ def test_a_sealed_table_page_says_sealed_then_shows_the_released_result(
         hub.release_board(released())
         page.wait_for_selector(".lastdeal .result-words:has-text('上游')", timeout=UI)
         last = page.inner_text(".lastdeal")
-        assert "复式牌 第3副 Board 3" in last and "双下 double-down" in last and "红队 Red 升3级 up 3" in last
+        assert "复式 3 号牌 Board 3" in last and "双下 double-down" in last and "红队 Red 升3级 up 3" in last
         assert "封存" not in last and "升1级" not in last and "EW" not in page.inner_text(".lastdeal .result-words")
         assert "上游 1st 南 S" in page.inner_text(".centre .result-words")
         assert page.get_attribute(".chart", "data-points") == "1"
@@ -97,7 +97,7 @@ def test_a_sealed_boards_plays_show_as_card_backs_everywhere(served: tuple[Hub, 
             assert "pass" in page.inner_text(".seat-N .act")
             assert page.eval_on_selector_all(faces, "els => els.length") == 0
             assert "要压 to beat: 出 4 张 · played 4 cards" in page.inner_text(".trick-banner")
-            assert "1 家不出" in page.inner_text(".trick-banner")
+            assert "1 家过 · 1 passed" in page.inner_text(".trick-banner")
             # the trick history: each play's backs and its count, the last trick's winner
             assert backs(page, ".history") == 1 + 2 + 4
             history = page.inner_text(".history")
@@ -107,8 +107,8 @@ def test_a_sealed_boards_plays_show_as_card_backs_everywhere(served: tuple[Hub, 
             assert "null" not in text and "undefined" not in text and "NaN" not in text and "余" not in text
             assert page.inner_text(".seat-E .info .report") == "报牌 reported"
             # the deal and the board apart
-            assert page.inner_text(".what .deal") == "第2场 第6局 · Deal 6"
-            assert page.inner_text(".what .board") == "复式牌 第2副 · Board 2"
+            assert page.inner_text(".what .deal") == "第2轮 本场第6副 · Round 2, Deal 6"
+            assert page.inner_text(".what .board") == "复式 2 号牌 · Board 2"
             assert page.eval_on_selector_all(".scoreboard .lvn", lvn) == ["封存", "封存"]
         finally:
             page.close()
@@ -120,7 +120,7 @@ def test_a_sealed_boards_plays_show_as_card_backs_everywhere(served: tuple[Hub, 
         tile.wait_for_selector("#table-T01 .tile-now .cards.backs", timeout=UI)
         assert backs(tile, "#table-T01 .tile-now") == 4
         assert "出 4 张" in tile.inner_text("#table-T01 .tile-now")
-        assert tile.inner_text("#table-T01 .tile-head .deal") == "第6局 · 复式牌 第2副"
+        assert tile.inner_text("#table-T01 .tile-head .deal") == "复式 2 号牌 Board 2 · 本场第6副 Deal 6"
         tile.wait_for_selector("#featured .seat-E .act .cards.backs", timeout=UI)
         assert backs(tile, "#featured .seat-E .act") == 4
         assert tile.eval_on_selector_all(faces, "els => els.length") == 0
@@ -177,7 +177,7 @@ def test_the_level_boxes_say_sealed_until_every_board_of_the_match_is_released(
         assert page.eval_on_selector_all(".scoreboard .lvn", lvn) == ["K", "3"]
         assert page.inner_text(".lastdeal .match-words") == "比赛结束 · 复式牌已公布 Match over · boards released"
         assert page.query_selector(".lastdeal .sealed-note") is None and "封存" not in page.inner_text("body")
-        assert "复式牌 第2副 Board 2 · 第2局 Deal 2" in page.inner_text(".lastdeal")
+        assert "复式 2 号牌 Board 2 · 本场第2副 Deal 2" in page.inner_text(".lastdeal")
         tile.wait_for_selector("#table-T01 .tile-team .lvn:not(.sealed)", timeout=UI)
         assert tile.eval_on_selector_all("#table-T01 .tile-team .lvn", lvn) == ["K", "3"]
         assert "复式牌已公布" in tile.inner_text("#table-T01 .tile-now")
