@@ -64,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     cor.add_argument("--action", dest="correction", required=True, choices=CORRECTIONS)
     cor.add_argument("--seat", choices=SEATS)
     cor.add_argument("--reason", default="")
-    for name, words in (("pass", "不出 a seat's pass"), ("report", "报牌 a 10-card report made by voice")):
+    for name, words in (("pass", "过 a seat's pass (过牌)"), ("report", "报牌 a 10-card report made by voice")):
         seat = actions.add_parser(name, help=words)
         seat.add_argument("--seat", required=True, choices=SEATS)
     actions.add_parser("resync", help="the table publishes its state now")
