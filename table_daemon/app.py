@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 from table_daemon.rules_ops_deal import resolve_profile
 
-from .adapters.journal import Journal, OutboxMessage
+from .adapters.journal import OutboxMessage
+from .adapters.journal_mirror import open_journal
 from .adapters.mqtt import Inbound, MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth
 from .adapters.publisher import Publisher, iso_now
@@ -91,7 +92,10 @@ class TableApp(TableHealth):
         self.turn_listeners: list[Callable[[TurnChanged], None]] = []
         if hasattr(camera, "turn_changed"):
             self.turn_listeners.append(camera.turn_changed)
-        self.journal = Journal(cfg.journal.path)
+        #: the journal; ``taken_up``: it was lost or damaged and taken up from its mirror (said at the start)
+        self.journal, self.taken_up = open_journal(cfg.journal.path, cfg.journal.mirror)
+        self._mirrored_at = 0.0  # when the mirror was last written (monotonic; 0: not yet in this run)
+        self._mirrored_input = -1  # the input the mirror was last written after
         self.controller = self._new_controller()
         #: the input the latest snapshot was taken after (0: none yet)
         self.snapshot_input = 0
@@ -293,6 +297,7 @@ class TableApp(TableHealth):
         self.snapshot_input, self.unjournaled = rowid, 0
         for code in (JOURNAL_WRITE_FAILED, SNAPSHOT_FAILED):
             self._health_due |= self.journal_faults.cleared(code)
+        self._write_mirror(rowid)
 
     @staticmethod
     def _guard(fn: Callable[..., Any], *args: Any) -> None:
@@ -376,6 +381,10 @@ class TableApp(TableHealth):
         c = self.controller
         self._phase_light = status_light(c)
         self._drive_status_light()
+        if self.taken_up is not None:  # loudly: what the table did after the mirror was written is gone
+            t = self.taken_up
+            self.handle(HealthNotice("journal_from_mirror", t.words(),
+                                     {"mirror": t.mirror, "mirrored_at": iso_now(t.mirrored_at), "kept": t.kept}))
         if c.match_active:  # a restart mid-match (power cut, kill -9, watchdog) is not a network blip: say so
             where = f"第{c.match_no}场 match {c.match_no}" + (f", 第{c.deal.number}副 deal {c.deal.number}"
                                                              if c.deal is not None else "")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .adapters.journal import Journal
+from .adapters.journal_mirror import MIRROR_EVERY_S
 from .adapters.mqtt import MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
 from .adapters.publisher import stamp
@@ -23,7 +24,7 @@ from .adapters.systemd import SystemdNotifier
 from .config import TableConfig
 from .controller import Effect, HealthNotice, Input, Publish
 from .device_health import device_figures, device_states, rss_mb, service_status
-from .journal_faults import JOURNAL_FILE_LOST, JOURNAL_READ_FAILED, JournalFaults
+from .journal_faults import JOURNAL_FILE_LOST, JOURNAL_MIRROR_FAILED, JOURNAL_READ_FAILED, JournalFaults
 from .snapshots import prune
 from .version import VERSION
 
@@ -65,6 +66,8 @@ class TableHealth:
     problems: dict[str, str]
     _health_due: bool
     _journal_looked: float
+    _mirrored_at: float
+    _mirrored_input: int
     _device_states: dict[str, str] | None
     _service_status: str
     _phase_light: str
@@ -87,6 +90,7 @@ class TableHealth:
         if now - self._journal_looked >= JOURNAL_LOOK_S:
             self._journal_looked = now
             self._keep_journal_file()
+        self._write_mirror()
         if self._health_due or now - self.last_health >= self.cfg.health.interval_seconds:
             self.last_health, self._health_due = now, False
             figures = self.health()
@@ -98,6 +102,27 @@ class TableHealth:
                 prune(self.journal)
             except Exception:  # a journal that cannot write is alerted by the input that failed
                 log.exception("pruning the journal failed")
+
+    def _write_mirror(self, snapshot: int | None = None) -> None:
+        """The journal's mirror on other storage (``[journal] mirror``): written after each snapshot (a deal's
+        end: ``snapshot`` is its input) and, from the housekeeping, once a minute while inputs came since. While
+        it cannot be written (a stick pulled or full) the health says so (``journal_mirror_failed``); the table
+        plays on, its own journal whole."""
+        if not self.cfg.journal.mirror:
+            return
+        now = time.monotonic()
+        if snapshot is None and (self.inputs_handled == self._mirrored_input or now - self._mirrored_at < MIRROR_EVERY_S):
+            return
+        self._mirrored_at, self._mirrored_input = now, self.inputs_handled
+        try:
+            self.journal.copy_to(self.cfg.journal.mirror)
+        except Exception as exc:  # noqa: BLE001 - whatever stops it, it is said and tried again
+            if self.journal_faults.failed(JOURNAL_MIRROR_FAILED, exc, self.clock()):
+                log.error("the journal's mirror %s cannot be written: %s", self.cfg.journal.mirror, exc)
+                self._health_due = True
+            return
+        if self.journal_faults.cleared(JOURNAL_MIRROR_FAILED):
+            self._health_due = True
 
     def _keep_journal_file(self) -> None:
         """The journal's file deleted (or replaced) under the running table: SQLite writes on into the unlinked

@@ -211,11 +211,13 @@ def _check_journal(cfg: TableConfig, err: Any) -> None:
     p = Path(path)
     if p.is_dir():
         err(("journal", "path"), f"{path} is a directory: name the journal file in it")
+    if cfg.journal.mirror:
+        _check_mirror(cfg.journal.mirror, err)
     if p.exists():
         if not os.access(p, os.R_OK | os.W_OK):
             err(("journal", "path"), f"cannot read and write {path}")
         problem = _journal_damage(p)
-        if problem is not None:
+        if problem is not None and not _mirror_sound(cfg):  # a sound mirror is taken up at the start instead
             err(("journal", "path"), f"the journal {path}: {problem}")
         _check_free_space(p.parent, path, err)
         return
@@ -227,6 +229,21 @@ def _check_journal(cfg: TableConfig, err: Any) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         err(("journal", "path"), f"cannot make the journal {path}: {folder} is not writable")
     _check_free_space(folder, path, err)
+
+
+def _mirror_sound(cfg: TableConfig) -> bool:
+    from table_daemon.adapters.journal_mirror import mirror_problem
+
+    return bool(cfg.journal.mirror) and mirror_problem(cfg.journal.mirror) is None
+
+
+def _check_mirror(mirror: str, err: Any) -> None:
+    """The mirror's folder can take it (a stick not mounted is a folder that is missing or not ours)."""
+    folder = Path(mirror).parent
+    if not folder.is_dir():
+        err(("journal", "mirror"), f"{folder} is not a directory: is the USB stick mounted?")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        err(("journal", "mirror"), f"cannot write the mirror {mirror}: {folder} is not writable")
 
 
 #: the least free space a journal's disk must have to start a table (a day's journal stays well under this)

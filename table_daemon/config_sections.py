@@ -46,6 +46,8 @@ class MqttSection:
 @dataclass
 class JournalSection:
     path: str = "journal.sqlite"
+    #: a second copy on other storage (a USB stick), taken up when the journal is lost or damaged; "" for none
+    mirror: str = ""
 
 
 @dataclass

@@ -6,6 +6,7 @@ is reported through ``err(path, message)`` (table_daemon/config_report.py) namin
 
 from __future__ import annotations
 
+import os
 from dataclasses import fields
 from typing import Any
 from urllib.parse import urlparse
@@ -128,6 +129,12 @@ def _validate_values(cfg: TableConfig, err: Any) -> None:
         err(("mqtt", "prefix"), error)
     if not cfg.journal.path.strip():
         err(("journal", "path"), "must name the journal file (or :memory:)")
+    if cfg.journal.mirror:
+        if cfg.journal.path == ":memory:":
+            err(("journal", "mirror"), "a journal kept in memory has nothing to mirror: name a journal file")
+        if cfg.journal.mirror == ":memory:" or os.path.abspath(cfg.journal.mirror) == os.path.abspath(cfg.journal.path):
+            err(("journal", "mirror"), "must name a file on other storage than the journal (a USB stick), "
+                f"not {cfg.journal.mirror!r}")
     if not 0 < cfg.dealer.baud <= 4_000_000:
         err(("dealer", "baud"), f"must be a baud rate above 0, got {cfg.dealer.baud}")
     if cfg.dealer.port.startswith("sim:"):  # the simulated dealer's options, as the dealer itself reads them

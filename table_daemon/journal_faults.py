@@ -23,6 +23,8 @@ SNAPSHOT_FAILED = "snapshot_failed"
 JOURNAL_READ_FAILED = "journal_read_failed"
 #: the journal's file was deleted (or replaced) under the running table and cannot be written again
 JOURNAL_FILE_LOST = "journal_file_lost"
+#: the journal's mirror on other storage (``[journal] mirror``) cannot be written: the stick pulled or full
+JOURNAL_MIRROR_FAILED = "journal_mirror_failed"
 
 
 @dataclass

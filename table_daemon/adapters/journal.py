@@ -166,6 +166,34 @@ class Journal:
                 self._db.execute(f"PRAGMA synchronous={self._synchronous}")
                 self._identity = self._file_identity() if where == self.path else (-1, -1)
 
+    def copy_to(self, target: str | Path) -> None:
+        """Write the journal as it stands to ``target`` in one self-contained file (a mirror on other storage),
+        atomically: the copy is made beside it, synced, then renamed over it, so a power cut or a stick pulled
+        mid-copy leaves the mirror before it whole. Raises OSError or sqlite3.Error when it cannot."""
+        target = Path(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part = Path(f"{target}.part")
+        for leftover in (part, Path(f"{part}-wal"), Path(f"{part}-shm"), Path(f"{part}-journal")):
+            leftover.unlink(missing_ok=True)
+        copy = sqlite3.connect(part, isolation_level=None)
+        try:
+            with self._lock:
+                self._db.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # one file: no write-ahead log to carry beside it
+        finally:
+            copy.close()
+        fd = os.open(part, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(part, target)
+        folder = os.open(target.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)  # the rename itself survives a power cut
+        finally:
+            os.close(folder)
+
     def _rollback(self) -> None:
         """Undo the transaction a failed write left open. SQLite rolls back by itself on some errors (a full
         disk, I/O errors); a ROLLBACK then fails ("no transaction is active") and its error would hide the

@@ -35,6 +35,11 @@ TEXT = {
     "journal_file_restored": "牌局日志文件被删除或替换，已按运行中的日志重建，未丢失 / the journal file was deleted or "
                              "replaced while the table ran: written again from the journal it holds open, nothing "
                              "lost",
+    "journal_mirror_failed": "牌局日志备份无法写入 / the journal's mirror cannot be written: play goes on and the "
+                             "journal itself is whole; check the USB stick",
+    "journal_from_mirror": "牌局日志损坏或丢失，已从备份恢复；备份之后的出牌已丢失，请裁判核对本副 / the journal was "
+                           "lost or damaged and was taken up from its mirror: what was played after the mirror was "
+                           "written is lost, referee: check the deal",
     "health_restored": "恢复正常 / back to normal",
     "table_restarted": "牌桌重启，已从日志恢复比赛 / the table restarted and took up its match from its journal",
 }

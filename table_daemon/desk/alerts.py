@@ -50,6 +50,8 @@ NAMES: dict[str, tuple[str, str]] = {
     "journal_read_failed": ("牌局日志无法读取", "journal cannot be read"),
     "journal_file_lost": ("牌局日志文件丢失", "journal file lost"),
     "journal_file_restored": ("牌局日志文件已重建", "journal file written again"),
+    "journal_mirror_failed": ("牌局日志备份无法写入", "journal mirror cannot be written"),
+    "journal_from_mirror": ("牌局日志已从备份恢复", "journal taken up from its mirror"),
     "health_restored": ("恢复正常", "back to normal"),
     "table_restarted": ("牌桌重启已恢复", "table restarted, match recovered"),
     # the desk's own (desk/presence.py)

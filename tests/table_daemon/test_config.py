@@ -410,6 +410,35 @@ def test_a_journal_cut_short_is_one_line_in_check_config_and_run(tmp_path: Path,
     assert "damaged" in capsys.readouterr().err
 
 
+def test_a_journal_mirror_is_checked_and_a_sound_one_stands_for_a_damaged_journal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``[journal] mirror``: named as the journal itself, or on a stick not mounted, it is refused naming the key;
+    with a sound mirror a damaged journal is no error (the table takes up the mirror at its start)."""
+    from table_daemon.adapters.journal import Journal
+
+    table_toml = example_here(tmp_path)
+    text = table_toml.read_text()
+    journal = str(tmp_path / "var/journal.sqlite")
+    for mirror, said in ((journal, "journal.mirror: must name a file on other storage"),
+                         (str(tmp_path / "usb/mirror.sqlite"), "journal.mirror: " + str(tmp_path / "usb") +
+                          " is not a directory: is the USB stick mounted?")):
+        table_toml.write_text(text.replace('mirror = ""', f'mirror = "{mirror}"'))
+        assert main(["check-config", str(table_toml)]) == 2
+        assert said in capsys.readouterr().err
+    (tmp_path / "usb").mkdir()
+    j = Journal(journal)
+    j.set_meta("runs", "2")
+    j.copy_to(tmp_path / "usb/mirror.sqlite")
+    j.close()
+    Path(journal).write_bytes(b"damaged" * 500)
+    for suffix in ("-wal", "-shm"):
+        Path(journal + suffix).unlink(missing_ok=True)
+    assert main(["check-config", str(table_toml)]) == 0, capsys.readouterr().err
+    (tmp_path / "usb/mirror.sqlite").write_bytes(b"damaged too" * 500)
+    assert main(["check-config", str(table_toml)]) == 2
+    assert "journal.path: the journal" in capsys.readouterr().err
+
+
 def test_a_full_disk_at_start_is_one_line_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlite3

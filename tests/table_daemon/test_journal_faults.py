@@ -201,3 +201,44 @@ def test_a_journal_file_that_cannot_be_written_again_is_a_health_problem_until_i
     _look(h)
     assert sent_alerts(h, "journal_file_restored") and restored(h, "journal_file_lost")
     assert (tmp_path / "var" / "j.sqlite").exists()
+
+
+def test_a_new_sd_card_takes_up_the_match_from_the_journals_mirror(tmp_path: Path) -> None:
+    """A card that fails outright took the journal with it: the table could only start afresh and the referee
+    enter the match again. With ``[journal] mirror`` on a USB stick, written at each deal's end, a table started
+    on a new card takes up the match as the mirror holds it, and says loudly what was lost."""
+    import os
+
+    from .app_harness import play_quick_deals
+
+    h = AppHarness(tmp_path / "sd" / "j.sqlite", auto_deal=False)
+    h.cfg.journal.mirror = str(tmp_path / "usb" / "mirror.sqlite")
+    h.app.cfg = h.cfg
+    play_quick_deals(h, 2)  # two deals of a match, each ending in a snapshot and the mirror
+    after_two = public_state(h.c)
+    assert (tmp_path / "usb" / "mirror.sqlite").exists() and h.c.match_active
+    h.app.journal.close()
+    for f in (tmp_path / "sd").iterdir():  # the card is gone; a new one holds nothing
+        os.remove(f)
+    h.boot()
+    assert h.c.match_active and public_state(h.c)["deals_played"] == after_two["deals_played"] == 2
+    assert public_state(h.c)["levels"] == after_two["levels"]
+    h.app._resume_after_recovery()
+    (said,) = sent_alerts(h, "journal_from_mirror")
+    assert "taken up from its mirror" in said["message"] and "从备份恢复" in said["message"]
+    assert said["evidence"]["health"]["mirror"] == str(tmp_path / "usb" / "mirror.sqlite")
+
+
+def test_a_mirror_that_cannot_be_written_is_a_health_problem_until_it_can(tmp_path: Path) -> None:
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    (tmp_path / "usb").write_text("the stick is not mounted: a file where its folder should be")
+    h.cfg.journal.mirror = str(tmp_path / "usb" / "mirror.sqlite")
+    h.app.cfg = h.cfg
+    health_now(h)
+    (failed,) = sent_alerts(h, "journal_mirror_failed")
+    assert "USB stick" in failed["message"] and "journal_mirror_failed" in h.app.health()["problems"]
+    (tmp_path / "usb").unlink()
+    h.start_match(match_end={"method": "deals", "deals": 1})
+    h.app._mirrored_at = 0.0  # a minute later (the housekeeping writes it at most once a minute)
+    health_now(h)
+    assert restored(h, "journal_mirror_failed") and (tmp_path / "usb" / "mirror.sqlite").exists()
