@@ -84,7 +84,11 @@ def knockout_bracket(
         reordered: list[Slot] = []
         for k in range(0, size, 2):
             a, b = slots[k], slots[k + 1]
-            winner, loser = _decide(a, b, results, absent)
+            # a match paired and not yet decided waits for its result, even with a withdrawn team in it (the
+            # referees enter its walk-over): only a match never paired goes to the team still in the event
+            pending = isinstance(a, int) and isinstance(b, int) and frozenset((a, b)) in tables \
+                and frozenset((a, b)) not in results
+            winner, loser = (UNDECIDED, UNDECIDED) if pending else _decide(a, b, results, absent)
             won.append(winner)
             lost.append(loser)
             if (k + 2) % group == 0:  # the end of a group: its winners go first, then its losers

@@ -29,6 +29,14 @@ def _match(store: Store, round_no: int | None, table: str | None) -> dict[str, A
     raise CorrectionError(f"round {round_no} has no match at table {table}")
 
 
+def _no_knockout_draw(store: Store, round_no: int, table: str, winner: str | None) -> None:
+    """A knockout match has a winner: equal at the end, one more deal decides it (004; the tables play it). A
+    draw entered by a referee stalled the bracket (its next round could not be paired) and scored a point."""
+    if winner is None and any(p["tbl"] == table and p.get("method") == "knockout" for p in store.pairings(round_no)):
+        raise CorrectionError("淘汰赛不能平局：平局须加赛一副决出胜负，请录入加赛后的结果 | a knockout match has a "
+                              "winner: a draw plays one more deal; enter the result after it")
+
+
 def _add(store: Store, who: str, why: str, action: str, target: dict[str, Any], payload: dict[str, Any]) -> int:
     try:
         return store.add_correction(who, why, action, target, payload)
@@ -41,6 +49,7 @@ def change_match(store: Store, who: str, why: str, round_no: int, table: str, *,
     """Set a match's final levels and winner (None: a draw); also enters a result that never arrived."""
     target = _match(store, round_no, table)
     levels = checked_outcome(levels, winner, agree=not walkover)
+    _no_knockout_draw(store, round_no, table, winner)
     return _add(store, who, why, "change", target, {"levels": levels, "winner": winner, "walkover": walkover})
 
 
@@ -90,6 +99,7 @@ def propose_match(store: Store, who: str, why: str, round_no: int, table: str, *
                    "walkover": True}
     else:
         levels = checked_outcome(levels, winner)
+        _no_knockout_draw(store, round_no, table, winner)
         payload = {"round": round_no, "table": table, "levels": levels, "winner": winner}
     try:
         return store.propose(who, why, "match", payload)
@@ -171,7 +181,10 @@ def withdraw(store: Store, who: str, why: str, team: str | int, *, reinstate: bo
     if team_id in gone:
         raise CorrectionError(f"队伍 {team!r} 已于第 {gone[team_id]['after_round']} 轮后退赛 | team {team!r} "
                               f"withdrew already (after round {gone[team_id]['after_round']})")
-    return _add(store, who, why, "withdraw", {"team": team_id}, {"after_round": store.last_round()})
+    # the last round it played: a match of the round now paired that it has not played does not count as one
+    last = store.last_round()
+    after = last - 1 if any(p["round"] == last for p in unplayed(store, team_id)) else last
+    return _add(store, who, why, "withdraw", {"team": team_id}, {"after_round": after})
 
 
 def _levels(text: str) -> dict[str, str]:

@@ -167,6 +167,9 @@ def print_page(report: Mapping[str, Any], pairings: Sequence[Mapping[str, Any]],
 <table id="pairings"><tr><th>桌号 Table</th><th>南北 NS</th><th>东西 EW</th></tr>{pair_rows}</table>"""
              if pair_rows else "")
     knockout = _knockout_section(knockout_lines(report))
+    places = report.get("knockout_places")
+    ko_note = (f'<p class="meta">前 {len(places)} 名按淘汰赛名次排列 · places 1-{len(places)} by the knockout</p>\n'
+               if isinstance(places, list) and places else "")
     event = e(str(report.get("event") or ""))
     return f"""<!doctype html>
 <html lang="zh-CN"><head><meta charset="utf-8"><title>成绩公告 Standings {event}</title>
@@ -188,7 +191,7 @@ td.rank {{ font-weight: 700; }} td.name {{ font-weight: 700; }} td.players {{ fo
 <h1>成绩公告 · Standings — {event}</h1>
 <p class="meta">版本 Version {report['version']} · 计算于 computed {e(local_time(str(report.get('computed_at', '')), tz))}
  · 计分 Scoring: {e(SCORING_WORDS.get(str(report.get('scoring', '')), str(report.get('scoring', ''))))}</p>
-<table id="standings"><tr>{head}</tr>{body}</table>
+{ko_note}<table id="standings"><tr>{head}</tr>{body}</table>
 {knockout}
 {pairs}
 </body></html>"""

@@ -208,7 +208,9 @@ def report(
     if knockout_seeds:
         winners = knockout_winners(pairings, outcomes)
         out["knockout"] = bracket.knockout_bracket(knockout_seeds, pairings, winners, absent=set(gone))
-        places = pairing.knockout_places(knockout_seeds, winners, absent=set(gone))
+        knockout_rounds = {p["round"] for p in pairings if p["method"] == "knockout"}
+        waiting = any(p["round"] in knockout_rounds for p in pending)  # a withdrawn team's match is no result yet
+        places = None if waiting else pairing.knockout_places(knockout_seeds, winners, absent=set(gone))
         if places is not None:
             out = with_knockout_places(out, places)
     return out
@@ -286,7 +288,7 @@ def with_knockout_places(report: dict[str, Any], places: Sequence[int]) -> dict[
 
 def withdrawn(corrections: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
     """The teams withdrawn from the event (退赛) by the referees' corrections, in order (a reinstatement undoes
-    one): team id -> ``after_round`` (the last round paired when it withdrew; it is paired in no later one),
+    one): team id -> ``after_round`` (the last round it played when it withdrew; it is paired in no later one),
     who, why, at and the correction's number. Their results stand; they stay in the standings, marked."""
     out: dict[int, dict[str, Any]] = {}
     for cor in corrections:

@@ -37,7 +37,7 @@ from ..version import VERSION
 from . import alerts as al
 from . import boards as bd
 from . import event as ev
-from . import rounds
+from . import ledger, rounds
 from .clock import local_now
 from .export import level_word
 from .ledger import ResultError, read_result
@@ -384,17 +384,21 @@ class Desk:
     # -- output ---------------------------------------------------------------------------------------------
     def send_pairings(self) -> int:
         """Send the latest round's starts that no table has accepted yet and that are due (first send, or the
-        retry after a refusal or a silence); returns how many went out."""
+        retry after a refusal or a silence); returns how many went out. A match of a team that withdrew is not
+        started: the team is not there, and the referees enter its walk-over."""
         if not self.link.connected.is_set():
             return 0
         round_no = self.store.last_round()
         count = 0
         at = time.monotonic()
         heard = set(self.store.statuses()) | set(self.hub.tables())
+        gone = set(ledger.withdrawn(self.store.corrections()))  # 退赛: its match is the referees' walk-over
         with self._send_lock:
             for row in self.store.pairings(round_no):
                 key = (row["round"], row["tbl"])
                 if row["ew"] is None or row.get("accepted_at") or self._next_try.get(key, 0.0) > at:
+                    continue
+                if {row["ns"], row["ew"]} & gone:
                     continue
                 first_sent = self._first_sent.setdefault(key, at)
                 if row["tbl"] not in heard and at - first_sent >= UNHEARD_S and row["tbl"] not in self._unheard_said:

@@ -977,10 +977,12 @@ function drawStandings(root, standings, limit) {
   // a duplicate event ranks by the teams' duplicate totals first (rules §12, standings.compute): shown first, and
   // said, or a team of 0 场分 above one of 2 would look wrong
   const dup = !!standings.duplicate;
+  const ko = standings.knockout_ranked;  // a finished knockout ranks its teams by their places in it
   const sub = el("div", "st-sub", [when, dup ? "复式总分优先 · ranked by duplicate total first" : "",
+    ko ? "前 " + ko + " 名按淘汰赛名次 · places 1-" + ko + " by the knockout" : "",
     shown < rows ? "前 " + shown + " 名 / 共 " + rows + " 队 · top " + shown + " of " + rows + " · 全部 all: " +
     location.origin + "/standings" : ""].filter(Boolean).join(" · "));
-  if (when || dup || shown < rows) root.append(sub);
+  if (when || dup || ko || shown < rows) root.append(sub);
   const table = el("table", "standings" + (dup ? " dup" : ""));
   const head = el("tr");
   (dup ? ["名次 #", "队 Team", "复式 Dup.", "场分 MP", "级差分 LP"] : ["名次 #", "队 Team", "场分 MP", "级差分 LP"])

@@ -152,7 +152,10 @@ def standings_summary(report: dict[str, Any]) -> dict[str, Any]:
             # finished match (``corrected``) instead of the result its table gave
             "matches": matches,
             # a knockout's bracket, its teams by name (``knockout_summary``); None without a knockout
-            "knockout": knockout_summary(report)}
+            "knockout": knockout_summary(report),
+            # once the knockout is over its places rank its teams, whatever their points: how many, to say so
+            "knockout_ranked": len(report["knockout_places"]) if isinstance(report.get("knockout_places"), list)
+            else 0}
 
 
 def _sides(value: Any, kind: type | tuple[type, ...]) -> dict[str, Any] | None:

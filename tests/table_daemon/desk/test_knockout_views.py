@@ -100,3 +100,31 @@ def test_the_desk_page_shows_the_bracket(store: Store, browser: Any) -> None:
     finally:
         page.close()
         web.stop()
+
+
+def test_a_finalist_withdrawing_before_the_final_waits_for_the_walkover(store: Store) -> None:
+    """A knockout day's walk-through: a finalist withdrew with the final paired; the bracket named the other
+    team champion at once (and its places ranked the standings) while the final still waited for a result, and
+    the team was marked "withdrew after round 2", the round it never played."""
+    from table_daemon.desk import ledger
+
+    event.pair_round(store, 1, "knockout", top=4)
+    for p in store.pairings(1):
+        if p["ew"] is not None:
+            won(store, 1, p["tbl"], "NS")
+    final, third = event.pair_round(store, 2)
+    won(store, 2, third["tbl"], "NS")  # the final alone is left
+    corrections.withdraw(store, "ref", "家中有事", final["ns"])
+    assert ledger.withdrawn(store.corrections())[final["ns"]]["after_round"] == 1
+    report = event.standings_report(store)
+    shown = report["knockout"]["rounds"][1]["matches"][0]
+    assert shown["stage"] == "决赛 · Final" and shown["winner"] is None and shown["table"] == final["tbl"]
+    assert "knockout_places" not in report
+    won(store, 2, final["tbl"], "EW")  # the walk-over entered (here as a result) decides it
+    report = event.standings_report(store)
+    assert report["knockout"]["rounds"][1]["matches"][0]["winner"] == final["ew"]
+    assert report["knockout_places"][0] == final["ew"]
+    assert "前 4 名按淘汰赛名次排列 · places 1-4 by the knockout" in print_page(report, [])
+    from table_daemon.display.summaries import standings_summary
+
+    assert standings_summary(report)["knockout_ranked"] == 4

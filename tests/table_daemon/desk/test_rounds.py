@@ -144,8 +144,9 @@ def test_an_undecided_knockout_match_is_named_by_its_teams(store: Store) -> None
     """"knockout match 4 v 8 has no winner yet", in English, with team ids and the knockout's own round numbers."""
     rows = event.pair_round(store, 1, "knockout")
     names = {t.id: t.name for t in store.teams()}
-    for p in rows:
-        corrections.change_match(store, "ref", "draw", 1, p["tbl"], levels={"NS": "5", "EW": "5"}, winner=None)
+    for p in rows:  # drawn results as a table (an older one, without the knockout's extra deal) would send them
+        store.add_result(f"ev/{p['tbl']}/m1", p["tbl"], "match", 1, None,
+                         {"type": "match_result", "match": 1, "levels": {"NS": "5", "EW": "5"}, "winner": None})
     with pytest.raises(event.EventError) as got:
         event.pair_round(store, 2)
     first = rows[0]
@@ -165,6 +166,8 @@ def test_a_finished_knockout_ranks_by_its_places(store: Store) -> None:
     assert (final["ns"], final["ew"], third["ns"], third["ew"]) == (seeds[3], seeds[2], seeds[0], seeds[1])
     corrections.change_match(store, "ref", "final", 2, final["tbl"], levels={"NS": "5", "EW": "4"}, winner="NS")
     corrections.change_match(store, "ref", "3rd", 2, third["tbl"], levels={"NS": "A+", "EW": "2"}, winner="NS")
+    with pytest.raises(event.EventError, match=r"淘汰赛已打完（第1-2轮）.*the knockout is over \(rounds 1-2\)"):
+        event.pair_round(store, 3)  # a walk-through: "a knockout of 4 teams has rounds 1..2", English only
     report = event.standings_report(store)  # by points the 3rd-place winner (38 级差分) is above the final's loser
     assert [r["team"] for r in report["rows"]] == [seeds[3], seeds[2], seeds[0], seeds[1]]
     assert [(r["rank"], r["knockout_place"]) for r in report["rows"]] == [(1, 1), (2, 2), (3, 3), (4, 4)]
@@ -224,3 +227,17 @@ def test_the_profiles_documents_choose_the_seating_unless_named(tmp_path: Path,
                      "--profile", profile, *flag]) == 0
         assert json.loads(capsys.readouterr().out)["settings"]["seating"] == want
     assert event.default_seating({"base": "jiangsu", "turn_seconds": 20}) == "lot"
+
+
+def test_a_referee_cannot_enter_a_draw_in_a_knockout_match(store: Store) -> None:
+    """A knockout day's walk-through: `desk correct --winner draw` (and the page's 更正 form) on a semi-final was
+    accepted, scored each team a point, showed 平局 on the screens and stalled the knockout, its next round
+    unpairable. A knockout match has a winner: a draw plays one more deal (004)."""
+    rows = event.pair_round(store, 1, "knockout")
+    tbl = rows[0]["tbl"]
+    with pytest.raises(corrections.CorrectionError, match="淘汰赛不能平局.*one more deal"):
+        corrections.change_match(store, "ref", "draw", 1, tbl, levels={"NS": "5", "EW": "5"}, winner=None)
+    with pytest.raises(corrections.CorrectionError, match="淘汰赛不能平局.*one more deal"):
+        corrections.propose_match(store, "ref", "draw", 1, tbl, levels={"NS": "5", "EW": "5"}, winner=None)
+    assert store.corrections() == [] and store.proposals() == []
+    corrections.change_match(store, "ref", "after the extra deal", 1, tbl, levels={"NS": "6", "EW": "5"}, winner="NS")

@@ -5,6 +5,7 @@ withdrawal or a reinstatement of a team still in is refused, and a reinstated te
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,3 +119,37 @@ def test_the_desk_pages_withdrawal_names_the_match_still_to_enter(tmp_path: Path
     assert status == 200 and json.loads(body)["unplayed"] == [f"第1轮 {first['tbl']} round 1"]
     status, _, body = act({"by": "裁判长", "team": "nobody", "reason": "x"})
     assert status == 400 and "no registered team" in json.loads(body)["error"]
+
+
+def test_the_desk_starts_no_match_of_a_withdrawn_team(mosquitto: Any, topic_root: Any, tmp_path: Path) -> None:
+    """A knockout day's walk-through: a finalist withdrew with the final paired while its table was offline; the
+    desk went on retrying that start, the table played it when it came back, and its result made the withdrawn
+    team champion. The desk starts no match of a withdrawn team (the referees enter its walk-over)."""
+    import time
+
+    from table_daemon.desk.service import Desk
+
+    from .spec_table import SpecTable
+
+    store = Store(tmp_path / "d.sqlite")
+    store.set_up(topic_root.event, [Team(i, f"队{i}") for i in range(1, 5)], {"tables": ["T01", "T02"]}, "seed")
+    store.add_round(1, "swiss", [("T01", 1, 2), ("T02", 3, 4)])
+    corrections.withdraw(store, "裁判长", "家中有事", 4)
+    tables = {t: SpecTable(mosquitto.url, topic_root.event, t) for t in ("T01", "T02")}
+    desk = Desk(store, mosquitto.url, topic_root.event)
+    desk.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not tables["T01"].commands and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [c["name"] for c in tables["T01"].commands] == ["start_match"]
+        desk.send_pairings()  # and again: still nothing for T02
+        time.sleep(0.5)
+        assert tables["T02"].commands == []
+        assert next(p for p in store.pairings(1) if p["tbl"] == "T02")["sent_at"] is None
+    finally:
+        desk.stop()
+        for t in tables.values():
+            t.client.loop_stop()
+            t.client.disconnect()
+        store.close()

@@ -72,9 +72,24 @@ def test_the_bracket_and_the_stage_of_each_table_on_the_screens(served: tuple[Hu
         page.wait_for_selector("#table-T02 .tile-head .ko-stage", timeout=UI)
         assert page.inner_text("#table-T02 .tile-head .ko-stage") == "半决赛 · Semi-final"
 
+        # once the knockout is over, the standings say that its places rank its teams
+        finals = [{"round": 5, "tbl": "T01", "ns": 4, "ew": 2, "method": "knockout"},  # 扬州队 won T02 as NS
+                  {"round": 5, "tbl": "T02", "ns": 1, "ew": 3, "method": "knockout"}]
+        done: list[dict[str, Any]] = [{"id": f"m{r}{t}", "kind": "match", "match": r, "tbl": t, "deal": None,
+                 "payload": {"type": "match_result", "match": r, "levels": {"NS": "A+", "EW": "9"}, "winner": "NS"}}
+                for r, t in ((4, "T02"), (5, "T01"), (5, "T02"))]
+        hub.set_standings(ledger.report(TEAMS, PAIRINGS + finals, [*RESULTS, *done], [], {"scoring": "standard"},
+                                        lot_seed="s", version=6, event="ev", computed_at="2026-12-07T16:00:01Z",
+                                        knockout_seeds=[1, 2, 3, 4]))
+        page.goto(f"{web.url}/standings")
+        page.wait_for_selector("#standings .st-sub:has-text('淘汰赛名次')", timeout=UI)
+        assert "前 4 名按淘汰赛名次 · places 1-4 by the knockout" in page.inner_text("#standings .st-sub")
+        page.goto(f"{web.url}/display/")
+        page.wait_for_selector("#table-T02 .tile-head .ko-stage", timeout=UI)
+
         # a Swiss round's table names no stage, and /standings draws no bracket
         hub.set_standings(ledger.report(TEAMS, [{**p, "method": "swiss"} for p in PAIRINGS], RESULTS, [],
-                                        {"scoring": "standard"}, lot_seed="s", version=6, event="ev",
+                                        {"scoring": "standard"}, lot_seed="s", version=7, event="ev",
                                         computed_at="2026-12-07T15:00:02Z"))
         page.wait_for_selector("#table-T02 .tile-head .ko-stage", state="detached", timeout=UI)
         page.goto(f"{web.url}/standings")
