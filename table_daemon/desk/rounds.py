@@ -108,6 +108,8 @@ def why_not_counted(event: str, table: str, rid: str, match: int | None, start: 
 
 #: what a match of the round waits for while its table is offline (its retained status says so)
 OFFLINE = "牌桌离线（成绩在牌桌日志中等待）table offline (its results wait in its journal)"
+#: what a match waits for while its table is offline and has not taken the round's start yet
+OFFLINE_NOT_STARTED = "牌桌离线，开赛待送达 | table offline: the round's start waits for it"
 
 
 def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_in: bool,
@@ -135,7 +137,7 @@ def progress(pairing: Mapping[str, Any], live: Mapping[str, Any] | None, result_
         step = "waiting"
     waits = pairing.get("last_error") if step in ("sent", "busy") else None
     if offline and step not in ("result_in", "finished"):
-        waits = OFFLINE
+        waits = OFFLINE if step in ("accepted", "playing", "paused") else OFFLINE_NOT_STARTED
     out: dict[str, Any] = {"step": step, "words": STEPS[step], "attempts": int(pairing.get("attempts") or 0),
                            "refused": waits, "offline": offline,
                            "sent_at": pairing.get("sent_at"), "accepted_at": pairing.get("accepted_at")}

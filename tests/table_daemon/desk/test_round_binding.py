@@ -52,6 +52,7 @@ def test_progress_of_a_pairing() -> None:
     assert rounds.progress(accepted, over, True, "ev")["step"] == "result_in"
     # a table that is offline: what its match waits for is the table (a start sent to it is only unanswered)
     gone = rounds.progress(PAIRING, None, False, "ev", offline=True)
-    assert gone["step"] == "sent" and gone["refused"] == rounds.OFFLINE and gone["offline"]
+    # not "its results wait in its journal" (a knockout day's walk-through): it has no result, its start waits
+    assert gone["step"] == "sent" and gone["refused"] == rounds.OFFLINE_NOT_STARTED and gone["offline"]
     assert rounds.progress(accepted, live, False, "ev", offline=True)["refused"] == rounds.OFFLINE
     assert rounds.progress(accepted, over, True, "ev", offline=True)["refused"] is None  # its result is in
