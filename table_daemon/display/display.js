@@ -915,6 +915,14 @@ function drawTile(root, name, tab, standings) {
   head.append(deal);
   const stage = knockoutStage(state, name, standings);
   if (stage) head.append(el("span", "ko-stage", stage));
+  // a table with no match in the round now paired (a knockout uses fewer tables) still shows its last one: say
+  // which round that was, or a hall reads an old result as the current round's
+  const round = standings && standings.round;
+  const idle = round && state.match && state.match < round && !(Array.isArray(standings.matches) ? standings.matches
+    : []).some((m) => m && m.table === name && m.round === round);
+  root.classList.toggle("idle-round", !!idle);
+  if (idle) head.append(el("span", "round-note", "第" + state.match + "轮 · Round " + state.match + " · 第" + round +
+    "轮无比赛 · no match in round " + round));
   const clock = matchClockEl(state);
   if (clock) head.append(clock);
   const gone = ((tab && tab.status) || {}).online === false;  // its last state is not what happens there now

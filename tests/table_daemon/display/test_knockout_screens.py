@@ -51,6 +51,9 @@ def test_the_bracket_and_the_stage_of_each_table_on_the_screens(served: tuple[Hu
     hub, web = served
     hub.set_standings(standings())
     hub.feed("T02", "state", {**table_state(10, match=4, deal=2), "table": "T02"})
+    # T03 played round 3 and has no match in the knockout's round 4: its last result must not pass for round 4's
+    hub.feed("T03", "state", {**table_state(11, match=3, deal=6, phase="match_over", turn=None, trick=[]),
+                              "table": "T03"})
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(f"{web.url}/standings")
@@ -71,6 +74,8 @@ def test_the_bracket_and_the_stage_of_each_table_on_the_screens(served: tuple[Hu
         page.goto(f"{web.url}/display/")
         page.wait_for_selector("#table-T02 .tile-head .ko-stage", timeout=UI)
         assert page.inner_text("#table-T02 .tile-head .ko-stage") == "半决赛 · Semi-final"
+        assert page.inner_text("#table-T03 .tile-head .round-note") == "第3轮 · Round 3 · 第4轮无比赛 · no match in round 4"
+        assert page.query_selector("#table-T02 .round-note") is None
 
         # once the knockout is over, the standings say that its places rank its teams
         finals = [{"round": 5, "tbl": "T01", "ns": 4, "ew": 2, "method": "knockout"},  # 扬州队 won T02 as NS
