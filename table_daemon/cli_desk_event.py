@@ -213,6 +213,10 @@ def run_pair(args: argparse.Namespace) -> int:
     paired = export.pairing_rows(rows, {t.id: t.name for t in teams}, {t.id: t.unit for t in teams})
     for row in paired:
         print(json.dumps(row, ensure_ascii=False))
+    seeds = store.meta("knockout_seeds")
+    if args.top is not None and isinstance(seeds, list) and len(seeds) < args.top:  # said, not refused: "all"
+        print(f"注意：--top {args.top}，但仅 {len(seeds)} 队仍在比赛中，全部出线 | note: --top {args.top}, but only "
+              f"{len(seeds)} teams are still in the event: all of them qualify", file=sys.stderr)
     if store.settings().get("keep_units_apart") and rows and rows[0]["method"] == "swiss":  # only Swiss can choose
         for row in paired:
             if row["same_unit"]:

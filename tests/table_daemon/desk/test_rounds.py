@@ -241,3 +241,15 @@ def test_a_referee_cannot_enter_a_draw_in_a_knockout_match(store: Store) -> None
         corrections.propose_match(store, "ref", "draw", 1, tbl, levels={"NS": "5", "EW": "5"}, winner=None)
     assert store.corrections() == [] and store.proposals() == []
     corrections.change_match(store, "ref", "after the extra deal", 1, tbl, levels={"NS": "6", "EW": "5"}, winner="NS")
+
+
+def test_a_top_above_the_field_is_said(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`desk pair --method knockout --top 16` with 4 teams took all 4 without a word (a knockout day)."""
+    from table_daemon.cli import main
+
+    (tmp_path / "p.csv").write_text(CSV)
+    db = str(tmp_path / "e.sqlite")
+    assert main(["desk", "init", "--db", db, "--event", "e", "--pairs", str(tmp_path / "p.csv")]) == 0
+    capsys.readouterr()
+    assert main(["desk", "pair", "--db", db, "--round", "1", "--method", "knockout", "--top", "16"]) == 0
+    assert "--top 16, but only 4 teams are still in the event: all of them qualify" in capsys.readouterr().err
