@@ -430,8 +430,16 @@ function seatBox(state, seat, lastAct) {
   if (s.place) {
     info.append(el("span", "place", PLACES[s.place] || s.place));
   } else if (typeof s.cards_left === "number") {
-    info.append(el("span", "left", "余 " + s.cards_left + " 张 · " + s.cards_left + " left"));
-    if (s.reported && s.cards_left > 0) info.append(el("span", "report", "报牌 " + s.cards_left + " · reported " + s.cards_left));
+    // the English in its own span: a featured table's narrow seat shows the Chinese only, or its name is cut
+    const left = el("span", "left", "余 " + s.cards_left + " 张");
+    left.append(el("span", "en", " · " + s.cards_left + " left"));
+    info.append(left);
+    // the count is beside it (余 N 张): the badge says only that it was reported
+    if (s.reported && s.cards_left > 0) {
+      const rep = el("span", "report", "报牌");
+      rep.append(el("span", "en", " reported"));
+      info.append(rep);
+    }
   } else if (s.reported) {  // a sealed board's seat: it reported, its count is not public (rules §12)
     info.append(el("span", "report", "报牌 reported"));
   }

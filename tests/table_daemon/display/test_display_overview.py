@@ -10,7 +10,7 @@ from typing import Any
 from table_daemon.display.hub import Hub
 from table_daemon.display.server import WebServer
 
-from .live_pages import UI, table_state
+from .live_pages import UI, seats, table_state
 
 
 # -- the standings: which round, how many of the teams, and all of them for spectators ------------------------------
@@ -132,3 +132,25 @@ def test_the_featured_table_keeps_seat_names_whole_and_says_the_level(served: tu
         assert page.inner_text("#featured .what .wl") == "打 5 · playing 5"
     finally:
         page.close()
+
+
+def test_a_reported_seat_of_the_featured_table_keeps_its_name_whole(served: tuple[Hub, WebServer],
+                                                                    browser: Any) -> None:
+    """A knockout day's walk-through: at 1920x1080 the featured table's West seat, reported with 4 left, showed
+    its player as "王··" (the badge "报牌 4 · reported 4" beside "余 4 张 · 4 left" took the name's room)."""
+    hub, web = served
+    out = seats(W=4, S=11)
+    out["W"]["reported"] = True
+    teams = {"NS": {"name": "南京一队", "players": {"N": "李建国", "S": "孙燕"}},
+             "EW": {"name": "无锡队", "players": {"E": "周九", "W": "王小明"}}}
+    hub.feed("T01", "state", table_state(10, seats=out, teams=teams))
+    for width, height in ((1920, 1080), (1280, 720)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto(f"{web.url}/display/?featured=T01")
+            page.wait_for_selector("#featured .seat-W .info .report", timeout=UI)
+            assert page.inner_text("#featured .seat-W .pname") == "王小明"
+            assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth",
+                                 page.query_selector("#featured .seat-W .pname")), (width, "name cut")
+        finally:
+            page.close()
