@@ -154,3 +154,25 @@ def test_a_reported_seat_of_the_featured_table_keeps_its_name_whole(served: tupl
                                  page.query_selector("#featured .seat-W .pname")), (width, "name cut")
         finally:
             page.close()
+
+
+def test_the_overview_redraws_only_the_tiles_whose_table_changed(served: tuple[Hub, WebServer],
+                                                                 browser: Any) -> None:
+    """The overview rebuilt every tile on every change, up to five times a second: a hall of many tables on a slow
+    screen spent its time redrawing tables that had not moved. A tile is redrawn when its table (or the standings)
+    changed; the others keep their elements."""
+    hub, web = served
+    for i, name in enumerate(("T01", "T02", "T03")):
+        hub.feed(name, "state", {**table_state(10 + i, seats=seats(S=20, E=20, N=20, W=20)), "table": name})
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{web.url}/display/?featured=T01")
+        page.wait_for_selector("#table-T03 .tile-head", timeout=UI)
+        page.evaluate("['T02', 'T03'].forEach((n) => { document.querySelector('#table-' + n + ' .tile-head')"
+                      ".dataset.mark = 'kept'; })")
+        hub.feed("T02", "state", {**table_state(30, seats=seats(S=20, E=20, N=20, W=20), turn="N"), "table": "T02"})
+        page.wait_for_selector("#table-T02 .tile-now .turn:has-text('北')", timeout=UI)
+        assert page.get_attribute("#table-T03 .tile-head", "data-mark") == "kept"  # T03 did not move
+        assert page.query_selector("#table-T02 .tile-head[data-mark]") is None  # T02 was drawn again
+    finally:
+        page.close()
