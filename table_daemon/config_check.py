@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
-import sqlite3
 import sys
 import tomllib
 from collections.abc import Callable
@@ -263,16 +262,7 @@ def _check_free_space(folder: Path, path: str, err: Any) -> None:
 def _journal_damage(path: Path) -> str | None:
     """What is wrong with an existing journal file (SQLite's own check), or None: a file cut short by a power
     cut started the table on half its match, or crashed it with a traceback."""
-    from table_daemon.adapters.journal import journal_problem
+    from table_daemon.adapters.journal import sqlite_check
 
-    try:
-        db = sqlite3.connect(str(path))
-        try:
-            rows = db.execute("PRAGMA quick_check").fetchall()
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as exc:
-        return f"{journal_problem(exc)} [{exc}]"
-    if [tuple(r) for r in rows] != [("ok",)]:
-        return f"{journal_problem(sqlite3.DatabaseError('malformed'))} [{rows[0][0]}]"
-    return None
+    found = sqlite_check(path)
+    return None if found is None else f"{found[0]} [{found[1]}]"

@@ -87,6 +87,24 @@ def journal_problem(exc: BaseException) -> str:
     return text
 
 
+def sqlite_check(path: str | Path, *, read_only: bool = False) -> tuple[str, str] | None:
+    """SQLite's own check of a journal file (``quick_check``, and that it holds a journal's ``meta``): None when
+    sound, else (the technician's words of :func:`journal_problem`, SQLite's own message)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True) if read_only else sqlite3.connect(str(path))
+        try:
+            rows = db.execute("PRAGMA quick_check").fetchall()
+            if [tuple(r) for r in rows] == [("ok",)]:
+                db.execute("SELECT count(*) FROM meta").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return journal_problem(exc), str(exc)
+    if [tuple(r) for r in rows] != [("ok",)]:
+        return journal_problem(sqlite3.DatabaseError("malformed")), str(rows[0][0])
+    return None
+
+
 class Journal:
     """Thread-safe access to one journal file (``:memory:`` for throw-away runs).
 

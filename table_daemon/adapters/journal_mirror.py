@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .journal import Journal, JournalError
+from .journal import Journal, JournalError, sqlite_check
 
 #: the mirror is written at each snapshot (a deal's end) and, in play, at most this often
 MIRROR_EVERY_S = 60.0
@@ -43,18 +43,8 @@ def mirror_problem(path: str | Path) -> str | None:
     None when it can."""
     if not Path(path).is_file():
         return f"no mirror at {path}"
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            rows = db.execute("PRAGMA quick_check").fetchall()
-            db.execute("SELECT count(*) FROM meta").fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        return f"the mirror {path} cannot be read: {exc}"
-    if [tuple(r) for r in rows] != [("ok",)]:
-        return f"the mirror {path} is damaged ({rows[0][0]})"
-    return None
+    found = sqlite_check(path, read_only=True)
+    return None if found is None else f"the mirror {path} cannot be taken up: {found[1]}"
 
 
 def open_journal(path: str, mirror: str = "") -> tuple[Journal, TakenUp | None]:
