@@ -150,16 +150,25 @@ function storyOf(events) {
   let tribute = [];
   let plan = null;
   let complete = false;  // the deal's start was seen: every play since is here
+  // the number of the last trick won, as the table counts it (trick_won's ``trick``): a story trimmed to its last
+  // events (an overview's brief snapshot) numbers its tricks from there, not from 1
+  let lastN = null;
   for (const ev of events || []) {
     switch (ev.type) {
-      case "deal_started": tricks.length = 0; cur = null; tribute = []; plan = null; complete = true; break;
+      case "deal_started": tricks.length = 0; cur = null; tribute = []; plan = null; complete = true; lastN = 0; break;
       case "tribute_plan": plan = { resisted: !!ev.resisted, payments: ev.payments || [], leader: ev.leader }; break;
       case "play":
-        if (!cur) { cur = { n: tricks.length + 1, plays: [] }; tricks.push(cur); }
+        if (!cur) { cur = { n: lastN != null ? lastN + 1 : tricks.length + 1, plays: [] }; tricks.push(cur); }
         cur.plays.push({ seat: ev.seat, cards: ev.cards || [], count: ev.count, reading: ev.reading, left: ev.cards_left });
         break;
       case "pass": if (cur) cur.plays.push({ seat: ev.seat, pass: true }); break;
-      case "trick_won": if (cur) { cur.winner = ev.seat; cur.jiefeng = !!ev.jiefeng; cur = null; } break;
+      case "trick_won":
+        if (cur) {
+          cur.winner = ev.seat; cur.jiefeng = !!ev.jiefeng;
+          if (typeof ev.trick === "number") cur.n = ev.trick;
+          lastN = cur.n; cur = null;
+        } else if (typeof ev.trick === "number") lastN = ev.trick;
+        break;
       case "seat_out": if (cur) cur.plays.push({ seat: ev.seat, out: ev.place }); break;
       case "tribute": tribute.push({ kind: "进贡 tribute", from: ev.seat, to: ev.to, card: ev.card }); break;
       case "return": tribute.push({ kind: "还贡 return", from: ev.seat, to: ev.to, card: ev.card }); break;
@@ -510,7 +519,8 @@ function trickActs(state, story) {
 /** The middle of the table: which trick, whose turn (lead or follow), what is to beat. */
 function trickBanner(state, story) {
   const box = el("div", "trick-banner");
-  const n = story.open ? story.open.n : story.tricks.length + 1;
+  const done = story.tricks[story.tricks.length - 1];
+  const n = story.open ? story.open.n : done ? done.n + 1 : 1;
   box.append(el("div", "tb-n", "第 " + n + " 圈 · Trick " + n));
   if (state.turn) {
     box.append(el("div", "tb-turn", "▶ " + seatLabel(state, state.turn) + (topPlay(state) ? " 出牌 to play" : " 领出 to lead")));

@@ -176,3 +176,31 @@ def test_the_overview_redraws_only_the_tiles_whose_table_changed(served: tuple[H
         assert page.query_selector("#table-T02 .tile-head[data-mark]") is None  # T02 was drawn again
     finally:
         page.close()
+
+
+def test_an_overview_opened_late_in_a_deal_numbers_its_tricks_as_the_table_does(served: tuple[Hub, WebServer],
+                                                                                  browser: Any) -> None:
+    """A fresh-clone walk-through: the overview opened in deal 4 said 第 5 圈 while the table was at its 8th trick
+    (its snapshot keeps a deal's last 40 events, and the tricks were counted from them). Each trick is numbered
+    by the table's own count (trick_won's ``trick``)."""
+    from .live_pages import event
+
+    hub, web = served
+    seq = 1
+    hub.feed("T01", "events", event(seq, "deal_started", deal=3))
+    for trick in range(1, 16):  # 15 tricks of 5 events: more than the 40 a brief snapshot keeps
+        for seat, kind in (("S", "play"), ("E", "pass"), ("N", "pass"), ("W", "pass")):
+            seq += 1
+            fields = {"cards": ["H3"], "reading": {"type": "single", "rank": "3", "size": 1}} if kind == "play" else {}
+            hub.feed("T01", "events", event(seq, kind, deal=3, seat=seat, **fields))
+        seq += 1
+        hub.feed("T01", "events", event(seq, "trick_won", deal=3, seat="S", trick=trick))
+    hub.feed("T01", "state", table_state(seq + 1, trick=[], turn="S", seats=seats(S=12)))
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        for url, where in ((f"{web.url}/display/?featured=T01", "#featured"), (f"{web.url}/display/T01", "body")):
+            page.goto(url)
+            page.wait_for_selector(f"{where} .trick-banner .tb-n", timeout=UI)
+            assert page.inner_text(f"{where} .trick-banner .tb-n") == "第 16 圈 · Trick 16", url
+    finally:
+        page.close()
