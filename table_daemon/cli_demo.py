@@ -73,7 +73,7 @@ def run_demo(args: argparse.Namespace) -> int:
         password_file.chmod(0o600)
     password = password_file.read_text().strip()
     broker = LocalBroker().start()
-    desk = Desk(store, broker.url, event, say=lambda text: print(text, file=sys.stderr, flush=True))
+    desk = Desk(store, broker.url, event, say=say_line)
     # the referees' table commands from the desk page (pause, deal, penalty ...): the embedded broker has no
     # accounts, so the referee link is one more client of it
     referee_link = RefereeLink(parse_broker_url(broker.url), event)
@@ -86,14 +86,16 @@ def run_demo(args: argparse.Namespace) -> int:
     desk.start()
     referee_link.start()
     base = f"http://{args.host}:{web.port}"
-    print(f"""
+    kept = "" if args.dir else "（临时文件夹，演示结束后保留 · a temporary folder, kept after the demo）"
+    say_line(f"""
 掼蛋演示 Guandan demo
   记分台 Desk (referees):   {base}/          用户名任意 any user name, 密码 password: {password}
-  现场显示 Displays:         {base}/display/   牌桌 table: {base}/display/{tables[0]}
+  现场显示 Displays:         {base}/display/   积分榜 standings: {base}/standings   打印 print: {base}/print
+  牌桌 Tables:               {"  ".join(f"{base}/display/{t}" for t in tables)}
   MQTT 代理 broker:          {broker.url}
-  数据 files:                {workdir}
+  数据 files:                {workdir}{kept}
   Ctrl+C 结束 stops the demo.
-""", file=sys.stderr, flush=True)
+""")
     interrupt_on_term_and_hangup()
     try:
         return run_simulation(broker=broker.url, table="T01" if args.tables == 1 else "T", event=event,
@@ -106,3 +108,12 @@ def run_demo(args: argparse.Namespace) -> int:
         web.stop()
         store.close()
         broker.close()
+        say_line(f"演示已结束，数据保留在 {workdir}（--dir 可接着打）| demo stopped; its files are kept in {workdir} "
+                 "(--dir DIR to go on with them)")
+
+
+def say_line(text: str) -> None:
+    """One line on the console, written in one piece: the desk's thread and the tables' would run two lines
+    together ("... sent已连接 MQTT 代理") when print wrote a line and its newline apart."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()

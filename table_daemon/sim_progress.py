@@ -38,8 +38,9 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
 
     tricks = {"n": 0}
 
-    def say(text: str) -> None:
-        print(f"[{table}] {text}", file=out, flush=True)
+    def say(text: str) -> None:  # one write: the desk's thread prints too, and lines must not run together
+        out.write(f"[{table}] {text}\n")
+        out.flush()
 
     def show(topic: str, msg: dict[str, Any]) -> None:
         kind = msg.get("type")

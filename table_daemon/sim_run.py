@@ -191,5 +191,6 @@ def _await_broker(sims: list[SimTable], broker: str, timeout: float, *, one_shot
         print(f"仍在等待 MQTT 代理 {redacted(broker)} | still waiting for the MQTT broker {redacted(broker)} (retrying)", file=sys.stderr,
               flush=True)
         return True
-    print(f"已连接 MQTT 代理 | connected to the MQTT broker {redacted(broker)}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"已连接 MQTT 代理 | connected to the MQTT broker {redacted(broker)}\n")  # one write: no line
+    sys.stderr.flush()  # of the desk's thread runs into it
     return True

@@ -1021,7 +1021,7 @@ function drawStandings(root, standings, limit) {
   const table = el("table", "standings" + (dup ? " dup" : ""));
   const head = el("tr");
   (dup ? ["名次 #", "队 Team", "复式 Dup.", "场分 MP", "级差分 LP"] : ["名次 #", "队 Team", "场分 MP", "级差分 LP"])
-    .forEach((h) => head.append(el("th", "", h)));
+    .forEach((h, i) => head.append(el("th", i >= 2 ? "num" : "", h)));  // over right-aligned figures, right-aligned
   table.append(head);
   standings.rows.slice(0, limit || rows).forEach((r) => {
     const tr = el("tr");

@@ -35,11 +35,14 @@ def test_demo_shows_the_product(tmp_path: Path) -> None:
     proc = start("demo", "--http", "0", "--speed", "0", "--direct", "--match-end", "deals:1", "--dir",
                  str(tmp_path / "demo"))
     try:
-        lines = read_until(proc, r"Displays:", timeout=90)
+        lines = read_until(proc, r"Tables:", timeout=90)
         desk = re.search(r"Desk \(referees\):\s+(http://\S+/)\s.*password: (\S+)", "\n".join(lines))
         assert desk, lines
         url, password = desk.group(1), desk.group(2)
         assert password == (tmp_path / "demo" / "referee-password").read_text().strip()
+        # every page an operator needs, each table's too
+        assert f"{url}standings" in "\n".join(lines) and f"{url}print" in "\n".join(lines)
+        assert f"{url}display/T01" in "\n".join(lines)
         lines += read_until(proc, r"round 1 result in", timeout=90)
         console = "\n".join(lines)
         assert "deal 1 started" in console and "trick 1 won by" in console and "deal 1 over" in console
@@ -85,6 +88,9 @@ def test_ctrl_c_or_a_closed_terminal_stops_the_demo_in_order(tmp_path: Path, sig
         rest = proc.communicate(timeout=30)[1]
         assert proc.returncode == 0, rest
         assert "interrupted" in rest and "offline" in rest  # the table stopped, and the desk saw it go
+        # and the demo says it stopped (it ended on "T01 离线 offline", which reads as a fault) and where its files are
+        assert rest.rstrip().splitlines()[-1].startswith("演示已结束"), rest
+        assert f"demo stopped; its files are kept in {tmp_path / 'demo'}" in rest
         assert "lost the broker" not in rest and "断开" not in rest, rest
         with pytest.raises(OSError):  # the broker stopped with the demo
             socket.create_connection((broker.group(1), int(broker.group(2))), timeout=2).close()
