@@ -74,6 +74,12 @@ def progress_printer(table: str, out: Any = sys.stderr) -> Callable[[str, dict[s
             won = f"{TEAM_WORDS.get(str(winner), str(winner))} 胜" if winner else "平局"
             say(f"比赛结束 {won} · {_levels(msg.get('levels'))} | match over: "
                 f"{f'{winner} wins' if winner else 'draw'}")
+        elif kind == "tribute_plan" and msg.get("resisted"):
+            say("抗贡：下游有两个大王，不进贡 | no tribute: two big jokers")
+        elif kind in ("tribute", "return"):
+            what = "进贡" if kind == "tribute" else "还贡"
+            say(f"{what} {_seat(msg.get('seat'))} → {_seat(msg.get('to'))} {msg.get('card')} | {kind} "
+                f"{msg.get('seat')} to {msg.get('to')}: {msg.get('card')}")
         elif kind == "alert" and msg.get("code") not in ("referee_call",):
             say(f"警报 alert {type_words(str(msg.get('code')))}: {msg.get('message')}")
 

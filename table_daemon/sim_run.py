@@ -117,10 +117,10 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
         unacked = _unacked(sims) if await_desk else 0
         for s in sims:
             c = s.app.controller
-            lv = {t: format_team_level(v) for t, v in c.levels.items()}
+            lv = {t: format_team_level(v).replace("T", "10") for t, v in c.levels.items()}
             # the table's own numbers (a table restarted from its journal goes on with them)
-            print(f"[{s.cfg.table.id}] 第{c.match_no}场 共{c.deals_done}副 | match {c.match_no}: {c.deals_done} "
-                  f"deals played, levels NS {lv['NS']} EW {lv['EW']}"
+            print(f"[{s.cfg.table.id}] 第{c.match_no}场 共{c.deals_done}副，南北 {lv['NS']} 东西 {lv['EW']} | match "
+                  f"{c.match_no}: {c.deals_done} deals played, levels NS {lv['NS']} EW {lv['EW']}"
                   + (f", {s.matches_played + 1} matches" if matches != 1 else ""), file=sys.stderr, flush=True)
         if unsent:
             print(f"未发出 {unsent} 条消息（含成绩），保存在日志 {jdir} | {unsent} messages (results among them) were "

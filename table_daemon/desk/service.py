@@ -271,8 +271,19 @@ class Desk:
                 if over:  # a referee's correction came first: it stands, and the referees must know it does
                     self._say(f"{table} 第{match}轮 已有裁判更正 #{over[-1]}，以更正为准 | round {match}: a referee's "
                               f"correction #{over[-1]} came first and stands over this result")
+                if match == self.store.last_round() and self._round_complete(match):
+                    self._say(f"第{match}轮全部结束：可在记分台页面编排并开始下一轮（或 desk pair）| round {match} is "
+                              "complete: pair and start the next round on the desk page (or desk pair)")
         # acknowledged either way: the table's journal keeps it until then, and the desk has kept it
         self.link.publish(f"{self.base}/{table}/results/ack", {"id": rid})
+
+    def _round_complete(self, round_no: int) -> bool:
+        """Whether every match of the round has its result, from a table or entered by a referee."""
+        paired = {p["tbl"] for p in self.store.pairings(round_no) if p["ew"] is not None}
+        done = {r["tbl"] for r in self.store.results("match", match=round_no)}
+        done |= {str(c["target"]["table"]) for c in self.store.corrections()
+                 if c["action"] in ("change", "void") and c["target"].get("round") == round_no and "table" in c["target"]}
+        return paired <= done
 
     def _on_reply(self, sender: str, payload: bytes) -> None:
         """A table's reply to ``start_match`` (on the topic only that table may write): ok marks the pairing

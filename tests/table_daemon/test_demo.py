@@ -43,8 +43,10 @@ def test_demo_shows_the_product(tmp_path: Path) -> None:
         # every page an operator needs, each table's too
         assert f"{url}standings" in "\n".join(lines) and f"{url}print" in "\n".join(lines)
         assert f"{url}display/T01" in "\n".join(lines)
-        lines += read_until(proc, r"round 1 result in", timeout=90)
+        # the result, then what the operator does next (nothing said it before: the console stopped at the result)
+        lines += read_until(proc, r"round 1 is complete: pair and start the next round", timeout=90)
         console = "\n".join(lines)
+        assert "round 1 result in" in console
         assert "deal 1 started" in console and "trick 1 won by" in console and "deal 1 over" in console
         assert b"<title>" in get(url + "display/T01")
         tables = json.loads(get(url + "api/tables", password))

@@ -35,6 +35,9 @@ def test_the_console_speaks_the_referees_words() -> None:
                     "levels": {"NS": "2", "EW": "K"}})
     show("events", {"type": "match_over", "winner": "EW", "levels": {"NS": "3", "EW": "A+"}})
     show("alerts", {"type": "alert", "code": "out_of_turn", "message": "越序出牌 | out of turn"})
+    show("events", {"type": "tribute", "deal": 2, "seat": "W", "to": "S", "card": "SB"})
+    show("events", {"type": "return", "deal": 2, "seat": "S", "to": "W", "card": "C2"})
+    show("events", {"type": "tribute_plan", "deal": 3, "resisted": True, "payments": []})
     lines = out.getvalue().splitlines()
     assert lines == [
         "[T01] 第1副开始 打10（东西 EW 的级） | deal 1 started, level 10 of EW",
@@ -42,4 +45,7 @@ def test_the_console_speaks_the_referees_words() -> None:
         "[T01] 东 E 出完 上游 | E out, place 1",
         "[T01] 第1副结束 上游 东 E，东西 EW 升3级 → NS 2 / EW K | deal 1 over: EW +3",
         "[T01] 比赛结束 东西 EW 胜 · NS 3 / EW A+ | match over: EW wins",
-        "[T01] 警报 alert 越序出牌 out of turn: 越序出牌 | out of turn"]
+        "[T01] 警报 alert 越序出牌 out of turn: 越序出牌 | out of turn",
+        "[T01] 进贡 西 W → 南 S SB | tribute W to S: SB",  # the console never said the tribute (a walk-through)
+        "[T01] 还贡 南 S → 西 W C2 | return S to W: C2",
+        "[T01] 抗贡：下游有两个大王，不进贡 | no tribute: two big jokers"]
