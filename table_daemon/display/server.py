@@ -82,6 +82,8 @@ class WebServer:
             "/display/": lambda rest, q: asset("table.html" if rest else "overview.html"),
             "/static/": lambda rest, q: asset(rest),
             "/standings": lambda rest, q: asset("standings.html"),  # every team, for spectators' phones
+            # what every browser asks first: a 404 there is an error in a screen's console (a red heart on green felt)
+            "/favicon.ico": lambda rest, q: asset("favicon.svg"),
             "/api/live": lambda rest, q: json_response(hub.snapshot(q.get("table"), brief=q.get("brief") == "1")),
             **(extra or {}),
             **(protected or {}),

@@ -67,6 +67,10 @@ def test_stand_alone_display_server(mosquitto: LocalBroker, topic_root: Any) -> 
         page = urllib.request.urlopen(f"{service.web.url}/display/T05", timeout=5).read().decode()
         assert "/static/display.js" in page
         assert urllib.request.urlopen(f"{service.web.url}/static/display.js", timeout=5).status == 200
+        # what every browser asks first: a 404 there was an error in every screen's console (a walk-through)
+        with urllib.request.urlopen(f"{service.web.url}/favicon.ico", timeout=5) as icon:
+            assert icon.status == 200 and icon.headers["Content-Type"] == "image/svg+xml"
+            assert icon.read().startswith(b"<svg")
     finally:
         service.stop()
         table.close()
