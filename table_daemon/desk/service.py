@@ -38,7 +38,7 @@ from . import alerts as al
 from . import boards as bd
 from . import event as ev
 from . import ledger, rounds
-from .clock import local_now
+from .clock import local_now, zone_name
 from .export import level_word
 from .ledger import ResultError, read_result
 from .presence import DeskAlert, Presence
@@ -179,7 +179,8 @@ class Desk:
             self._charts_due.update(self.hub.tables())
         with self._send_lock:
             self._next_try.clear()
-        self._say("已连接代理 connected to the broker")
+        self._say(f"已连接代理 connected to the broker（控制台时间为 {zone_name(self.timezone)} · the console's times are "
+                  f"{zone_name(self.timezone)}'s）")
 
     # -- input ----------------------------------------------------------------------------------------------
     def on_message(self, topic: str, payload: bytes) -> None:

@@ -127,6 +127,8 @@ def test_referees_work_from_the_desk_page(broker_factory: Callable[..., LocalBro
         assert "所出之牌不在手中" in page.inner_text("#alerts tbody")
         # what referees did is on the desk's console too, with who did it
         assert any("referee 裁判 Li paired round 1" in line for line in said), said
+        # the console's clock is the event's zone, said once ("desk 05:22:04" named none: a walk-through)
+        assert any("the console's times are Asia/Shanghai's" in line for line in said), said
         assert any("referee 裁判 Li acknowledged 2 misread alerts" in line for line in said), said
 
         # A table's health problems show on its row, named as its alerts are; its devices by their state.
