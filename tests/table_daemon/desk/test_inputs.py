@@ -102,7 +102,7 @@ def test_a_correction_is_entered_by_one_referee_and_approved_by_another(store: S
 
 def test_the_desk_pages_walk_over_needs_no_levels_and_a_second_referee(store: Store) -> None:
     """The page's correction form had no walk-over: a pair too late (弃权) was entered with invented levels."""
-    from table_daemon.desk.web import actions
+    from table_daemon.desk.page_actions import actions
 
     propose, approve = actions(store, None)["/api/propose"], actions(store, None)["/api/approve"]
     status, _, body = propose({"by": "Li", "reason": "迟到15分钟", "round": 1, "table": "T01", "winner": "draw",

@@ -15,7 +15,8 @@ import pytest
 
 from table_daemon.desk.standings import Team
 from table_daemon.desk.store import Store
-from table_daemon.desk.web import board_results, routes
+from table_daemon.desk.views import board_results
+from table_daemon.desk.web import routes
 from table_daemon.display.hub import Hub
 
 TEAMS = [Team(1, "红队"), Team(2, "蓝队"), Team(3, "金队"), Team(4, "银队")]

@@ -60,7 +60,7 @@ def test_a_standby_desk_serves_its_copy_read_only(tmp_path: Path) -> None:
 def test_each_tables_devices_are_named_in_chinese_and_english(tmp_path: Path) -> None:
     """The desk page's Devices column said "dealer: dealing; camera: ok; panels: ok", English only."""
     from table_daemon.desk.rounds import device_words
-    from table_daemon.desk.web import tables_view
+    from table_daemon.desk.views import tables_view
 
     assert device_words({"dealer": {"source": "/dev/ttyUSB0", "state": "fault", "error": "no reply"},
                          "camera": {"state": "ok"}, "panels": {"state": "none"}, "lamp": {"state": "odd"}}) == [

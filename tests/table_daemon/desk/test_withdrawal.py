@@ -107,7 +107,7 @@ def test_desk_correct_withdraw_says_which_match_still_needs_a_result(tmp_path: P
 def test_the_desk_pages_withdrawal_names_the_match_still_to_enter(tmp_path: Path) -> None:
     import json
 
-    from table_daemon.desk.web import actions
+    from table_daemon.desk.page_actions import actions
 
     store = six_teams(tmp_path)
     event.pair_round(store, 1)
