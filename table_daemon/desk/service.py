@@ -19,7 +19,8 @@ a refusal (a table still playing) is kept with its reason and retried every few 
 table shows it is free or comes back online; a resend the table already accepted is accepted again without
 restarting anything. A result counts only for the match its table accepted from the desk
 (:mod:`~table_daemon.desk.rounds`); anything else is acknowledged (so the table's journal does not send it
-forever), kept and listed as not counted with the reason.
+forever), kept and listed as not counted with the reason. Sending the starts and taking the tables' replies is
+:mod:`~table_daemon.desk.starts`.
 """
 
 from __future__ import annotations
@@ -37,22 +38,18 @@ from ..version import VERSION
 from . import alerts as al
 from . import boards as bd
 from . import event as ev
-from . import ledger, rounds
+from . import rounds
 from .clock import local_now, zone_name
 from .export import level_word
 from .ledger import ResultError, read_result
 from .presence import DeskAlert, Presence
+from .starts import RoundStarts
 from .store import Store, now
 
 log = logging.getLogger(__name__)
 TABLE_KINDS = ("results", "alerts", "status", "state", "events", "health")
-#: seconds before a start is sent again: after a refusal (the table is busy), and when no reply came at all
-BUSY_RETRY_S = 2.0
 #: how often the desk looks for tables gone mid-match (the alert itself waits presence.OFFLINE_ALERT_S)
 ABSENT_CHECK_S = 5.0
-SILENT_RETRY_S = 5.0
-#: a table the desk has sent a start to this long without ever hearing of it is said once: a mistyped table id
-UNHEARD_S = 30.0
 FREE_PHASES = ("match_over",)
 
 
@@ -60,7 +57,7 @@ FREE_PHASES = ("match_over",)
 BRIDGES = "$SYS/broker/connection/"
 
 
-class Desk:
+class Desk(RoundStarts):
     """See the module docstring. ``start()`` connects and returns; ``stop()`` says goodbye."""
 
     def __init__(self, store: Store, broker: str, event: str, *, prefix: str = "guandan/v1",
@@ -286,38 +283,6 @@ class Desk:
                  if c["action"] in ("change", "void") and c["target"].get("round") == round_no and "table" in c["target"]}
         return paired <= done
 
-    def _on_reply(self, sender: str, payload: bytes) -> None:
-        """A table's reply to ``start_match`` (on the topic only that table may write): ok marks the pairing
-        accepted; a refusal is kept with its reason (shown on the desk page) and the start is tried again; a
-        reply naming another table's match is refused."""
-        topic = f"{self.reply_topic}/{sender}"
-        try:
-            msg = json.loads(payload.decode("utf-8"))
-            parsed = rounds.parse_start_id(msg.get("id"))
-        except (UnicodeDecodeError, json.JSONDecodeError, AttributeError):
-            parsed = None
-        if parsed is None:
-            self.store.reject(topic, "unreadable command reply", payload)
-            return
-        if parsed[0] != sender:
-            self.store.reject(topic, f"reply from {sender} names table {parsed[0]}'s match", payload)
-            return
-        table, round_no = parsed
-        key = (round_no, table)
-        if msg.get("ok"):
-            if self.store.mark_accepted(round_no, table, msg):
-                self._say(f"{table} 第{round_no}轮 已接受开赛 accepted the start of round {round_no}")
-            self._refusal.pop(key, None)
-            return
-        error = str(msg.get("error") or "refused")
-        self.store.mark_refused(round_no, table, error)
-        with self._send_lock:
-            self._next_try[key] = time.monotonic() + BUSY_RETRY_S
-        if self._refusal.get(key) != error:
-            self._refusal[key] = error
-            self._say(f"{table} 第{round_no}轮 未接受开赛 refused the start of round {round_no}: {error}; "
-                      f"每 {BUSY_RETRY_S:g} 秒重试 retrying every {BUSY_RETRY_S:g} s")
-
     def _on_state(self, table: str) -> None:
         """A table that shows it is free (its match over) gets a waiting start at once; one that shows no match
         at all after it accepted this round's, with no result in, lost it (a restart without its journal)."""
@@ -350,13 +315,6 @@ class Desk:
                               "its result never came: a referee enters the result, or sends the start again from "
                               "the desk page (the match then starts over)",
                               {"round": round_no, "start": state.get("start")}))
-
-    def _try_now(self, table: str) -> None:
-        with self._send_lock:
-            for key in list(self._next_try):
-                if key[1] == table:
-                    self._next_try[key] = 0.0
-        self.send_pairings()
 
     def _raise(self, alert: DeskAlert) -> None:
         """Keep an alert of the desk's own with the tables' alerts (the desk page lists them together)."""
@@ -394,58 +352,6 @@ class Desk:
             log.exception("printing progress failed")
 
     # -- output ---------------------------------------------------------------------------------------------
-    def send_pairings(self) -> int:
-        """Send the latest round's starts that no table has accepted yet and that are due (first send, or the
-        retry after a refusal or a silence); returns how many went out. A match of a team that withdrew is not
-        started: the team is not there, and the referees enter its walk-over."""
-        if not self.link.connected.is_set():
-            return 0
-        round_no = self.store.last_round()
-        count = 0
-        at = time.monotonic()
-        heard = set(self.store.statuses()) | set(self.hub.tables())
-        gone = set(ledger.withdrawn(self.store.corrections()))  # 退赛: its match is the referees' walk-over
-        with self._send_lock:
-            for row in self.store.pairings(round_no):
-                key = (row["round"], row["tbl"])
-                if row["ew"] is None or row.get("accepted_at") or self._next_try.get(key, 0.0) > at:
-                    continue
-                if {row["ns"], row["ew"]} & gone:
-                    continue
-                first_sent = self._first_sent.setdefault(key, at)
-                if row["tbl"] not in heard and at - first_sent >= UNHEARD_S and row["tbl"] not in self._unheard_said:
-                    self._unheard_said.add(row["tbl"])
-                    self._say(f"{row['tbl']} 从未连接：桌号是否有误？（已知牌桌 {', '.join(sorted(heard)) or '无'}）| table "
-                              f"{row['tbl']} has never been heard of: is its id right? (desk init --tables; tables "
-                              f"heard of: {', '.join(sorted(heard)) or 'none'})")
-                cmd = ev.start_match_command(self.store, row)
-                cmd["reply_to"] = f"{self.reply_topic}/{row['tbl']}"
-                self.link.publish(f"{self.base}/{row['tbl']}/cmd/start_match", cmd)
-                self._next_try[key] = at + SILENT_RETRY_S
-                first = not row.get("sent_at")
-                self.store.mark_sent(row["round"], row["tbl"])
-                if first:
-                    self._say(f"{row['tbl']} 第{row['round']}轮 已发送开赛 start of round {row['round']} sent")
-                count += 1
-        return count
-
-    def resend_start(self, table: str, by: str = "") -> bool:
-        """A referee's resend of the current round's start at ``table`` (accepted again without harm by a
-        table already playing it); False when the round has no match there."""
-        round_no = self.store.last_round()
-        row = next((p for p in self.store.pairings(round_no) if p["tbl"] == table and p["ew"] is not None), None)
-        if row is None:
-            return False
-        cmd = ev.start_match_command(self.store, row)
-        cmd["reply_to"] = f"{self.reply_topic}/{table}"
-        self.link.publish(f"{self.base}/{table}/cmd/start_match", cmd)
-        self.store.mark_sent(row["round"], table)
-        with self._send_lock:
-            self._next_try[(row["round"], table)] = time.monotonic() + SILENT_RETRY_S
-        self._say(f"{table} 第{round_no}轮 裁判 {by or '?'} 重发开赛 | start of round {round_no} sent again by referee "
-                  f"{by or '?'}")
-        return True
-
     def rerequest_results(self, by: str = "") -> None:
         """Ask every table for the results the desk has not acknowledged: the desk's retained status turns
         offline and online again, on which tables send them all again (mqtt-api.md, Delivery)."""

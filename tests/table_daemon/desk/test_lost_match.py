@@ -51,10 +51,10 @@ def test_a_table_that_lost_its_accepted_match_is_said_once(mosquitto: LocalBroke
 def test_a_table_the_desk_never_heard_of_is_said_once(mosquitto: LocalBroker, topic_root: Any, tmp_path: Path,
                                                       monkeypatch: Any) -> None:
     """A typo in `desk init --tables` (K1 for K01): the desk said only "start sent" again and again."""
-    from table_daemon.desk import service
+    from table_daemon.desk import starts
 
-    monkeypatch.setattr(service, "UNHEARD_S", 0.5)
-    monkeypatch.setattr(service, "SILENT_RETRY_S", 0.2)
+    monkeypatch.setattr(starts, "UNHEARD_S", 0.5)
+    monkeypatch.setattr(starts, "SILENT_RETRY_S", 0.2)
     event = topic_root.event
     store = Store(tmp_path / "desk.sqlite")
     store.set_up(event, [Team(1, "红队"), Team(2, "蓝队"), Team(3, "金队"), Team(4, "银队")],
