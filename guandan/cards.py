@@ -24,6 +24,8 @@ BIG_JOKER_RANK = 16
 RANK_NAME: dict[int, str] = {v: k for k, v in RANK_VALUES.items()} | {SMALL_JOKER_RANK: "SB", BIG_JOKER_RANK: "HR"}
 
 SEATS: tuple[str, ...] = ("S", "E", "N", "W")  # play order (counter-clockwise)
+#: each seat as the rules name it (南 S, 东 E, 北 N, 西 W): alerts, consoles and pages say them so
+SEAT_ZH: dict[str, str] = {"S": "南", "E": "东", "N": "北", "W": "西"}
 TEAMS: tuple[str, ...] = ("NS", "EW")
 LEVELS: tuple[str, ...] = RANK_CHARS  # team levels; "A+" means the team has passed A
 PASSED_A = "A+"

@@ -10,17 +10,16 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .desk.alerts import type_words  # the alert kinds as the desk page names them
+from .desk.alerts import SEAT_NAMES, type_words  # the alert kinds as the desk page names them
 
-#: seats and teams as referees say them (东 E, 南北 NS)
-SEAT_WORDS = {"S": "南 S", "E": "东 E", "N": "北 N", "W": "西 W"}
+#: teams as referees say them (南北 NS; seats as the desk names them: 东 E)
 TEAM_WORDS = {"NS": "南北 NS", "EW": "东西 EW"}
 #: places in the order of going out (rules: 上游, 二游, 三游, 下游)
 PLACE_WORDS = {1: "上游", 2: "二游", 3: "三游", 4: "下游"}
 
 
 def _seat(seat: Any) -> str:
-    return SEAT_WORDS.get(str(seat), str(seat))
+    return SEAT_NAMES.get(str(seat), str(seat))
 
 
 def _level(level: Any) -> str:

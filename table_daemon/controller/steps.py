@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from guandan import (
+    SEAT_ZH,
     SEATS,
     DealOver,
     EngineEffect,
@@ -50,7 +51,7 @@ REFUSAL_WORDS = {"not_your_turn": "未轮到该座位", "not_held": "所出之�
 
 
 #: seats as referees say them in an alert's Chinese (东 E)
-SEAT_WORDS = {"S": "南", "E": "东", "N": "北", "W": "西"}
+SEAT_WORDS = SEAT_ZH
 
 
 def refusal_words(exc: GuandanError) -> str:

@@ -10,6 +10,8 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
+from guandan import SEAT_ZH
+
 from .clock import local
 
 #: alert code -> (中文, English)
@@ -61,7 +63,7 @@ NAMES: dict[str, tuple[str, str]] = {
 }
 #: alerts whose evidence is what the camera saw: the page shows the frame as a picture
 PICTURE_CODES = frozenset({"misread", "exposed_card", "not_held", "illegal_play", "out_of_turn"})
-SEAT_NAMES = {"S": "南 S", "E": "东 E", "N": "北 N", "W": "西 W"}
+SEAT_NAMES = {seat: f"{zh} {seat}" for seat, zh in SEAT_ZH.items()}
 
 
 def type_words(code: str | None) -> str:

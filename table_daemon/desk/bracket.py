@@ -64,9 +64,7 @@ def knockout_bracket(
     (its name, :func:`stage_words`), ``table`` (None until paired), ``teams`` [first, second] (a team id, None
     for a bye's empty slot or a team not known yet), ``waiting`` (only while an earlier match is undecided:
     [first, second], which of them waits on it), ``winner`` (a team id or None) and ``bye`` (one team goes on unplayed: the bracket's empty slot, or a withdrawn opponent)."""
-    size = 1
-    while size < len(seeds):
-        size *= 2
+    size = pairing.bracket_size(len(seeds))
     rounds = size.bit_length() - 1
     ko_rounds = sorted({int(p["round"]) for p in pairings if p.get("method") == "knockout"})
     slots: list[Slot] = [seeds[p - 1] if p <= len(seeds) else None for p in pairing.seeding_order(size)]

@@ -321,9 +321,7 @@ def _knockout(store: Store, pairings: list[dict[str, Any]], order: list[int], ro
         if len(seeds) < 2:
             raise pairing.PairingError("fewer than two teams for the knockout")
         store.set_meta("knockout_seeds", seeds)
-    size = 1
-    while size < len(seeds):
-        size *= 2
+    size = pairing.bracket_size(len(seeds))
     if ko_rounds and len(ko_rounds) >= size.bit_length() - 1:  # every place decided: nothing left to pair
         raise pairing.PairingError(
             f"淘汰赛已打完（第{ko_rounds[0]}-{ko_rounds[-1]}轮），各名次已定；下一轮请选积分编排或循环 | the knockout "

@@ -131,6 +131,15 @@ def round_robin(teams: Sequence[int], round_no: int) -> Pairing:
     return pairs
 
 
+def bracket_size(teams: int) -> int:
+    """The places of a knockout of ``teams``: the next power of two (the top seeds' byes fill the rest); its
+    rounds are ``bracket_size(n).bit_length() - 1``."""
+    size = 1
+    while size < teams:
+        size *= 2
+    return size
+
+
 def seeding_order(size: int) -> list[int]:
     """Standard bracket positions of seeds 1..size (size a power of two): 1, 8, 4, 5, 2, 7, 3, 6 for 8."""
     order = [1]
@@ -164,9 +173,7 @@ def knockout(
     match for 3rd place, for 5th and for 7th. An ``absent`` team (withdrawn) keeps its place in the bracket
     and loses every match it has not played: its opponent has a bye.
     """
-    size = 1
-    while size < len(seeds):
-        size *= 2
+    size = bracket_size(len(seeds))
     rounds = size.bit_length() - 1
     if not 1 <= round_no <= rounds:
         raise PairingError(f"a knockout of {len(seeds)} teams has rounds 1..{rounds}")
@@ -186,9 +193,7 @@ def _bracket(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int
              absent: Collection[int]) -> list[int | None]:
     """The bracket's slots after ``played`` rounds: in each group the winners first, then the losers, so that
     the next round pairs winners with winners and losers with losers."""
-    size = 1
-    while size < len(seeds):
-        size *= 2
+    size = bracket_size(len(seeds))
     slots: list[int | None] = [seeds[p - 1] if p <= len(seeds) else None for p in seeding_order(size)]
     for r in range(played):
         group = size >> r
@@ -211,9 +216,7 @@ def knockout_places(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[in
     """The knockout's final order, first place first (the final's winner, its loser, the match for 3rd's
     winner ...), once every round has its results; None before. With play-offs for every place the slots after
     the last round are the places."""
-    size = 1
-    while size < len(seeds):
-        size *= 2
+    size = bracket_size(len(seeds))
     rounds = size.bit_length() - 1
     if rounds == 0 or len(winners) < rounds:
         return None
