@@ -73,13 +73,19 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
             played[revision] = {} if sealed else board_results(store, store.last_round())
         return played[revision]
 
+    shown: dict[int, list[dict[str, Any]]] = {}  # the corrections the page may show, by the store's revision
+
     def corrections() -> list[dict[str, Any]]:
+        revision = store.revision  # the public view decodes every result: once per change, not per refresh
+        if revision not in shown:
+            rows = store.corrections()
+            if sealed:
+                with store.lock:
+                    rows = ev.public_inputs(store.pairings(), store.results(), rows)[1]
+            shown.clear()
+            shown[revision] = rows
         names = {t.id: t.name for t in store.teams()}
-        rows = store.corrections()
-        if sealed:
-            with store.lock:
-                rows = ev.public_inputs(store.pairings(), store.results(), rows)[1]
-        return [{**r, **correction_words(r, names)} for r in with_local(rows, "at")]
+        return [{**r, **correction_words(r, names)} for r in with_local(shown[revision], "at")]
 
     def csv(text: str) -> Response:
         return 200, "text/csv; charset=utf-8", ("\ufeff" + text).encode()
