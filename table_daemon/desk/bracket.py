@@ -2,9 +2,10 @@
 
 A knockout with play-offs for every place (:func:`pairing.knockout`) is hard to follow from pairings alone: a
 hall wants to see which match is the final, which the match for third, who waits for whom. This module lays
-the seeds out as the pairing does and follows the results round by round: a match whose teams are not known
-yet (an earlier match undecided) is listed with its places and no teams, so the whole bracket shows from the
-first round on. The same words name each match on the desk page, the printed notice and the hall screens.
+the seeds out and moves them on by the pairing's own rule (:func:`pairing.next_slots`), round by round: a
+match whose teams are not known yet (an earlier match undecided) is listed with its places and no teams, so
+the whole bracket shows from the first round on. The same words name each match on the desk page, the printed
+notice and the hall screens.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def knockout_bracket(
     size = pairing.bracket_size(len(seeds))
     rounds = size.bit_length() - 1
     ko_rounds = sorted({int(p["round"]) for p in pairings if p.get("method") == "knockout"})
-    slots: list[Slot] = [seeds[p - 1] if p <= len(seeds) else None for p in pairing.seeding_order(size)]
+    slots: list[Slot] = list(pairing.first_slots(seeds))
     out_rounds: list[dict[str, Any]] = []
     for r in range(1, rounds + 1):
         event_round = ko_rounds[r - 1] if r <= len(ko_rounds) else (ko_rounds[0] + r - 1 if ko_rounds else None)
@@ -77,26 +78,20 @@ def knockout_bracket(
         results = winners[r - 1] if r - 1 < len(winners) else {}
         group = size >> (r - 1)
         matches: list[dict[str, Any]] = []
-        won: list[Slot] = []
-        lost: list[Slot] = []
-        reordered: list[Slot] = []
+        outcomes: list[tuple[Slot, Slot]] = []
         for k in range(0, size, 2):
             a, b = slots[k], slots[k + 1]
             # a match paired and not yet decided waits for its result, even with a withdrawn team in it (the
             # referees enter its walk-over): only a match never paired goes to the team still in the event
             pending = isinstance(a, int) and isinstance(b, int) and frozenset((a, b)) in tables \
                 and frozenset((a, b)) not in results
-            winner, loser = (UNDECIDED, UNDECIDED) if pending else _decide(a, b, results, absent)
-            won.append(winner)
-            lost.append(loser)
-            if (k + 2) % group == 0:  # the end of a group: its winners go first, then its losers
-                reordered.extend(won + lost)
-                won, lost = [], []
+            outcome = (UNDECIDED, UNDECIDED) if pending else _decide(a, b, results, absent)
+            outcomes.append(outcome)
             if a is None and b is None:
                 continue
             first = (k // group) * group + 1
-            matches.append(_match(a, b, winner, first, first + group - 1, tables, absent))
-        slots = reordered
+            matches.append(_match(a, b, outcome[0], first, first + group - 1, tables, absent))
+        slots = pairing.next_slots(outcomes, group)
         out_rounds.append({"round": event_round, "paired": paired, "matches": matches})
     return {"teams": len(seeds), "seeds": list(seeds), "rounds": out_rounds}
 

@@ -16,10 +16,12 @@ allows.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import TypeVar
 
 import networkx as nx
 
 Pairing = list[tuple[int, int | None]]
+Slot = TypeVar("Slot")
 _BYE = -1
 _POINT = 4_000_000  # cost of half a point of 场分 difference, squared-scaled below
 _UNIT = 4 * _POINT  # a same-unit match costs as much as one whole point of difference
@@ -189,25 +191,37 @@ def knockout(
     return without(pairs, absent)
 
 
+def first_slots(seeds: Sequence[int]) -> list[int | None]:
+    """The bracket's slots before its first round: the seeds (best first) at their standard positions, None
+    for the places of a field smaller than the bracket (the top seeds' byes)."""
+    return [seeds[p - 1] if p <= len(seeds) else None for p in seeding_order(bracket_size(len(seeds)))]
+
+
+def next_slots(outcomes: Sequence[tuple[Slot, Slot]], group: int) -> list[Slot]:
+    """The slots of a knockout's next round from this round's ``outcomes`` (winner, loser of each match, in
+    bracket order) when each group of places holds ``group`` slots: in each group its winners first, then its
+    losers, so that the next round pairs winners with winners and losers with losers. The bracket's one rule of
+    play-offs for every place, shared by the pairing and the bracket the hall reads (:mod:`.bracket`)."""
+    per_group = group // 2
+    slots: list[Slot] = []
+    for start in range(0, len(outcomes), per_group):
+        chunk = outcomes[start:start + per_group]
+        slots.extend([won for won, _ in chunk] + [lost for _, lost in chunk])
+    return slots
+
+
 def _bracket(seeds: Sequence[int], winners: Sequence[Mapping[frozenset[int], int]], played: int,
              absent: Collection[int]) -> list[int | None]:
-    """The bracket's slots after ``played`` rounds: in each group the winners first, then the losers, so that
-    the next round pairs winners with winners and losers with losers."""
+    """The bracket's slots after ``played`` rounds (a match without a winner raises PairingError)."""
     size = bracket_size(len(seeds))
-    slots: list[int | None] = [seeds[p - 1] if p <= len(seeds) else None for p in seeding_order(size)]
+    slots = first_slots(seeds)
     for r in range(played):
-        group = size >> r
-        reordered: list[int | None] = []
-        for start in range(0, size, group):
-            chunk = slots[start:start + group]
-            won, lost = [], []
-            for k in range(0, len(chunk), 2):
-                a, b = chunk[k], chunk[k + 1]
-                w = decided_winner(a, b, winners[r], absent)
-                won.append(w)
-                lost.append(b if w == a else a)
-            reordered.extend(won + lost)
-        slots = reordered
+        outcomes: list[tuple[int | None, int | None]] = []
+        for k in range(0, size, 2):
+            a, b = slots[k], slots[k + 1]
+            w = decided_winner(a, b, winners[r], absent)
+            outcomes.append((w, b if w == a else a))
+        slots = next_slots(outcomes, size >> r)
     return slots
 
 
