@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from table_daemon.rules_ops_deal import resolve_profile
 
 from .adapters.journal import OutboxMessage
-from .adapters.journal_mirror import open_journal
+from .adapters.journal_mirror import MIRROR_STOP_S, MirrorWriter, open_journal
 from .adapters.mqtt import Inbound, MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth
 from .adapters.publisher import Publisher, iso_now
@@ -96,6 +96,7 @@ class TableApp(TableHealth):
         self.journal, self.taken_up = open_journal(cfg.journal.path, cfg.journal.mirror)
         self._mirrored_at = 0.0  # when the mirror was last written (monotonic; 0: not yet in this run)
         self._mirrored_input = -1  # the input the mirror was last written after
+        self.mirror_writer: MirrorWriter | None = None  # writes the mirror in its own thread, once one is due
         self.controller = self._new_controller()
         #: the input the latest snapshot was taken after (0: none yet)
         self.snapshot_input = 0
@@ -201,6 +202,11 @@ class TableApp(TableHealth):
                     log.exception("closing a device failed")
         if self.link is not None:
             self.link.stop()
+        if self.mirror_writer is not None:  # a clean stop leaves the mirror as the journal stands
+            if self.inputs_handled != self._mirrored_input:
+                self.mirror_writer.request()
+            if not self.mirror_writer.close(MIRROR_STOP_S):
+                log.error("the journal's mirror %s was still being written at the stop", self.cfg.journal.mirror)
         self.journal.close()
 
     def feed(self, event: Input) -> None:

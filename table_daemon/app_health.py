@@ -13,10 +13,11 @@ import logging
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from .adapters.journal import Journal
-from .adapters.journal_mirror import MIRROR_EVERY_S
+from .adapters.journal_mirror import MIRROR_EVERY_S, MirrorWriter
 from .adapters.mqtt import MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
 from .adapters.publisher import stamp
@@ -66,6 +67,7 @@ class TableHealth:
     problems: dict[str, str]
     _health_due: bool
     _journal_looked: float
+    mirror_writer: MirrorWriter | None
     _mirrored_at: float
     _mirrored_input: int
     _device_states: dict[str, str] | None
@@ -104,24 +106,32 @@ class TableHealth:
                 log.exception("pruning the journal failed")
 
     def _write_mirror(self, snapshot: int | None = None) -> None:
-        """The journal's mirror on other storage (``[journal] mirror``): written after each snapshot (a deal's
-        end: ``snapshot`` is its input) and, from the housekeeping, once a minute while inputs came since. While
-        it cannot be written (a stick pulled or full) the health says so (``journal_mirror_failed``); the table
-        plays on, its own journal whole."""
+        """The journal's mirror on other storage (``[journal] mirror``): asked for after each snapshot (a deal's
+        end: ``snapshot`` is its input) and, from the housekeeping, once a minute while inputs came since; the
+        writer's own thread writes it (a slow stick never pauses play). While it cannot be written (a stick pulled
+        or full) the health says so (``journal_mirror_failed``); the table plays on, its own journal whole."""
         if not self.cfg.journal.mirror:
             return
+        if self.mirror_writer is None:
+            self.mirror_writer = MirrorWriter(partial(self.journal.copy_to, self.cfg.journal.mirror))
+        self._mirror_news()
         now = time.monotonic()
         if snapshot is None and (self.inputs_handled == self._mirrored_input or now - self._mirrored_at < MIRROR_EVERY_S):
             return
         self._mirrored_at, self._mirrored_input = now, self.inputs_handled
-        try:
-            self.journal.copy_to(self.cfg.journal.mirror)
-        except Exception as exc:  # noqa: BLE001 - whatever stops it, it is said and tried again
-            if self.journal_faults.failed(JOURNAL_MIRROR_FAILED, exc, self.clock()):
-                log.error("the journal's mirror %s cannot be written: %s", self.cfg.journal.mirror, exc)
-                self._health_due = True
+        self.mirror_writer.request()
+
+    def _mirror_news(self) -> None:
+        """The mirror writer's latest outcome, said in the health: a failure once, its end once."""
+        outcome = self.mirror_writer.take_outcome() if self.mirror_writer is not None else None
+        if outcome is None:
             return
-        if self.journal_faults.cleared(JOURNAL_MIRROR_FAILED):
+        (failure,) = outcome
+        if failure is not None:
+            if self.journal_faults.failed(JOURNAL_MIRROR_FAILED, failure, self.clock()):
+                log.error("the journal's mirror %s cannot be written: %s", self.cfg.journal.mirror, failure)
+                self._health_due = True
+        elif self.journal_faults.cleared(JOURNAL_MIRROR_FAILED):
             self._health_due = True
 
     def _keep_journal_file(self) -> None:

@@ -27,6 +27,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,7 +188,9 @@ class Journal:
     def copy_to(self, target: str | Path) -> None:
         """Write the journal as it stands to ``target`` in one self-contained file (a mirror on other storage),
         atomically: the copy is made beside it, synced, then renamed over it, so a power cut or a stick pulled
-        mid-copy leaves the mirror before it whole. Raises OSError or sqlite3.Error when it cannot."""
+        mid-copy leaves the mirror before it whole. It reads the journal's file through a connection of its own
+        (WAL lets it read while the table writes), so a slow stick never holds the table's journal; safe to call
+        from another thread. Raises OSError or sqlite3.Error when it cannot."""
         target = Path(target)
         target.parent.mkdir(parents=True, exist_ok=True)
         part = Path(f"{target}.part")
@@ -195,8 +198,15 @@ class Journal:
             leftover.unlink(missing_ok=True)
         copy = sqlite3.connect(part, isolation_level=None)
         try:
-            with self._lock:
-                self._db.backup(copy)
+            if self.path == ":memory:":  # no file to read apart: the table's own connection, held meanwhile
+                with self._lock:
+                    self._db.backup(copy)
+            else:
+                source = sqlite3.connect(f"file:{urllib.parse.quote(self.path)}?mode=ro", uri=True)
+                try:
+                    source.backup(copy)  # one step: a consistent picture of what was committed
+                finally:
+                    source.close()
             copy.execute("PRAGMA journal_mode=DELETE")  # one file: no write-ahead log to carry beside it
         finally:
             copy.close()

@@ -10,16 +10,98 @@ and the match. What was played after the mirror was written is lost, and the tab
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .journal import Journal, JournalError, sqlite_check
 
+log = logging.getLogger(__name__)
+
 #: the mirror is written at each snapshot (a deal's end) and, in play, at most this often
 MIRROR_EVERY_S = 60.0
+#: how long a clean stop waits for the last mirror write (a stalled stick must not hold the stop for ever)
+MIRROR_STOP_S = 10.0
+
+
+class MirrorWriter:
+    """Writes the mirror in a thread of its own, so that a slow or stalled USB stick (hundreds of milliseconds
+    for a day's journal on a cheap one, seconds when it stalls) never pauses the table between two plays.
+
+    ``request`` asks for the journal as it stands to be written; requests made while a write runs become one
+    write after it (the newest state is the one worth having). Each finished write leaves its outcome (None, or
+    what stopped it) for the table's own thread to take (``take_outcome``) and say in its health.
+    """
+
+    def __init__(self, write: Callable[[], None]) -> None:
+        self._write = write
+        self._due = False
+        self._busy = False
+        self._closed = False
+        self._outcome: tuple[Exception | None] | None = None
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def request(self) -> None:
+        """A write of the journal as it stands now (joined to one already waiting)."""
+        with self._changed:
+            if self._closed:
+                return
+            self._due = True
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="journal-mirror", daemon=True)
+                self._thread.start()
+            self._changed.notify_all()
+
+    def take_outcome(self) -> tuple[Exception | None] | None:
+        """The newest finished write's outcome not taken yet, as a 1-tuple (None inside: written); None when no
+        write finished since the last call."""
+        with self._changed:
+            outcome, self._outcome = self._outcome, None
+            return outcome
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until no write is due or running (a clean stop, a test); False when ``timeout`` ran out first."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self._due or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._thread is None:
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def close(self, timeout: float) -> bool:
+        """Finish what was requested (up to ``timeout``), then take no more; False when a write was still
+        running (the thread is a daemon: a stalled stick does not keep the process alive)."""
+        done = self.flush(timeout)
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+        return done
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while not self._due and not self._closed:
+                    self._changed.wait()
+                if not self._due:
+                    return
+                self._due, self._busy = False, True
+            failure: Exception | None = None
+            try:
+                self._write()
+            except Exception as exc:  # noqa: BLE001 - whatever stops it is the table's to say, and tried again
+                failure = exc
+            with self._changed:
+                self._busy = False
+                self._outcome = (failure,)
+                self._changed.notify_all()
 
 
 @dataclass(frozen=True)

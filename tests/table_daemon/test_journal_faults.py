@@ -43,6 +43,14 @@ def health_now(h: AppHarness) -> None:
     h.app._housekeeping()
 
 
+def mirror_now(h: AppHarness) -> None:
+    """The housekeeping, the mirror's write (in its own thread) finished, and the housekeeping that says how it
+    went."""
+    h.app._housekeeping()
+    assert h.app.mirror_writer is not None and h.app.mirror_writer.flush(10)
+    h.app._housekeeping()
+
+
 def test_faults_are_told_once_and_cleared_once() -> None:
     faults = JournalFaults()
     assert faults.failed(SNAPSHOT_FAILED, OSError(28, "No space left on device"), 1_000_000.0) is True
@@ -215,6 +223,7 @@ def test_a_new_sd_card_takes_up_the_match_from_the_journals_mirror(tmp_path: Pat
     h.cfg.journal.mirror = str(tmp_path / "usb" / "mirror.sqlite")
     h.app.cfg = h.cfg
     play_quick_deals(h, 2)  # two deals of a match, each ending in a snapshot and the mirror
+    assert h.app.mirror_writer is not None and h.app.mirror_writer.flush(10)
     after_two = public_state(h.c)
     assert (tmp_path / "usb" / "mirror.sqlite").exists() and h.c.match_active
     h.app.journal.close()
@@ -234,11 +243,47 @@ def test_a_mirror_that_cannot_be_written_is_a_health_problem_until_it_can(tmp_pa
     (tmp_path / "usb").write_text("the stick is not mounted: a file where its folder should be")
     h.cfg.journal.mirror = str(tmp_path / "usb" / "mirror.sqlite")
     h.app.cfg = h.cfg
-    health_now(h)
+    mirror_now(h)
     (failed,) = sent_alerts(h, "journal_mirror_failed")
     assert "USB stick" in failed["message"] and "journal_mirror_failed" in h.app.health()["problems"]
     (tmp_path / "usb").unlink()
     h.start_match(match_end={"method": "deals", "deals": 1})
     h.app._mirrored_at = 0.0  # a minute later (the housekeeping writes it at most once a minute)
-    health_now(h)
+    mirror_now(h)
     assert restored(h, "journal_mirror_failed") and (tmp_path / "usb" / "mirror.sqlite").exists()
+
+
+def test_a_stalled_usb_stick_never_pauses_play(tmp_path: Path) -> None:
+    """The mirror is written in a thread of its own: while a stick stalls (the fault, injected at the edge: its
+    write waits), the table journals and handles every input; what came meanwhile is in the next write."""
+    import sqlite3
+
+    from table_daemon.adapters.journal_mirror import MirrorWriter
+
+    h = AppHarness(tmp_path / "sd" / "j.sqlite", auto_deal=False)
+    mirror = tmp_path / "usb" / "mirror.sqlite"
+    h.cfg.journal.mirror = str(mirror)
+    h.app.cfg = h.cfg
+    stalled, writing = threading.Event(), threading.Event()
+
+    def stalling_stick() -> None:
+        writing.set()
+        assert stalled.wait(10)
+        h.app.journal.copy_to(mirror)
+
+    h.app.mirror_writer = MirrorWriter(stalling_stick)
+    h.app._write_mirror(snapshot=0)
+    assert writing.wait(5)
+    h.start_match(match_end={"method": "deals", "deals": 1})  # handled and journaled while the stick stalls
+    h.send(Command("start_deal", {}))
+    h.flush()
+    assert h.c.match_active and not mirror.exists()
+    h.app._write_mirror(snapshot=1)  # the deal's end: asked again while the first write still stalls
+    stalled.set()
+    assert h.app.mirror_writer.flush(10)
+    with sqlite3.connect(mirror) as copy:
+        in_mirror = copy.execute("SELECT count(*) FROM outbox").fetchone()[0]
+    with sqlite3.connect(tmp_path / "sd" / "j.sqlite") as journal:
+        assert in_mirror == journal.execute("SELECT count(*) FROM outbox").fetchone()[0] > 0
+    h.app._housekeeping()
+    assert "journal_mirror_failed" not in h.app.health()["problems"]

@@ -4,12 +4,13 @@ missing (a new SD card) or damaged, the damaged file kept aside; a table without
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
 from table_daemon.adapters.journal import Journal, JournalError
-from table_daemon.adapters.journal_mirror import mirror_problem, open_journal
+from table_daemon.adapters.journal_mirror import MirrorWriter, mirror_problem, open_journal
 
 
 def journal_with_a_result(path: Path) -> Journal:
@@ -76,3 +77,49 @@ def test_without_a_sound_mirror_a_damaged_journal_is_refused_as_before(tmp_path:
     assert path.read_bytes().startswith(b"not a database")  # nothing moved
     j, taken = open_journal(str(tmp_path / "fresh.sqlite"), str(tmp_path / "usb" / "none.sqlite"))
     assert taken is None and not os.path.exists(tmp_path / "usb")
+
+
+def test_requests_made_during_a_write_become_one_write_after_it() -> None:
+    release, started = threading.Event(), threading.Event()
+    writes: list[int] = []
+
+    def write() -> None:
+        started.set()
+        assert release.wait(5)
+        writes.append(len(writes))
+
+    writer = MirrorWriter(write)
+    assert writer.take_outcome() is None
+    writer.request()
+    assert started.wait(5)
+    writer.request()
+    writer.request()
+    assert not writer.flush(0.05)  # the first write still runs
+    release.set()
+    assert writer.flush(5) and writes == [0, 1]
+    assert writer.take_outcome() == (None,) and writer.take_outcome() is None
+    assert writer.close(1)
+    writer.request()  # after the close nothing more is written
+    assert writer.flush(1) and writes == [0, 1]
+
+
+def test_a_write_that_fails_leaves_what_stopped_it(tmp_path: Path) -> None:
+    (tmp_path / "usb").write_text("a file where the stick's folder should be")
+    j = journal_with_a_result(tmp_path / "j.sqlite")
+    writer = MirrorWriter(lambda: j.copy_to(tmp_path / "usb" / "mirror.sqlite"))
+    writer.request()
+    assert writer.flush(5)
+    outcome = writer.take_outcome()
+    assert outcome is not None and isinstance(outcome[0], OSError)
+
+
+def test_a_stop_does_not_wait_for_ever_on_a_stalled_stick() -> None:
+    never = threading.Event()
+
+    def stalled_stick() -> None:
+        never.wait(30)
+
+    writer = MirrorWriter(stalled_stick)
+    writer.request()
+    assert writer.close(0.1) is False
+    never.set()
