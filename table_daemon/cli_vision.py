@@ -283,9 +283,12 @@ def _enroll_net(args: argparse.Namespace) -> int:
     except (ImageError, SpreadError) as exc:
         raise UsageError(str(exc)) from exc
     _save(deck, problems, args.out)
-    guard = deck.report.get("guard", {})
+    used = ("登记的牌样与网络合用 / the deck's exemplars are read with the network (they read the photos' held-back "
+            "views no worse than the network alone)" if deck.blend.weight > 0 else
+            "登记的牌样未采用，只用网络读牌 / the network reads alone: the exemplars did not read the photos' held-back "
+            "views as well")
     print(f"已登记 {len(set(deck.codes))} 张牌 / enrolled {len(set(deck.codes))} cards ({len(deck.codes)} exemplars) "
-          f"into {args.out}; guard: {guard.get('decided') if isinstance(guard, dict) else guard}", file=sys.stderr)
+          f"into {args.out}; {used}", file=sys.stderr)
     return 0
 
 

@@ -76,6 +76,7 @@ class PhotoWindows:
     windows: np.ndarray  # (K, CROP, CROP, 3) uint8
     by_place: int  # of them, how many were the index by its place (the rest: the network's own reading)
     read_as: str  # the network's reading of the surest index-place window ("?" when none)
+    read_p: float = 0.0  # the network's probability of that reading (calibrated; 0 when none)
 
 
 def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
@@ -111,7 +112,7 @@ def candidate_windows(image: np.ndarray) -> tuple[np.ndarray, list[bool]]:
 
 def select_windows(net: IndexNet, code: str, name: str, windows: np.ndarray, place: list[bool]) -> PhotoWindows:
     """The windows of one photo kept as ``code``'s (see the module's docstring), surest first."""
-    empty = PhotoWindows(code, name, np.empty((0, CROP, CROP, 3), np.uint8), 0, "?")
+    empty = PhotoWindows(code, name, np.empty((0, CROP, CROP, 3), np.uint8), 0, "?", 0.0)
     if len(windows) == 0:
         return empty
     probs = net.predict(windows)
@@ -129,7 +130,8 @@ def select_windows(net: IndexNet, code: str, name: str, windows: np.ndarray, pla
     if not kept:
         return empty
     read_as = net.classes[int(reads[by_place[0]])] if by_place else "?"
-    return PhotoWindows(code, name, windows[kept], min(len(by_place), PER_PHOTO), read_as)
+    read_p = float(cards[by_place[0], reads[by_place[0]]]) if by_place else 0.0
+    return PhotoWindows(code, name, windows[kept], min(len(by_place), PER_PHOTO), read_as, read_p)
 
 
 def augment(window: np.ndarray, rng: np.random.Generator, strong: bool = False) -> np.ndarray:
@@ -239,7 +241,8 @@ def guard(net: IndexNet, views: Views, stored_embeddings: np.ndarray, mix: Blend
     if chosen is None:
         return replace_weight(mix, 0.0), report | {"decided": "network alone (no blend read the held-back views "
                                                                "as well as the network alone)"}
-    return chosen[1], report | {"decided": f"{asdict(chosen[1])}"}
+    return chosen[1], report | {"decided": "the deck's exemplars with the network (they read the held-back views no "
+                                           "worse than the network alone)", "blend": asdict(chosen[1])}
 
 
 def replace_weight(mix: Blend, weight: float) -> Blend:
@@ -258,8 +261,18 @@ def enrol_windows(net: IndexNet, photos: list[PhotoWindows], mix: Blend = DEFAUL
     report: dict[str, object] = {"photos": len(photos), "windows": int(sum(len(p.windows) for p in photos)),
                                  "exemplars": len(views.stored), "missing": missing, "guard": decision,
                                  "misread_by_place": {p.name: p.read_as for p in photos
-                                                      if p.by_place and p.read_as != p.code}}
+                                                      if p.by_place and p.read_as != p.code},
+                                 "surely_misread": surely_misread(net, photos)}
     return EnrolledDeck(tuple(views.stored_codes), embeddings, model_fingerprint(net), chosen, report)
+
+
+def surely_misread(net: IndexNet, photos: Iterable[PhotoWindows]) -> dict[str, str]:
+    """Photo (or place) name -> the card the network reads its index as, where it reads another card than the
+    photo is named (or laid) as, and is sure of it (at the reader's accept threshold). The network is rarely
+    sure and wrong, so these are mostly photos misnamed or cards laid out of order: said, never enrolled
+    silently under a name the photo contradicts."""
+    return {p.name: p.read_as for p in photos
+            if p.by_place and p.read_as not in (p.code, "?") and p.read_p >= net.accept}
 
 
 def photo_windows(net: IndexNet, code: str, name: str, image: np.ndarray) -> PhotoWindows:
@@ -283,6 +296,10 @@ def enrol_images(net: IndexNet, images: Iterable[tuple[str, str, np.ndarray]], t
             problems.append(f"{name}: 找不到牌角 / no index of {code} found")
             progress(f"[{i}/{total}] {name}: {code}, no index found")
     deck = enrol_windows(net, photos, mix, use_guard)
+    for name, read in surely_misread(net, photos).items():
+        code = next(p.code for p in photos if p.name == name)
+        problems.append(f"{name}: 牌角清楚地读作 {read}，而不是 {code}，请核对照片的牌名 / the network reads it surely as "
+                        f"{read}, not {code}: check that the photo is of {code}")
     if deck.report["missing"]:
         missing = deck.report["missing"]
         assert isinstance(missing, list)

@@ -169,6 +169,9 @@ def enrol_spread_images(images: list[tuple[str, np.ndarray]], net: IndexNet,
     misread = deck.report.get("misread_by_place", {})
     out_of_order({name: read for name, read in misread.items()} if isinstance(misread, dict) else {},
                  [name for _, name, _ in cards])
+    sure = deck.report.get("surely_misread", {})
+    against_the_order({name: read for name, read in sure.items()} if isinstance(sure, dict) else {},
+                      {name: code for code, name, _ in cards})
     return deck, problems
 
 
@@ -191,3 +194,26 @@ def out_of_order(misread_by_place: dict[str, str], names: list[str]) -> None:
         raise SpreadError(f"摆牌顺序不对或漏找了牌 / {shifted} cards read as a card one or two places along ({first} "
                           "...): a card was not found, or is out of order; lay the deck out again, apart, in rows ♠ ♥ "
                           "♣ ♦ from A to K, then the jokers")
+
+
+#: this many cards read surely as another card than their place are a spread laid (or photographed) out of order:
+#: of 54 laid out right the network read at most one surely as another card (none at eleven of twelve held-out
+#: designs of the simulated table's camera); rows swapped, photos given out of order or a camera turned round gave
+#: 16-49 (two designs measured); two cards swapped are two, each read as the other, and refused as such
+SURE_AGAINST_LEAST = 3
+
+
+def against_the_order(surely_misread: dict[str, str], code_at: dict[str, str]) -> None:
+    """``SpreadError`` when the network is sure that cards are not the ones their places say: rows laid in another
+    order than ♠ ♥ ♣ ♦, photos given out of their order, a camera turned round, or two cards swapped (each read
+    surely as the other). Enrolled, every one of them would teach the reader the wrong card."""
+    swapped = [name for name, read in surely_misread.items()
+               if any(code_at.get(other) == read and surely_misread.get(other) == code_at.get(name)
+                      for other in surely_misread)]
+    if len(surely_misread) < SURE_AGAINST_LEAST and not swapped:
+        return
+    shown = list(dict.fromkeys(swapped + list(surely_misread)))[:4]
+    said = "; ".join(f"{name} ({code_at.get(name, '?')}) reads as {surely_misread[name]}" for name in shown)
+    raise SpreadError(f"摆牌顺序不对：{len(surely_misread)} 张牌清楚地读作别的牌 / {len(surely_misread)} card(s) read surely "
+                      f"as another card than their place ({said} ...): lay the rows ♠ ♥ ♣ ♦ from A to K, then the "
+                      "jokers, give the photos in the order they were laid out, with the camera the right way up")

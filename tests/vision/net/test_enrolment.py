@@ -171,3 +171,15 @@ def test_a_card_photographed_on_a_mat_enrols_its_index(net: IndexNet) -> None:
     assert len(at_place) and net.classes[int(net.predict(at_place).argmax(axis=1)[0])] == "C9"
     kept = select_windows(net, "C9", "C9.png", windows, place)
     assert kept.by_place >= 1 and kept.read_as == "C9"
+
+
+def test_a_photo_named_as_another_card_is_said_not_enrolled_silently(net: IndexNet, bidly: Path) -> None:
+    """The king of hearts saved as ``SA.jpg``: the network is sure it is not the ace of spades, and the organiser
+    is told which photo to check (before, only the progress line said what the network read)."""
+    photos = [("SA", "SA.jpg", load_image(bidly / "cards" / "Kh.jpg")),
+              ("S9", "9s.jpg", load_image(bidly / "cards" / "9s.jpg"))]
+    deck, problems = enrol_images(net, photos, 2)
+    assert deck.report["surely_misread"] == {"SA.jpg": "HK"}
+    (said,) = [p for p in problems if p.startswith("SA.jpg")]
+    assert "reads it surely as HK, not SA" in said and "请核对" in said
+    assert not any(p.startswith("9s.jpg") for p in problems)

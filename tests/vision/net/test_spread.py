@@ -175,3 +175,38 @@ def test_an_empty_table_photo_of_another_size_is_refused_by_name() -> None:
     table.lay_spread(ORDER[:21])
     with pytest.raises(SpreadError, match="spread-1: .*take both with the same camera"):
         label_spread([("spread-1", table.frame())], empty)
+
+
+def _spread_photos(order: list[str], seed: int = 2002) -> tuple[list[tuple[str, np.ndarray]], np.ndarray]:
+    """The deck laid out in ``order`` under the simulated table's camera, 21 cards a photo, and the empty table."""
+    table = SimulatedTableCamera(seed=seed)
+    empty = table.frame()
+    photos = []
+    for number, start in enumerate(range(0, len(order), 21), 1):
+        table.clear()
+        table.lay_spread(order[start: start + 21])
+        photos.append((f"spread-{number}", table.frame()))
+    return photos, empty
+
+
+def test_a_spread_whose_rows_are_out_of_order_is_refused() -> None:
+    """Hearts laid before spades: every card is found, 54 to the count, and each would be enrolled as the card
+    of the other suit. Before, the spread was enrolled and saved; the network is sure they are not their places."""
+    photos, empty = _spread_photos(list(ORDER[13:26] + ORDER[:13] + ORDER[26:]))
+    with pytest.raises(SpreadError, match="read surely as another card than their place.*row 1 card 1 \\(SA\\) reads "
+                                          "as HA.*the right way up"):
+        enrol_spread_images(photos, IndexNet(), empty=empty)
+
+
+def test_two_cards_swapped_in_a_spread_are_refused_and_named() -> None:
+    order = list(ORDER)
+    order[5], order[6] = order[6], order[5]
+    photos, empty = _spread_photos(order)
+    with pytest.raises(SpreadError, match="2 card\\(s\\) read surely.*S6\\) reads as S7.*S7\\) reads as S6"):
+        enrol_spread_images(photos, IndexNet(), empty=empty)
+
+
+def test_photos_given_out_of_their_order_are_refused() -> None:
+    photos, empty = _spread_photos(list(ORDER))
+    with pytest.raises(SpreadError, match="give the photos in the order"):
+        enrol_spread_images([photos[0], photos[2], photos[1]], IndexNet(), empty=empty)
