@@ -107,9 +107,9 @@ FAILING = ("missing", "fault", "lost")
 
 def problems(figures: dict[str, Any], limits: HealthLimits) -> dict[str, str]:
     """The problems the health figures show, each code with its evidence in words: the Pi's power, heat and
-    disk against ``limits``, every device that is missing, and a dealer whose link is lost mid-deal (the deal
-    waits for it; other failures in use raise their own alerts: ``dealer_jam``, ``camera_lost``). Pure: the app raises an alert for each code that appears and says
-    when it clears."""
+    disk against ``limits``, every device that is missing, a camera too dim to read surely, and a dealer whose
+    link is lost mid-deal (the deal waits for it; other failures in use raise their own alerts: ``dealer_jam``,
+    ``camera_lost``). Pure: the app raises an alert for each code that appears and says when it clears."""
     out: dict[str, str] = {}
     power = figures.get("power")
     if power:
@@ -129,4 +129,6 @@ def problems(figures: dict[str, Any], limits: HealthLimits) -> dict[str, str]:
             out[f"{name}_missing"] = str(device.get("error") or state)
         elif state == "lost" and name == "dealer":  # the camera's loss has its own alert (camera_lost)
             out["dealer_lost"] = str(device.get("error") or state)
+        if name == "camera" and device.get("dim"):  # plays too dark to read surely: misreads, waits
+            out["camera_dim"] = f"the frames are brightened {device.get('exposure_gain')}x, the most the table does"
     return out

@@ -20,7 +20,10 @@ TEXT = {
     "dealer_fault": "发牌机故障 / dealer failing",
     "dealer_lost": "发牌机连接中断 / dealer link lost: check its USB cable and power; the deal goes on when it "
                    "is back",
-    "camera_missing": "找不到摄像头 / camera not found: check its cable and camera.camera_num",
+    "camera_missing": "找不到摄像头 / camera not found: check its cable and camera.source (camera.camera_num for a "
+                      "Pi camera)",
+    "camera_dim": "摄像头过暗 / camera too dark: the hall is darker than brightening the frames can make up for; "
+                  "set the camera's exposure again (vision calibrate --camera)",
     "camera_lost": "摄像头无画面 / camera delivers no frames",
     "panels_missing": "座位面板不可用 / seat panels not available: buttons and lights do not work",
     "panels_fault": "座位面板故障 / seat panels failing",

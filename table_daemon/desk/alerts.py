@@ -39,6 +39,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "camera_markers_visible": ("桌角标记可见", "table markers visible"),
     "camera_calibrated": ("识别区已标定", "play areas calibrated"),
     "camera_missing": ("找不到摄像头", "camera not found"),
+    "camera_dim": ("摄像头过暗", "camera too dark"),
     "dealer_missing": ("找不到发牌机", "dealer not found"),
     "dealer_lost": ("发牌机连接中断", "dealer link lost"),
     "panels_missing": ("座位面板不可用", "seat panels not available"),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from table_daemon.adapters.camera import LOST_AFTER, CameraZones
+from table_daemon.adapters.pi_health import HealthLimits, problems
 from table_daemon.controller import CameraNotice, CardsSeen
 
 
@@ -208,7 +209,8 @@ def test_the_configured_network_runtime_reads_the_plays() -> None:
 
 def test_a_hall_too_dark_for_the_camera_is_said_in_its_health() -> None:
     """Health carries how much the table brightens its frames (vision.table) and, once even the most it brightens
-    leaves the frame dark, says so by name and in a note for the desk, in Chinese and English."""
+    leaves the frame dark, says so by name and in a note for the desk, in Chinese and English, and raises it as a
+    problem (``camera_dim``): before, the camera showed "ok" to the desk and the status light."""
     from hardware.cameras.simulated import SimulatedTableCamera
     from vision.table import TableReader
 
@@ -222,3 +224,6 @@ def test_a_hall_too_dark_for_the_camera_is_said_in_its_health() -> None:
         assert health["dim"] is dim, (exposure, health)
         assert (health["exposure_gain"] == 1.0) is (exposure == 1.0), (exposure, health)
         assert any("摄像头过暗" in n and "exposure" in n for n in health.get("notes", [])) is dim
+        # and it is a health problem (the desk's devices, the status light, an alert), not a note only
+        found = problems({"devices": {"camera": health}}, HealthLimits())
+        assert ("camera_dim" in found) is dim, (exposure, found)
