@@ -13,6 +13,10 @@ looks for the four corner markers about once a second (``due``) and passes what 
   under a millisecond), so a bump is looked into on the very next frame instead of up to a second later, and
   ``unsettled`` tells the reader to skip frames while a move is being confirmed (zones in the wrong place would
   read a laid play as gone and then as laid again);
+- fewer than three markers seen, and each of those seen moved by more than ``move_px`` the same way in two checks
+  running: the camera was knocked so far that markers left the picture; the zones cannot follow (three markers
+  are needed), so the calibration is dropped and the verdict says ``moved_out``: nothing is read in zones that
+  are no longer where the play areas are, until all four markers show again and give a new calibration;
 - fewer than three markers seen for ``hidden_after`` seconds (cards, a sleeve, a cup over the corners): the
   table cannot notice a bump any more; that is said once (``markers_hidden``), and ``markers_visible`` when
   they show again.
@@ -34,6 +38,7 @@ GLANCE_CHANGE = 20.0
 
 CALIBRATED = "calibrated"
 MOVED = "moved"
+MOVED_OUT = "moved_out"
 UNCALIBRATED = "uncalibrated"
 HIDDEN = "markers_hidden"
 VISIBLE = "markers_visible"
@@ -123,6 +128,8 @@ class CalibrationTracker:
             self.calibration = TableCalibration(self.calibration.zones, {i: centres[i] for i in seen})
         usable = [i for i in seen if i in self.calibration.markers]
         if len(usable) < 3:
+            if usable and all(_shift(self.calibration.markers, centres, [i]) > self.move_px for i in usable):
+                return self._moved_out(centres, usable, seen)
             self._suspect = None
             if not self._said_hidden and now - self.last_full_sight >= self.hidden_after:
                 self._said_hidden = True
@@ -145,6 +152,23 @@ class CalibrationTracker:
         self.calibration = self.calibration.followed({i: centres[i] for i in usable})
         self.moves += 1
         return TrackingNews(MOVED, shift, seen, self.calibration)
+
+
+    def _moved_out(self, centres: dict[int, tuple[float, float]], usable: list[int],
+                   seen: tuple[int, ...]) -> TrackingNews | None:
+        """Fewer than three markers in view, each of them moved: a second sighting the same drops the calibration."""
+        assert self.calibration is not None
+        shift = _shift(self.calibration.markers, centres, usable)
+        confirmed = self._suspect is not None and all(i in self._suspect for i in usable) \
+            and _shift(self._suspect, centres, usable) <= self.move_px
+        if not confirmed:
+            self._suspect = {i: centres[i] for i in usable}  # seen once: wait for a second sighting
+            return None
+        self._suspect = None
+        self.calibration, self._reference = None, None
+        self._said_uncalibrated = True  # said here, by name: the calibration comes back with all four markers
+        self.moves += 1
+        return TrackingNews(MOVED_OUT, shift, seen, None)
 
 
 def _shift(before: dict[int, tuple[float, float]], after: dict[int, tuple[float, float]], ids: list[int]) -> float:

@@ -308,6 +308,11 @@ class CameraZones:
         detail = f"markers seen {list(news.seen)}" + (f", shift {news.shift_px:.0f} px" if news.shift_px else "")
         self._notice(f"camera_{news.kind}", detail, **news.to_json())
 
+    def _zones_known(self) -> bool:
+        """Whether the play areas are where the reader looks: a calibration, and no move waiting on a second look."""
+        return self.reader is not None and (self.tracker is None or (
+            not self.tracker.unsettled and self.tracker.calibration is not None))
+
     def step(self) -> None:
         """Take and read one frame; feed what it settles."""
         with self._camera_lock:
@@ -324,8 +329,8 @@ class CameraZones:
             self.stabiliser.reset(seat)
             self.feed(ZoneCleared(seat, self.frames))
         self._track(frame)
-        if self.reader is None or (self.tracker is not None and self.tracker.unsettled):
-            return  # no zones yet, or the view moved and its new place is being confirmed
+        if not self._zones_known():
+            return  # no zones yet, the view moved out of them, or its new place is being confirmed
         readings = self.reader.read(frame, outside=self.outside) if self.outside else self.reader.read(frame)
         codes = {zone: tuple(r.card for r in rs) for zone, rs in readings.items()}
         observations = self.stabiliser.update(readings, self.on_turn)
@@ -383,7 +388,8 @@ class CameraZones:
     def health(self) -> dict[str, Any]:
         out = {"source": "simulated" if self.simulated else "camera", "frames": self.frames,
                "fps": round(self._fps, 2), "errors": self.errors, "confidence": self.last_confidence,
-               "lost": self.lost, "calibrated": self.reader is not None,
+               "lost": self.lost,
+               "calibrated": self.reader is not None and (self.tracker is None or self.tracker.calibration is not None),
                "moves": self.tracker.moves if self.tracker is not None else 0, "state": "ok"}
         # a camera never opened (unplugged at boot, wrong camera_num) is missing; one that stopped is lost
         if getattr(self.camera, "is_open", True) is False:

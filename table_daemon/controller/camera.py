@@ -16,6 +16,8 @@ TEXT = {
     "camera_lost": "摄像头无画面，无法识别出牌 / camera lost: plays cannot be seen",
     "camera_restored": "摄像头恢复 / camera restored",
     "camera_moved": "摄像头或牌桌被移动，识别区已随标记调整 / camera or table moved: play areas follow the markers",
+    "camera_moved_out": "摄像头被移动，桌角标记移出画面，无法识别出牌 / camera moved: table markers left the picture, "
+                        "plays cannot be read until it is set back with all four markers in view",
     "camera_calibrated": "桌角标记已找到，识别区已标定 / table markers found: play areas calibrated",
     "camera_uncalibrated": "看不到桌角标记，无法识别出牌 / table markers not visible: plays cannot be read",
     "camera_markers_hidden": "桌角标记被遮挡 / table markers covered: a moved camera would go unnoticed",

@@ -34,6 +34,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "camera_lost": ("摄像头无画面", "camera lost"),
     "camera_restored": ("摄像头恢复", "camera restored"),
     "camera_moved": ("摄像头移动", "camera moved"),
+    "camera_moved_out": ("摄像头移出桌角标记", "camera moved off the markers"),
     "camera_uncalibrated": ("摄像头未校准", "camera not calibrated"),
     "camera_markers_hidden": ("桌角标记被遮挡", "table markers covered"),
     "camera_markers_visible": ("桌角标记可见", "table markers visible"),

@@ -917,6 +917,7 @@ function alertsOf(tab) {
   }
   if ((health.camera || {}).lost) out.push("摄像头无画面 camera lost");
   if ((health.camera || {}).dim) out.push("摄像头过暗 camera too dark");
+  if ((health.camera || {}).calibrated === false && !(health.camera || {}).lost) out.push("摄像头未标定 camera not calibrated");
   if (state.pending_declaration) out.push("待声明 declaration pending");
   return out;
 }

@@ -10,7 +10,7 @@ import pytest
 from hardware.cameras.simulated import SimulatedTableCamera
 from vision.calibration import CalibrationError, TableCalibration, find_markers
 from vision.table import TableReader
-from vision.tracking import CALIBRATED, HIDDEN, MOVED, UNCALIBRATED, VISIBLE, CalibrationTracker
+from vision.tracking import CALIBRATED, HIDDEN, MOVED, MOVED_OUT, UNCALIBRATED, VISIBLE, CalibrationTracker
 
 CENTRES = {0: (300.0, 50.0), 1: (980.0, 50.0), 2: (980.0, 670.0), 3: (300.0, 670.0)}
 
@@ -74,6 +74,27 @@ def test_covered_markers_are_said_once_and_their_return_too() -> None:
     assert kinds == [HIDDEN]
     news = tracker.update(shifted(0, 0), 300.0)
     assert news is not None and news.kind == VISIBLE
+
+
+def test_a_camera_knocked_so_far_that_markers_leave_the_picture_drops_its_zones() -> None:
+    """Two markers out of the picture, the two in it moved 72 px: before, nothing was said for a minute, then
+    "markers covered", while plays were read in zones no longer over the play areas."""
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES), hidden_after=60)
+    assert tracker.update(shifted(60, 40, ids=(0, 1)), 1.0) is None  # one sighting: wait for a second
+    news = tracker.update(shifted(60, 40, ids=(0, 1)), 1.07)
+    assert news is not None and news.kind == MOVED_OUT and news.seen == (0, 1) and news.calibration is None
+    assert news.shift_px == pytest.approx(np.hypot(60, 40), abs=0.01) and tracker.calibration is None
+    kinds = [n.kind for t in range(2, 200, 5) if (n := tracker.update(shifted(60, 40, ids=(0, 1)), float(t)))]
+    assert kinds == []  # said once; not "covered", not "uncalibrated" again
+    back = tracker.update(shifted(0, 0), 300.0)  # set back with all four in view: calibrated anew
+    assert back is not None and back.kind == CALIBRATED and close_to(_calibration(tracker).markers, CENTRES)
+
+
+def test_two_markers_covered_and_two_in_place_are_not_a_move() -> None:
+    tracker = CalibrationTracker(TableCalibration.from_marker_centres(CENTRES), hidden_after=60)
+    for t in (1.0, 1.1, 1.2):
+        assert tracker.update(shifted(1.5, -2.0, ids=(2, 3)), t) is None
+    assert tracker.calibration is not None and tracker.moves == 0
 
 
 def test_no_calibration_until_the_four_markers_show() -> None:

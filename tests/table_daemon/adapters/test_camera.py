@@ -69,6 +69,23 @@ def test_a_bumped_camera_is_noticed_and_plays_are_still_read() -> None:
     assert zones.health()["moves"] == 1
 
 
+def test_a_camera_knocked_off_two_markers_stops_reading_and_says_so_until_set_back() -> None:
+    zones, clock, fed = zones_with_clock(seed=2)
+    run(zones, clock, 3)
+    zones.camera.bump(400, 250)  # the markers at E/S (and more) leave the picture
+    run(zones, clock, 20)
+    assert notices(fed) == ["camera_moved_out"]
+    assert zones.health()["calibrated"] is False
+    zones.on_turn = "N"
+    zones.lay("N", ["H3", "H4"])
+    run(zones, clock, 10)
+    assert not any(isinstance(f, CardsSeen) for f in fed)  # nothing read in zones no longer over the play areas
+    zones.camera.bump(-400, -250)  # set back: all four markers in view
+    run(zones, clock, 20)
+    assert notices(fed) == ["camera_moved_out", "camera_calibrated"] and zones.health()["calibrated"] is True
+    assert [f.cards for f in fed if isinstance(f, CardsSeen)] == [["H3", "H4"]]
+
+
 def test_a_lost_camera_is_reported_once_reopened_and_its_return_reported() -> None:
     zones, clock, fed = zones_with_clock()
     run(zones, clock, 2)
