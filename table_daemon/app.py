@@ -144,11 +144,24 @@ class TableApp(TableHealth):
             self.cfg.table.id, self.cfg.table.event, resolve_profile(self.cfg.table.profile),
             auto_deal=self.cfg.table.auto_deal, software_seats=tuple(self.cfg.table.software_seats),
             referee_role=self.cfg.table.referee_role, referee_key=self.cfg.referee_key(),
-            deal_file=self.cfg.dealer.deal_file,
+            deal_file=self.cfg.dealer.deal_file, deal_file_boards=self._deal_file_boards(),
             timing=Timing(play_seconds=t.play_seconds or None, first_lead_seconds=t.first_lead_seconds or None,
                           return_seconds=t.return_seconds or None,
                           min_confidence=self._min_confidence()),
         )
+
+    def _deal_file_boards(self) -> tuple[int, ...]:
+        """The boards of the configured deal file (``dealer.deal_file``), for the controller to refuse a start of
+        boards it lacks; empty when there is none, or it cannot be read (the dealer then says why, deal by deal)."""
+        if not self.cfg.dealer.deal_file:
+            return ()
+        from firmware_bridge.deal import DealFileError, check_deal_file
+
+        try:
+            return tuple(check_deal_file(self.cfg.dealer.deal_file))
+        except (DealFileError, OSError) as exc:
+            log.error("the deal file %s cannot be read: %s", self.cfg.dealer.deal_file, exc)
+            return ()
 
     def _min_confidence(self) -> float:
         """The confidence below which a card is unsure: the camera's (``camera.min_confidence``, else its card

@@ -32,7 +32,8 @@ SNAPSHOT_VERSION = f"controller-pickle/{VERSION}"
 #: the journal's kind for a command that was refused and changed nothing: a short entry, never replayed
 REFUSED = "refused"
 #: what the config decides, not the journal: a restored controller takes these from the freshly built one
-CONFIGURED = ("auto_deal", "software_seats", "referee_role", "referee_key", "timing", "configured_deal_file")
+CONFIGURED = ("auto_deal", "software_seats", "referee_role", "referee_key", "timing", "configured_deal_file",
+              "deal_file_boards")
 
 
 def refused_entry(event: Input, effects: list[Effect]) -> tuple[str, dict[str, Any]] | None:

@@ -37,6 +37,10 @@ MATCH_END_METHODS = ("pass_a", "deals", "time", "time_or_deals")
 #: fields of a ``start_match`` that do not belong to the match's settings (a resent start may differ in them)
 NOT_SETTINGS = ("id", "reply_to", "auth", "role")
 MAX_DEALS = 1000
+#: the fields of a ``start_match`` (mqtt-api.md) and of its ``match_end``: a misspelt one (``matchEnd``, ``team``)
+#: would otherwise start a match of the profile's defaults without a word
+START_FIELDS = ("teams", "profile", "match_end", "match", "deal_file", "boards", *NOT_SETTINGS)
+MATCH_END_FIELDS = ("method", "deals", "minutes")
 MAX_MINUTES = 24 * 60
 MAX_BOARDS = 1000
 
@@ -68,6 +72,10 @@ def start_match(c: TableState, payload: dict[str, Any]) -> str | None:
         return f"本桌有一副牌正在进行，须先打完或作废 | a deal is in progress ({c.phase}): finish or void it first"
     if c.match_active:
         return f"本桌第{c.match_no}场比赛进行中，须先打完 | match {c.match_no} is in progress ({c.phase}): finish it first"
+    unknown = _unknown_fields(payload, START_FIELDS, "start_match") \
+        or _unknown_fields(payload.get("match_end"), MATCH_END_FIELDS, "start_match.match_end")
+    if unknown:
+        return unknown
     profile = match_profile(c, payload.get("profile"))
     if isinstance(profile, str):
         return profile
@@ -77,6 +85,17 @@ def start_match(c: TableState, payload: dict[str, Any]) -> str | None:
     if error is not None:
         c.profile = before  # a refused command changes nothing
     return error
+
+
+def _unknown_fields(payload: Any, known: tuple[str, ...], where: str) -> str | None:
+    """Why a command object has fields it does not know (named, with the known ones), or None."""
+    if not isinstance(payload, dict):
+        return None
+    unknown = [str(k)[:40] for k in payload if k not in known]
+    if not unknown:
+        return None
+    return (f"开赛指令含未知字段 {', '.join(unknown[:5])} | {where}: unknown field(s) {', '.join(unknown[:5])} "
+            f"(known: {', '.join(k for k in known if k not in ('auth', 'role', 'reply_to'))})")
 
 
 def match_profile(c: TableState, value: Any) -> Profile | str:
@@ -131,6 +150,12 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
     if boards and not c.configured_deal_file:  # random cards labelled as boards would be scored as duplicates
         return ("boards refused: this table has no deal file (dealer.deal_file) and would deal random cards under "
                 "board numbers (本桌未配置牌例文件，不能打复式牌)")
+    lacking = [b for b in boards if c.deal_file_boards and b not in c.deal_file_boards]
+    if lacking:
+        held = c.deal_file_boards
+        return (f"牌例文件中没有第 {', '.join(map(str, lacking[:8]))} 副 | boards {lacking[:8]} are not in this table's "
+                f"deal file {c.configured_deal_file.rsplit('/', 1)[-1]!r} ({len(held)} boards, {min(held)} to "
+                f"{max(held)}): is it the event's file?")
     deal_file = payload.get("deal_file")
     if deal_file is not None:
         error = _deal_file_error(c, deal_file)

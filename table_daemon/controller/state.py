@@ -159,7 +159,8 @@ class TableState:
 
     def __init__(self, table: str, event: str, profile: Profile, *, auto_deal: bool = False,
                  software_seats: tuple[str, ...] = (), referee_role: str = "referee",
-                 timing: Timing | None = None, referee_key: bytes | None = None, deal_file: str = "") -> None:
+                 timing: Timing | None = None, referee_key: bytes | None = None, deal_file: str = "",
+                 deal_file_boards: tuple[int, ...] = ()) -> None:
         self.table = table
         self.event = event
         self.timing = timing or Timing()
@@ -198,6 +199,9 @@ class TableState:
         self.deal_file: str | None = None
         #: the deal file the table's dealer deals boards from (config ``dealer.deal_file``; "" for none)
         self.configured_deal_file = deal_file
+        #: the boards that deal file holds (read by the composition root; empty: not known), so that a start of
+        #: boards it lacks is refused rather than failing at the dealer deal after deal
+        self.deal_file_boards = tuple(deal_file_boards)
         #: every match number started at this table, with its settings: a number is never used twice
         self.matches_started: dict[int, dict[str, Any]] = {}
         self.boards: list[int] = []

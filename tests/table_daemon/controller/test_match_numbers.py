@@ -4,6 +4,7 @@ refused (issue 14 items 2 and 9)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -147,3 +148,40 @@ def test_the_deal_that_ends_a_match_by_its_deal_limit_names_the_match_winner() -
     assert match["winner"] in ("NS", "EW")  # this seed's two deals end with one team ahead
     wrong = {**last, "result": {**last["result"], "match_winner": "EW" if match["winner"] == "NS" else "NS"}}
     assert replay(wrong)["first_error"]["field"] == "result.match_winner"
+
+
+def test_a_misspelt_start_is_refused_by_its_field_not_played_with_defaults() -> None:
+    """``team`` and ``matchEnd`` for ``teams`` and ``match_end``: before, the table started a match of the profile's
+    defaults (pass A, no names) and answered ok; mqtt-api.md: a malformed command changes nothing."""
+    c = TableController("T01", "ev", get_profile("national"))
+    r = reply(c, "start_match", {"team": START["teams"], "matchEnd": {"method": "deals", "deals": 1}, "match": 2})
+    assert not r.ok and "unknown field(s) team, matchEnd" in (r.error or "") and "未知字段" in (r.error or "")
+    assert "known: teams, profile, match_end" in (r.error or "") and not c.match_active
+    r = reply(c, "start_match", {**START, "match_end": {"method": "deals", "deal": 1}})
+    assert not r.ok and "start_match.match_end: unknown field(s) deal" in (r.error or "") and not c.match_active
+    assert reply(c, "start_match", {**START, "id": "ev/T01/m3/start", "role": "referee"}).ok and c.match_active
+
+
+def test_boards_the_tables_deal_file_lacks_are_refused_at_the_start() -> None:
+    """Before, board 99 of a file of boards 1-8 was accepted, then every deal failed at the dealer as a link
+    fault ("no board 99"), and a simulated table gave up after six voided deals."""
+    c = TableController("T01", "ev", get_profile("national"), deal_file="/etc/guandan/open.jsonl",
+                        deal_file_boards=tuple(range(1, 9)))
+    r = reply(c, "start_match", {**START, "boards": [99]})
+    assert not r.ok and "boards [99] are not in this table's deal file 'open.jsonl' (8 boards, 1 to 8)" in (r.error or "")
+    assert "没有第 99 副" in (r.error or "") and not c.match_active
+    assert reply(c, "start_match", {**START, "boards": [8]}).ok
+
+
+def test_the_app_gives_the_controller_its_deal_files_boards(tmp_path: Path) -> None:
+    from firmware_bridge.deal import new_deal
+
+    path = tmp_path / "boards.jsonl"
+    path.write_text("".join(json.dumps(new_deal(b).deal_line(salted=False)) + "\n" for b in (3, 5)))
+    cfg = simulated_config()
+    cfg.dealer.deal_file = str(path)
+    app = TableApp(cfg, connect=False)
+    try:
+        assert app.controller.deal_file_boards == (3, 5)
+    finally:
+        app.stop()
