@@ -76,7 +76,9 @@ def _check_line_profile(name: Any) -> None:
 def run_batch(stdin: TextIO, stdout: TextIO, default_profile: str) -> int:
     """Answer every line of ``stdin``, in order, with one JSON line each (blank lines included: cli.md)."""
     ops = dict(PLAY_OPS) | _deal_ops()
-    for raw in stdin:
+    for number, raw in enumerate(stdin):
+        if number == 0:
+            raw = raw.removeprefix("\ufeff")  # a file saved by Windows Notepad starts with a byte-order mark
         stdout.write(json.dumps(answer_line(raw, ops, default_profile), ensure_ascii=False) + "\n")
         stdout.flush()
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import signal
 import sqlite3
 import sys
@@ -102,10 +103,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--deals must be at least 1")
     if not 1 <= args.tables <= 500:
         raise UsageError("--tables must be between 1 and 500")
-    if args.speed < 0:
+    if not (math.isfinite(args.speed) and args.speed >= 0):
         raise UsageError("--speed must be 0 or more")
-    if args.broker_timeout <= 0:
+    if not (math.isfinite(args.broker_timeout) and args.broker_timeout > 0):
         raise UsageError("--broker-timeout must be more than 0 seconds")
+    if args.duration is not None and not (math.isfinite(args.duration) and args.duration > 0):
+        raise UsageError("--duration must be more than 0 seconds")
+    if args.journal_dir and Path(args.journal_dir).exists() and not Path(args.journal_dir).is_dir():
+        raise UsageError(f"--journal-dir {args.journal_dir}: not a folder")
     if args.matches < 0 or (args.matches == 0 and not args.duration and not args.await_desk):
         raise UsageError("--matches must be 1 or more, or 0 with --duration")
     if args.broker is not None and not args.broker.startswith(("mqtt://", "mqtts://", "tcp://")):

@@ -144,6 +144,8 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
         _check_deal_file(cfg, err)
     _check_journal(cfg, err)
     _check_reader(cfg, err)
+    if cfg.camera.calibration and Path(cfg.camera.calibration).is_file():
+        _check_calibration(cfg.camera.calibration, err)
     port = cfg.dealer.port
     if not port.startswith("sim:"):
         if "://" in port or not port.startswith("/"):
@@ -151,6 +153,17 @@ def check_resources(cfg: TableConfig, err: Any) -> None:
     src = cfg.camera.source
     if src.startswith("replay://") and not Path(src.removeprefix("replay://")).exists():
         err(("camera", "source"), f"no such replay folder or file: {src.removeprefix('replay://')}")
+
+
+def _check_calibration(path: str, err: Any) -> None:
+    """The calibration file loads as the camera will load it: one that is not JSON, or not a calibration, passed
+    before, and ``run`` then stopped with a traceback."""
+    from vision.calibration import CalibrationError, TableCalibration
+
+    try:
+        TableCalibration.load(Path(path))
+    except CalibrationError as exc:
+        err(("camera", "calibration"), f"{exc} (make one with guandan-table vision calibrate)")
 
 
 def _check_tls(cfg: TableConfig, err: Any) -> None:

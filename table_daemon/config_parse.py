@@ -14,6 +14,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from .config_report import ConfigError, error_reporter, toml_error
 from .config_sections import TableConfig
 from .config_validate import validate_config
+from .text_files import NotUtf8Error, utf8_text
 
 
 def _type_name(tp: Any) -> str:
@@ -83,14 +84,15 @@ def parse_config(text: str, source: str = "<string>") -> TableConfig:
 
 
 def read_config_text(path: str | Path) -> str:
-    """A config file's text; a file that cannot be read or is not UTF-8 is a :class:`ConfigError`."""
+    """A config file's text (a byte-order mark dropped); a file that cannot be read or is not UTF-8 is a
+    :class:`ConfigError`."""
     p = Path(path)
     try:
-        return p.read_text(encoding="utf-8")
+        return utf8_text(p)
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{p}: not UTF-8 text") from None
+    except NotUtf8Error as exc:
+        raise ConfigError(f"{p}: {exc}") from None
 
 
 def load_config(path: str | Path) -> TableConfig:

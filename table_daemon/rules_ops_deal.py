@@ -39,6 +39,7 @@ from guandan import (
     settle,
 )
 from table_daemon import safe_json
+from table_daemon.text_files import NotUtf8Error, utf8_text
 
 Op = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -54,9 +55,11 @@ def resolve_profile(name: Any) -> Profile:
     if name.endswith(".toml"):
         path = Path(name)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = utf8_text(path)
         except OSError as exc:
             raise ProfileError(f"cannot read profile file {name}: {exc.strerror or exc}") from None
+        except NotUtf8Error as exc:
+            raise ProfileError(f"profile file {name}: {exc}") from None
         return profile_from_toml(text, source=name, default_name=path.stem)
     raise ProfileError(f"unknown profile {name!r} (known: {', '.join(PROFILES)}, or a .toml file)")
 

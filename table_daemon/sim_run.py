@@ -19,7 +19,9 @@ from typing import Any
 
 from guandan import format_team_level
 
+from .adapters.journal import JournalError
 from .adapters.mqtt_connection import redacted
+from .cli_support import UsageError
 from .config import simulated_config
 from .sim_progress import progress_printer, topic_filter
 from .sim_table import SimTable
@@ -71,7 +73,10 @@ def run_simulation(*, broker: str | None, table: str, event: str, profile: str, 
             cfg.camera.source = camera_url(deck)
             cfg.camera.reader = reader
             cfg.dealer.deal_file = deal_file
-            sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
+            try:
+                sim = SimTable(cfg, seed=seed + i, speed=speed, camera=camera)
+            except JournalError as exc:  # a damaged journal in --journal-dir: said in one line, as run says it
+                raise UsageError(f"--journal-dir: {exc}") from None
             sim.boards = list(boards)
             sim.matches = matches
             sim.await_desk = await_desk

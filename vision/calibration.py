@@ -137,8 +137,11 @@ class TableCalibration:
     @classmethod
     def from_json(cls, data: dict[str, object]) -> TableCalibration:
         try:
+            if not isinstance(data, dict):
+                raise CalibrationError("malformed calibration: not an object with zones")
             zones = data["zones"]
-            assert isinstance(zones, dict)
+            if not isinstance(zones, dict):
+                raise CalibrationError("malformed calibration: zones must be an object of seat: corners")
             out = {}
             for seat, corners in zones.items():
                 arr = np.array(corners, np.float32)
@@ -147,13 +150,14 @@ class TableCalibration:
                 out[seat] = Zone(seat, arr)
             markers: dict[int, tuple[float, float]] = {}
             raw = data.get("markers", {})
-            assert isinstance(raw, dict), "markers must be an object of id: [x, y]"
+            if not isinstance(raw, dict):
+                raise CalibrationError("malformed calibration: markers must be an object of id: [x, y]")
             for key, centre in raw.items():
                 x, y = (float(v) for v in centre)
                 if int(key) not in MARKER_POSITIONS:
                     raise CalibrationError(f"unknown table marker id {key!r} (ids 0-3)")
                 markers[int(key)] = (x, y)
-        except (KeyError, AssertionError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, CalibrationError):
                 raise
             raise CalibrationError(f"malformed calibration: {exc}") from exc
@@ -166,7 +170,9 @@ class TableCalibration:
     def load(cls, path: Path) -> TableCalibration:
         try:
             return cls.from_json(json.loads(path.read_text("utf-8")))
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # unreadable, not UTF-8 text, not JSON
+            if isinstance(exc, CalibrationError):
+                raise CalibrationError(f"calibration {path}: {exc}") from exc
             raise CalibrationError(f"cannot read calibration {path}: {exc}") from exc
 
 

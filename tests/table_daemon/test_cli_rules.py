@@ -111,11 +111,13 @@ SETTLE = {"op": "settle", "levels": {"NS": "K", "EW": "5"}, "played": "NS", "fin
     ("missing.toml", "missing.toml"),
     ("bad.toml", "bogus_key"),
     ("broken.toml", "not valid TOML"),
+    ("gbk.toml", "gbk.toml: 不是 UTF-8 文本"),  # Chinese Notepad's ANSI: a traceback before
 ])
 def test_batch_checks_its_profile_before_reading(tmp_path: Path, profile: str, named: str) -> None:
     """A bad ``--profile`` is a bad argument (cli.md "Every command"): one line on stderr, exit 2, no answers."""
     (tmp_path / "bad.toml").write_text("bogus_key = 1\n", encoding="utf-8")
     (tmp_path / "broken.toml").write_text("this is = = not toml\n", encoding="utf-8")
+    (tmp_path / "gbk.toml").write_text('base = "national"\nname = "淮安公开赛"\n', encoding="gbk")
     arg = profile if profile == "nosuch" else str(tmp_path / profile)
     done = _run(["rules", "batch", "--profile", arg], json.dumps(SETTLE) + "\n")
     assert done.returncode == 2 and done.stdout == ""
@@ -125,7 +127,7 @@ def test_batch_checks_its_profile_before_reading(tmp_path: Path, profile: str, n
 def test_batch_with_a_good_profile_file_and_a_bad_profile_in_a_line(tmp_path: Path) -> None:
     """A profile .toml is accepted up front; a bad ``"profile"`` inside one line is that line's error only."""
     good = tmp_path / "mine.toml"
-    good.write_text('base = "national"\n', encoding="utf-8")
+    good.write_text('\ufeffbase = "national"\n', encoding="utf-8")  # with the mark Notepad puts first
     lines = [SETTLE, SETTLE | {"profile": "nosuch"}, SETTLE | {"profile": str(tmp_path / "gone.toml")}]
     done = _run(["rules", "batch", "--profile", str(good)], "".join(json.dumps(x) + "\n" for x in lines))
     assert done.returncode == 0, done.stderr
@@ -223,3 +225,17 @@ def test_replay_names_a_missing_field_and_a_wrong_result(tmp_path: Path, change:
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["ok"] is False and answer["first_error"]["field"] == field
+
+
+def test_batch_reads_a_file_saved_with_a_bom() -> None:
+    done = _run(["rules", "batch"], "\ufeff" + CLASSIFY + "\n" + CLASSIFY + "\n")
+    answers = [json.loads(x) for x in done.stdout.splitlines()]
+    assert done.returncode == 0 and len(answers) == 2 and answers[0] == answers[1] and "readings" in answers[0]
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """``rules batch < many.jsonl | head -1``: a broken pipe printed a traceback on stderr."""
+    many = (CLASSIFY + "\n") * 20000
+    done = subprocess.run(f"{sys.executable} -m table_daemon.cli rules batch | head -1", shell=True, input=many,
+                          capture_output=True, text=True, timeout=60, encoding="utf-8")
+    assert json.loads(done.stdout)["readings"] and "Traceback" not in done.stderr and done.stderr == ""

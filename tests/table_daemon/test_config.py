@@ -127,7 +127,12 @@ def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: 
     (tmp_path / "a-file").write_text("x")
     twice = tmp_path / "boards.jsonl"  # board 1 written twice: the tables would all deal the first
     twice.write_text("\n".join(json.dumps(new_deal(1).deal_line(salted=False)) for _ in range(2)) + "\n")
+    (tmp_path / "cal.json").write_text('{"bogus": 1}')  # found, read and not a calibration: run stopped with a traceback
+    (tmp_path / "cal.bin").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
     cases = [
+        ('calibration = ""', f'calibration = "{tmp_path / "a-file"}"', "camera.calibration: cannot read calibration"),
+        ('calibration = ""', f'calibration = "{tmp_path / "cal.json"}"', "camera.calibration: calibration "),
+        ('calibration = ""', f'calibration = "{tmp_path / "cal.bin"}"', "camera.calibration: cannot read calibration"),
         ('deal_file = ""', 'deal_file = "/nonexistent/boards.json"', "dealer.deal_file: no such file"),
         ('deal_file = ""', f'deal_file = "{twice}"', f"dealer.deal_file: {twice}:2: board 1 again"),
         ('deck = ""', 'deck = "/nonexistent/deck.npz"', "camera.deck: no such file"),
@@ -455,3 +460,19 @@ def test_a_full_disk_at_start_is_one_line_not_a_traceback(tmp_path: Path, capsys
     err = capsys.readouterr().err.strip()
     assert err.startswith("guandan-table: journal") and "full" in err and "SD card" in err, err
     assert err.count("\n") == 0
+
+
+def test_a_config_saved_by_notepad_is_read_and_one_in_gbk_is_said_as_such(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Windows Notepad puts a byte-order mark first (tomllib then said "Invalid statement at line 1, column 1");
+    older Chinese Notepads save ANSI (GBK), which is not UTF-8 and is said so."""
+    good = example_here(tmp_path).read_text(encoding="utf-8")
+    marked = tmp_path / "marked.toml"
+    marked.write_text("\ufeff" + good, encoding="utf-8")
+    assert main(["check-config", str(marked)]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    gbk = tmp_path / "gbk.toml"
+    gbk.write_bytes(("# 淮安公开赛 第7桌\n" + good).encode("gbk", errors="replace"))
+    assert main(["check-config", str(gbk)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "不是 UTF-8 文本" in err and "saved as GBK" in err and err.count("\n") == 0

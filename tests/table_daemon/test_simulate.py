@@ -86,6 +86,16 @@ def test_embedded_broker_and_bad_arguments(tmp_path: Path) -> None:
     for option, value in (("--event", "a+b"), ("--event", "hall/2"), ("--table", ""), ("--table", "T#1")):
         bad = _run(option, value, "--deals", "1")  # a topic level: refused before anything starts
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and option in bad.stderr, bad.stderr[-500:]
+    for option, value in (("--speed", "nan"), ("--duration", "-5"), ("--duration", "inf"),
+                          ("--journal-dir", str(tmp_path / "not-a-ca.pem"))):
+        bad = _run(option, value, "--deals", "1")  # before: loops of dealer failures, 0 deals with exit 0, a traceback
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and option in bad.stderr, bad.stderr[-500:]
+    damaged = tmp_path / "journals"
+    damaged.mkdir()
+    (damaged / "T01.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    bad = _run("--journal-dir", str(damaged), "--deals", "1", "--speed", "0", "--direct", "--quiet")
+    said = bad.stderr.strip().splitlines()
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "--journal-dir" in said[-1], bad.stderr[-800:]
 
 
 def test_time_up_at_full_speed_flushes_and_stops_cleanly(tmp_path: Path) -> None:
