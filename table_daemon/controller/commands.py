@@ -54,7 +54,21 @@ def handle_command(c: TableState, cmd: Command) -> None:
                 c.referee_nonces.add(nonce)
             if error is None and cmd.name in REFEREE_COMMANDS and _command_id(cmd):
                 c.referee_ids = (*c.referee_ids[-(REMEMBERED_IDS - 1):], _command_id(cmd))
-    c.effect(Reply(cmd.token, error is None, error, {"id": cmd.payload.get("id")} if cmd.payload else None))
+    c.effect(Reply(cmd.token, error is None, in_chinese_too(cmd.name, error),
+                   {"id": cmd.payload.get("id")} if cmd.payload else None))
+
+
+#: each command's name as a referee says it, for a refusal whose reason is in English only
+COMMAND_ZH = {"start_match": "开赛", "start_deal": "发牌", "pause": "暂停", "resume": "继续", "declare": "声明牌型",
+              "pass": "过牌", "report": "报牌", "correct": "更正", "penalty": "判罚", "resync": "重发状态"}
+
+
+def in_chinese_too(name: str, error: str | None) -> str | None:
+    """A refusal as a referee reads it: a reason with no Chinese in it gets the command's refusal in Chinese
+    first (``过牌指令被拒绝 | bad pass command: seat must be ...``); the English detail stays for the tool's author."""
+    if error is None or any("\u4e00" <= ch <= "\u9fff" for ch in error):
+        return error
+    return f"{COMMAND_ZH.get(name, '')}指令被拒绝 | {error}"
 
 
 def _command_id(cmd: Command) -> str:

@@ -185,3 +185,17 @@ def test_the_app_gives_the_controller_its_deal_files_boards(tmp_path: Path) -> N
         assert app.controller.deal_file_boards == (3, 5)
     finally:
         app.stop()
+
+
+def test_a_refusal_said_only_in_english_is_named_in_chinese_first() -> None:
+    """A referee reads the reply on the desk page or `guandan-table referee`: before, "bad pass command: seat must
+    be one of ..." and "no declaration is awaited" had no word of Chinese."""
+    c = TableController("T01", "ev", get_profile("national"))
+    r = reply(c, "pass", {"seat": "X"})
+    assert not r.ok and (r.error or "").startswith("过牌指令被拒绝 | bad pass command: seat must be one of")
+    r = reply(c, "bogus", {})
+    assert (r.error or "").startswith("指令被拒绝 | unknown command 'bogus'")
+    r = reply(c, "start_match", {"match": 3, "match_end": {"method": "deals", "deals": 0}})
+    assert (r.error or "").startswith("开赛指令被拒绝 | match_end.deals must be a whole number")
+    already = reply(c, "start_match", {"match": "x"})  # a reason with its own Chinese is kept as it is
+    assert (already.error or "").startswith("match must be a whole number from 1 (比赛编号)")
