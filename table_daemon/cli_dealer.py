@@ -40,6 +40,7 @@ from guandan import SEATS
 from hardware.dealers import open_dealer
 
 from .cli import UsageError
+from .cli_support import number
 
 _NOTICE_TEXT = {
     "connected": "已连接 / connected",
@@ -76,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--port", required=True, metavar="URL", help="串口或 sim:// / device path or sim://...")
     parser.add_argument(
-        "--timeout", type=float, default=20.0, metavar="S",
+        "--timeout", type=number, default=20.0, metavar="S",
         help="等待发牌机应答的秒数 / seconds to wait for the dealer to answer (default 20)",
     )
     actions = parser.add_subparsers(dest="dealer_action", metavar="ACTION")
@@ -95,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     deal.add_argument("--deal-file", metavar="FILE", help="guandan-deals/1 牌局文件 / deal file (复式 duplicate)")
     deal.add_argument("--board", type=int, metavar="N", help="牌局号 / board number in --deal-file")
     deal.add_argument(
-        "--deal-timeout", type=float, default=300.0, metavar="S",
+        "--deal-timeout", type=number, default=300.0, metavar="S",
         help="整副牌的最长秒数 / give up (foul) after S seconds (default 300)",
     )
     parser.set_defaults(handler=run)

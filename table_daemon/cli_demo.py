@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from table_daemon.cli import UsageError
-from table_daemon.cli_support import interrupt_on_term_and_hangup
+from table_daemon.cli_support import interrupt_on_term_and_hangup, number
 
 TEAM_NAMES = ("红队 Red", "蓝队 Blue", "金队 Gold", "银队 Silver", "松队 Pine", "竹队 Bamboo", "梅队 Plum",
               "兰队 Orchid")
@@ -30,13 +30,13 @@ def register(subparsers: Any) -> None:
                                                               "0 or a busy port: any free one)")
     demo.add_argument("--host", default="127.0.0.1", help="address of the pages (default 127.0.0.1)")
     demo.add_argument("--tables", type=int, default=1, help="simulated tables (two pairs each), default 1")
-    demo.add_argument("--speed", type=float, default=1.0,
+    demo.add_argument("--speed", type=number, default=1.0,
                       help="time scale: 1 = a deal in about a minute, 0 = as fast as possible")
     demo.add_argument("--seed", type=int, default=1, help="same seed, same deals and same plays")
     demo.add_argument("--match-end", default="pass_a", help="pass_a | deals:N (as desk init)")
     demo.add_argument("--dir", type=Path, help="keep the demo's desk database and journals here (default: a new "
                                                "temporary folder)")
-    demo.add_argument("--duration", type=float, help="stop after this many seconds")
+    demo.add_argument("--duration", type=number, help="stop after this many seconds")
     demo.add_argument("--direct", action="store_true", help="read laid cards without the simulated camera")
     demo.set_defaults(handler=run_demo)
 

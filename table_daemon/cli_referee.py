@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from guandan import PENALTY_KINDS, SEATS
-from table_daemon.cli_support import UsageError, event_id, table_id, topic_prefix
+from table_daemon.cli_support import UsageError, event_id, number, table_id, topic_prefix
 from table_daemon.controller.referee import CORRECTIONS
 
 
@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ref.add_argument("--role", default="referee", help="the role the table trusts (table.referee_role)")
     ref.add_argument("--id", dest="command_id",
                      help="the ruling's id (default: a new one); sent again with the same id, it is obeyed once")
-    ref.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the answer (default 10)")
+    ref.add_argument("--timeout", type=number, default=10.0, help="seconds to wait for the answer (default 10)")
     actions = ref.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     pause = actions.add_parser("pause", help="暂停 hold the table (turn lamps off, timers stopped)")

@@ -5,6 +5,7 @@ end a run as Ctrl+C does."""
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 
 
@@ -31,6 +32,18 @@ def topic_prefix(text: str) -> str:
     if error is not None:
         raise argparse.ArgumentTypeError(error)
     return text
+
+
+def number(text: str) -> float:
+    """A finite number (seconds, a speed, millimetres): ``float`` alone takes ``nan`` and ``inf``, and a NaN
+    timeout made the dealer command report no answer, then an identity."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
 
 
 def _checked_id(what: str, text: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from table_daemon.cli import UsageError
-from table_daemon.cli_support import event_id, interrupt_on_term_and_hangup, table_id
+from table_daemon.cli_support import event_id, interrupt_on_term_and_hangup, number, table_id
 
 
 def register(subparsers: Any) -> None:
@@ -38,15 +38,15 @@ def register(subparsers: Any) -> None:
     sim.add_argument("--seed", type=int, default=None,
                      help="same seed, same deals and same plays (default: the table's number, so that tables run "
                           "as separate processes deal differently, as in one process)")
-    sim.add_argument("--speed", type=float, default=1.0, help="time scale: 1 = real time, 10 = ten times faster, 0 = as fast as possible")
+    sim.add_argument("--speed", type=number, default=1.0, help="time scale: 1 = real time, 10 = ten times faster, 0 = as fast as possible")
     sim.add_argument("--tables", type=int, default=1, help="number of tables in one process")
     sim.add_argument("--journal-dir", help="keep the tables' journals here (a rerun continues them)")
-    sim.add_argument("--duration", type=float, help="stop after this many seconds")
+    sim.add_argument("--duration", type=number, help="stop after this many seconds")
     sim.add_argument("--await-desk", action="store_true",
                      help="等待记分台开赛: start no match; play the matches the event's desk starts (cmd/start_match) "
                           "until --duration or interrupted")
     sim.add_argument("--ca-file", help="CA certificate of a TLS broker (mqtts://): a hall's, signed by the event's CA")
-    sim.add_argument("--broker-timeout", type=float, default=10.0,
+    sim.add_argument("--broker-timeout", type=number, default=10.0,
                      help="seconds to wait for the broker before giving up (exit 1), default 10")
     sim.add_argument("--deal-file", help="复式 deal file (guandan-deals/1): the simulated dealers deal its boards; "
                                          "the tables' own matches play them in order (the first --deals N), one "

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from table_daemon.cli import UsageError
+from table_daemon.cli_support import number
 
 HELP = "读牌 card reader: classify photos, enrol a deck (登记牌面), measure accuracy"
 
@@ -78,11 +79,11 @@ def register(subparsers: Any) -> None:
                            help="live: the table config's camera, with its Pi camera settings")
     calibrate.add_argument("--views", type=Path, metavar="DIR", help="live: folder for the annotated views")
     calibrate.add_argument("--count", type=int, default=0, help="live: stop after N views (default: Ctrl-C)")
-    calibrate.add_argument("--every", type=float, default=1.0, help="live: seconds between views (default 1)")
+    calibrate.add_argument("--every", type=number, default=1.0, help="live: seconds between views (default 1)")
     calibrate.set_defaults(handler=_calibrate)
     markers = sub.add_parser("markers", help="打印桌角标记 write the 4 corner markers as printable PNGs (300 dpi)")
     markers.add_argument("--out", type=Path, required=True, metavar="DIR")
-    markers.add_argument("--mm", type=float, default=60.0, help="printed side in millimetres (default 60)")
+    markers.add_argument("--mm", type=number, default=60.0, help="printed side in millimetres (default 60)")
     markers.set_defaults(handler=_markers)
 
 

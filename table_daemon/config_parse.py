@@ -6,6 +6,7 @@ table_daemon/config_validate.py. Also reading a config file (not readable, not U
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -40,6 +41,8 @@ def _convert(value: Any, tp: Any, path: tuple[str, ...], err: Any) -> Any:
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             err(path, f"must be a number, got {value!r}")
+        if not math.isfinite(value):  # TOML writes nan and inf; no setting of a table means either
+            err(path, f"must be a finite number, got {value!r}")
         return float(value)
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):

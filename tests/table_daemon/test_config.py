@@ -171,6 +171,8 @@ def test_check_config_refuses_missing_files_and_devices(tmp_path: Path, capsys: 
         ('[camera]\nfps = 10.0\n"帧率" = 10\n', ":3:", "camera.帧率: unknown key"),
         ("[camera]\nflicker_hz = 55\n", ":2:", "camera.flicker_hz"),
         ("[camera]\ncamera_num = 9\n", ":2:", "CAM1"),
+        ("[camera]\nfps = nan\n", ":2:", "camera.fps: must be a finite number"),  # passed before
+        ("[camera]\ncolour_gains = [1.5, inf]\n", ":2:", "camera.colour_gains.1: must be a finite number"),
     ],
 )
 def test_reserved_pins_and_camera_controls_are_checked(text: str, where: str, what: str) -> None:
