@@ -26,6 +26,8 @@ from table_daemon import safe_json
 MAX_DEAL_FILE_BYTES = 16 << 20
 
 DEALS_FORMAT = "guandan-deals/1"
+#: the largest board number: a table's ``start_match`` takes boards 1 to this (board 0 could never be started)
+MAX_BOARD = 10**6
 HAND_SIZE = 27
 PACK_SIZE = 108
 
@@ -152,8 +154,8 @@ def plan_from_line(line: Mapping[str, Any], *, where: str = "deal line") -> Deal
     if line.get("format") != DEALS_FORMAT:
         raise DealFileError(f"{where}: format must be {DEALS_FORMAT!r}, got {line.get('format')!r}")
     board = line.get("board")
-    if not isinstance(board, int) or isinstance(board, bool):
-        raise DealFileError(f"{where}: board must be an integer")
+    if not isinstance(board, int) or isinstance(board, bool) or not 1 <= board <= MAX_BOARD:
+        raise DealFileError(f"{where}: board must be a whole number from 1 to {MAX_BOARD} (牌号), got {board!r}")
     raw_hands = line.get("hands")
     if not isinstance(raw_hands, Mapping):
         raise DealFileError(f"{where}: hands missing or not an object")

@@ -63,6 +63,8 @@ class ReplayError(Exception):
 def _profile_of(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> Profile:
     name = record["profile"]
     settings = record.get("profile_settings")
+    if settings is not None and not isinstance(settings, dict):
+        raise ReplayError(-1, "bad_profile", "profile_settings must be an object of settings", "profile_settings")
     if isinstance(settings, dict):
         try:
             return profile_with(profiles.get(name, PROFILES["national"]), settings, source="profile_settings")
@@ -82,6 +84,7 @@ def _header(record: Mapping[str, Any], profiles: Mapping[str, Profile]) -> tuple
     if record["format"] != FORMAT:
         raise ReplayError(-1, "bad_record", f"format must be {FORMAT!r}, got {record['format']!r}", "format")
     profile = _profile_of(record, profiles)
+    _check_optional_fields(record)
     try:
         level = parse_team_level(record["level"])
         if level > 14:
@@ -129,6 +132,19 @@ def _check_played_team(record: Mapping[str, Any], team: str) -> None:
     if team != won:
         raise ReplayError(-1, "wrong_level", f"deal played at {team}'s level, but {won} won the previous deal "
                           f"({prev[0]} went out first)", "played")
+
+
+def _check_optional_fields(record: Mapping[str, Any]) -> None:
+    """Fields a record may leave out, but that are wrong when given: a deal or match number that is not one, a
+    ``first_lead`` that names no seat (before, ``"first_lead": "Q"`` replayed as ok)."""
+    for key in ("match", "deal"):
+        value = record.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ReplayError(-1, "bad_record", f"{key} must be a whole number from 1, got {value!r}"[:200], key)
+    first = record.get("first_lead")
+    if first is not None and (not isinstance(first, Mapping) or first.get("seat") not in SEATS):
+        raise ReplayError(-1, "bad_record", f"first_lead must be null or an object naming the seat that leads, got "
+                          f"{first!r}"[:200], "first_lead")
 
 
 def _check_first_lead(record: Mapping[str, Any], leader: str, hands: Mapping[str, Any]) -> None:

@@ -130,6 +130,8 @@ def _pass(c: TableState, p: dict[str, Any]) -> str | None:
     d = c.deal
     if d is None or d.state is None or d.state.phase != engine.PLAYING:
         return "没有进行中的牌局 | no deal in play"
+    if c.phase == Phase.PAUSED:  # as the seat's pass button does nothing then: refused, never a foul
+        return "牌桌已暂停，恢复后再过牌 | the table is paused: pass after it resumes"
     return try_act(c, act.pass_turn(seat), {"command": "pass"})  # the seat's own pass (a screen): a foul as a button's
 
 

@@ -98,7 +98,9 @@ def test_a_board_written_twice_is_refused_with_both_lines(tmp_path: Path) -> Non
     ("mutate", "message"),
     [
         (lambda d: d.update(format="x"), "format"),
-        (lambda d: d.update(board="1"), "board must be an integer"),
+        (lambda d: d.update(board="1"), "board must be a whole number from 1"),
+        (lambda d: d.update(board=0), "board must be a whole number from 1 to 1000000 .牌号., got 0"),  # passed before
+        (lambda d: d.update(board=10**30), "board must be a whole number from 1"),
         (lambda d: d["hands"].pop("W"), "hands.W missing"),
         (lambda d: d["hands"]["S"].__setitem__(0, "ZZ"), "hands.S: unknown card code 'ZZ'"),
         (lambda d: d["hands"]["S"].pop(), "seat S has 26 cards"),

@@ -343,3 +343,20 @@ def test_a_first_deal_s_leader_agrees_with_its_first_lead() -> None:
     held = copy.deepcopy(rec)
     held["first_lead"]["card"] = rec["hands"][rec["leader"]][0]
     assert replay(held)["ok"]
+
+
+@pytest.mark.parametrize(("field", "value", "reason"), [
+    ("first_lead", "Q", "bad_record"),  # replayed as ok before
+    ("first_lead", {"seat": "Q"}, "bad_record"),
+    ("match", "3", "bad_record"),
+    ("deal", 0, "bad_record"),
+    ("profile_settings", "x", "bad_profile"),  # ignored before
+])
+def test_a_field_that_may_be_left_out_is_checked_when_given(field: str, value: Any, reason: str) -> None:
+    rec = make_record()
+    assert replay(rec)["ok"]
+    rec[field] = value
+    answer = replay(rec)
+    assert not answer["ok"] and answer["first_error"]["reason"] == reason and answer["first_error"]["field"] == field
+    del rec[field]  # left out, it is fine
+    assert replay(rec)["ok"]

@@ -248,6 +248,10 @@ def test_referee_undo_pause_and_penalties() -> None:
     assert h.c.phase == "paused"
     h.send(CardsSeen(leader, [card.code]))
     assert h.alerts("out_of_turn") and h.state.to_move == leader
+    fouls = len(h.alerts("out_of_turn"))
+    other = next(s for s in "SENW" if s != leader)
+    h.send(Command("pass", {"seat": other}, token="p"))  # a screen's pass while paused: refused, no foul (was one)
+    assert not _replies(h)[-1].ok and "paused" in error_of(_replies(h)[-1]) and len(h.alerts("out_of_turn")) == fouls
     h.send(Command("resume", {}))
     assert h.c.phase == "playing"
     for _ in range(2):
