@@ -37,7 +37,8 @@ def register(subparsers: Any) -> None:
                                "bench/vision.py); glyphs: the glyph rules (the table's reader on the simulated "
                                "camera). With --deck, the reader the deck was enrolled for")
     classify.set_defaults(handler=_classify)
-    enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck from one photo per card (SQ.jpg, HR.png ...)")
+    enroll = sub.add_parser("enroll", help="登记一副牌 enrol a deck: one photo per card (SQ.jpg, HR.png ...), the deck "
+                                           "laid out in order (--spread), or under the table camera (--camera)")
     enroll.add_argument("folder", type=Path, metavar="DIR", nargs="?")
     enroll.add_argument("--out", type=Path, required=True, metavar="PROFILE")
     enroll.add_argument("--reader", choices=("glyphs", "net"), default="net",
@@ -323,20 +324,32 @@ def _eval(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import CalibrationError, TableCalibration
     from vision.files import ImageError, load_image
+    from vision.mounting import view_report
 
     if args.camera or args.config:
         return _calibrate_live(args)
     if args.image is None or args.out is None:
         raise UsageError("vision calibrate needs IMAGE --out FILE, or --camera URL / --config FILE --views DIR")
     try:
-        calibration = TableCalibration.from_markers(load_image(args.image))
+        image = load_image(args.image)
+        calibration = TableCalibration.from_markers(image)
         calibration.save(args.out)
     except (ImageError, CalibrationError) as exc:
         raise UsageError(str(exc)) from exc
     except OSError as exc:
         raise UsageError(f"cannot write {args.out}: {exc}") from exc
+    _say_exposure(view_report(image).exposure_problem)
     print(json.dumps(calibration.to_json()))
     return 0
+
+
+def _say_exposure(problem: str | None) -> None:
+    """A calibration taken from a view the cards cannot be read in: written (the markers are where they are), and
+    said, so that the exposure is set before play."""
+    if problem is not None:
+        print(f"guandan-table: 注意 / warning: 标定已写入，但这个画面 {problem}; 开赛前请调好曝光 / the calibration is "
+              "written, but set the camera's exposure before play (vision calibrate --camera shows each view)",
+              file=sys.stderr)
 
 
 def _views_folder(views: Path | None, missing: str) -> None:
@@ -382,6 +395,7 @@ def _calibrate_live(args: argparse.Namespace) -> int:
     print(f"摄像头已打开，每 {args.every:g} 秒保存一张到 {args.views}/latest.jpg / camera open: a view every "
           f"{args.every:g} s in {args.views}/latest.jpg; Ctrl-C to stop", file=sys.stderr, flush=True)
     best_focus, ready_frame, number = 0.0, None, 0
+    ready_exposure: str | None = None
     try:
         while not args.count or number < args.count:
             if number:
@@ -389,7 +403,7 @@ def _calibrate_live(args: argparse.Namespace) -> int:
             try:
                 frame = camera.frame()
             except CameraError as exc:
-                print(f"guandan-table: no frame: {exc}", file=sys.stderr, flush=True)
+                print(f"guandan-table: 没有画面 / no frame: {exc}", file=sys.stderr, flush=True)
                 if args.count:
                     number += 1
                 continue
@@ -401,7 +415,7 @@ def _calibrate_live(args: argparse.Namespace) -> int:
             if not (cv2.imwrite(str(path), picture) and cv2.imwrite(str(args.views / "latest.jpg"), picture)):
                 raise UsageError(f"cannot write {path}")
             if report.ready:
-                ready_frame = report.markers
+                ready_frame, ready_exposure = report.markers, report.exposure_problem
             line: dict[str, Any] = {"view": number, "file": str(path), **report.to_json()}
             metadata = getattr(camera, "metadata", None)
             if metadata is not None:  # a Pi camera: what it settled on (copy ColourGains into camera.colour_gains)
@@ -422,7 +436,10 @@ def _calibrate_live(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.out}: {exc}") from exc
         written = str(args.out)
     print(json.dumps({"views": number, "best_focus": round(best_focus, 1), "ready": ready_frame is not None,
-                      "calibration": written}))
+                      "calibration": written, "exposure_ok": ready_frame is not None and ready_exposure is None},
+                     ensure_ascii=False))
+    if written is not None:
+        _say_exposure(ready_exposure)
     if args.out is not None and written is None:
         print("guandan-table: error: no view showed all four markers clear of the edge: no calibration written",
               file=sys.stderr)

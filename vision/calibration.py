@@ -91,7 +91,8 @@ class TableCalibration:
         centres = find_markers(frame)
         missing = [i for i in range(4) if i not in centres]
         if missing:
-            raise CalibrationError(f"table marker(s) {missing} not visible (need ArUco 4x4 ids 0-3 at the corners)")
+            raise CalibrationError(f"看不到桌角标记 {missing} / table marker(s) {missing} not visible (need ArUco 4x4 ids "
+                                   "0-3 at the corners)")
         return cls.from_marker_centres(centres)
 
     def followed(self, centres: dict[int, tuple[float, float]]) -> TableCalibration:

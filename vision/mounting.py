@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from .calibration import MARKER_POSITIONS, TableCalibration, find_markers
+from .polarity import MAX_GAIN, exposure_gain
 
 #: markers closer than this to the picture's edge are not found reliably (docs/raspberry-pi.md)
 EDGE_MARGIN_PX = 40
@@ -39,16 +40,29 @@ class ViewReport:
     brightness: float
     clipped: float
     advice: list[str] = field(default_factory=list)
+    #: how much the table would brighten this view (``polarity.exposure_gain``; ``MAX_GAIN``: too dark to read)
+    gain: float = 1.0
 
     @property
     def ready(self) -> bool:
         """All four markers found, none too close to the edge: the view can be calibrated from."""
         return len(self.markers) == len(MARKER_POSITIONS) and all(d >= EDGE_MARGIN_PX for d in self.edge_px.values())
 
+    @property
+    def exposure_problem(self) -> str | None:
+        """Why the cards could not be read at this exposure (too dark, or clipped white), or None. The markers
+        may still be found, so a calibration can be taken; the exposure must be set before play."""
+        if self.clipped > 0.02:
+            return f"过曝 / over-exposed: {self.clipped:.0%} of the picture is white"
+        if self.gain >= MAX_GAIN:
+            return f"太暗 / too dark: the table would brighten it {self.gain:.1f}x, the most it does"
+        return None
+
     def to_json(self) -> dict[str, Any]:
         return {"markers": sorted(self.markers), "edge_px": {str(k): round(v) for k, v in sorted(self.edge_px.items())},
                 "focus": round(self.focus, 1), "best_focus": round(self.best_focus, 1),
-                "brightness": round(self.brightness, 1), "clipped": round(self.clipped, 4), "ready": self.ready,
+                "brightness": round(self.brightness, 1), "clipped": round(self.clipped, 4), "gain": round(self.gain, 2),
+                "ready": self.ready,
                 "advice": self.advice}
 
 
@@ -60,7 +74,8 @@ def view_report(frame: np.ndarray, best_focus: float = 0.0) -> ViewReport:
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     focus = focus_measure(gray)
     best = max(best_focus, focus)
-    report = ViewReport(markers, edge, focus, best, float(gray.mean()), float((gray >= 250).mean()))
+    report = ViewReport(markers, edge, focus, best, float(gray.mean()), float((gray >= 250).mean()),
+                        gain=exposure_gain(frame) if frame.ndim == 3 else 1.0)
     advice = report.advice
     for marker_id in sorted(set(MARKER_POSITIONS) - set(markers)):
         advice.append(f"标记 {marker_id} ({CORNERS[marker_id]}) 看不到 / marker {marker_id} ({CORNERS[marker_id]} "
@@ -72,7 +87,8 @@ def view_report(frame: np.ndarray, best_focus: float = 0.0) -> ViewReport:
     if report.clipped > 0.02:
         advice.append(f"过曝 / {report.clipped:.0%} of the picture is white: lower camera.exposure_us or "
                       "camera.analogue_gain, or shade the lamp")
-    elif report.brightness < 60:
+    elif report.gain >= MAX_GAIN:  # the table's own measure (its markers' and cards' white), not the mean: a
+        # dark cloth is most of a well exposed view
         advice.append("太暗 / too dark: raise camera.exposure_us (a multiple of 10000 under 50 Hz lights) or the gain")
     if best > 0 and focus < 0.8 * best:
         advice.append(f"对焦 / focus {focus:.0f}, best so far {best:.0f}: turn the lens (or change "

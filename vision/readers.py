@@ -61,7 +61,7 @@ def make_card_reader(name: str | None = None, deck_path: Path | None = None, *, 
     if name != "net" and model is not None:
         raise ReaderError(f"an index network is for the learned reader (net); the {name} reader runs none")
     if deck_path is not None and not deck_path.is_file():
-        raise ReaderError(f"deck profile not found: {deck_path}", "deck")
+        raise ReaderError(f"找不到登记牌面文件 / deck profile not found: {deck_path}", "deck")
     return _net_reader(deck_path, table, runtime, model) if name == "net" else _glyph_reader(deck_path)
 
 

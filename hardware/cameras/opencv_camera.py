@@ -7,6 +7,10 @@ import numpy as np
 
 from .base import CameraError
 
+# OpenCV's own capture back-ends print "[ WARN:0@3.1] ... cap_v4l.cpp ... can't open camera by index" to stderr on
+# every failed open (every few seconds while a camera is away): the table says that once, in its own words
+cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
 
 class OpenCvCamera:
     """A ``cv2.VideoCapture`` device by index (``0``) or path (``/dev/video0``), at a requested size."""

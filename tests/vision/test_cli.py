@@ -110,6 +110,12 @@ def test_calibrate_from_a_simulated_frame(tmp_path: Path, capsys: pytest.Capture
     cv2.imwrite(str(blank), np.full((200, 200, 3), 90, np.uint8))
     code, _, err = run(capsys, "calibrate", str(blank), "--out", str(tmp_path / "c2.json"))
     assert code == 2 and "marker" in err
+    assert "看不到桌角标记" in err
+    assert "warning" not in run(capsys, "calibrate", str(frame), "--out", str(tmp_path / "cal.json"))[2]
+    dark = tmp_path / "dark.png"  # the markers still found, the cards not readable: written, and said (silent before)
+    cv2.imwrite(str(dark), SimulatedTableCamera(seed=5, exposure=0.08).frame())
+    code, lines, err = run(capsys, "calibrate", str(dark), "--out", str(tmp_path / "c3.json"))
+    assert code == 0 and lines[0]["zones"] and "太暗 / too dark" in err and "set the camera's exposure" in err
 
 
 def test_printed_markers_are_found_where_they_are_laid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,7 +69,9 @@ def test_live_calibration_saves_views_and_writes_the_calibration(tmp_path: Path,
     assert [line["view"] for line in lines[:3]] == [1, 2, 3]
     assert lines[1]["focus"] > lines[0]["focus"] and lines[2]["best_focus"] == lines[1]["focus"]
     assert any("best so far" in a for a in lines[2]["advice"])
-    assert lines[-1] == {"views": 3, "best_focus": lines[1]["focus"], "ready": True, "calibration": str(out)}
+    assert lines[-1] == {"views": 3, "best_focus": lines[1]["focus"], "ready": True, "calibration": str(out),
+                         "exposure_ok": True}
+    assert "warning" not in captured.err and not any("太暗" in a for line in lines[:3] for a in line["advice"])
     for name in ("view-0001.jpg", "view-0002.jpg", "view-0003.jpg", "latest.jpg"):
         picture = cv2.imread(str(views / name))
         assert picture is not None and picture.shape == table_frame.shape
