@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .cli_desk_event import match_end_arg, run_correct, run_init, run_pair, run_referee, run_standings
 from .cli_desk_run import run_desk, run_display
-from .cli_support import event_id, topic_prefix
+from .cli_support import event_id, number, topic_prefix
 
 __all__ = ["match_end_arg", "register", "run_correct", "run_desk", "run_display", "run_init", "run_pair",
            "run_referee", "run_standings"]
@@ -161,7 +161,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     disp.add_argument("--public-url", metavar="URL",
                       help="address spectators' phones open (the hall screen's link and QR code), e.g. "
                            "http://hall.example:8080; default: the address the screen itself used")
-    disp.add_argument("--commentary-delay", type=float, metavar="SECONDS",
+    disp.add_argument("--commentary-delay", type=number, metavar="SECONDS",
                       help="解说视图 add the commentators' view of the hands, this many seconds late, at "
                            "/commentary/TABLE (needs --referee-password-file and a broker user allowed private/#)")
     disp.add_argument("--referee-password-file", type=Path, metavar="FILE",

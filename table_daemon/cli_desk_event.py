@@ -18,7 +18,8 @@ from .cli_support import UsageError
 
 
 def open_store(path: str | None, *, create: bool = False) -> Any:
-    """The desk's SQLite store at ``--db``, refused in one line when missing (unless ``create``) or unreadable."""
+    """The desk's SQLite store at ``--db``, refused in one line when missing or empty (unless ``create``: only
+    ``desk init`` makes one), unreadable, or another kind of database (a table's journal ...: left unchanged)."""
     from .desk.store import Store, StoreError
 
     if not path:
@@ -26,7 +27,7 @@ def open_store(path: str | None, *, create: bool = False) -> Any:
     if not create and not Path(path).is_file():
         raise UsageError(f"no desk database at {path} (create one with `guandan-table desk init`)")
     try:
-        return Store(path)
+        return Store(path, create=create)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
 
@@ -146,12 +147,16 @@ def _profile_arg(value: str) -> str | dict[str, Any]:
         return value
     if not value.endswith(".toml"):
         raise UsageError(f"--profile {value!r}: no such profile (shipped: {', '.join(PROFILES)}; or a .toml file)")
+    from .text_files import NotUtf8Error, utf8_text
+
     try:
-        text = Path(value).read_text(encoding="utf-8")
+        text = utf8_text(value)
         profile_from_toml(text, source=value, default_name=Path(value).stem)
         settings: dict[str, Any] = tomllib.loads(text)
     except OSError as exc:
         raise UsageError(f"--profile {value}: cannot read it ({exc.strerror or exc})") from None
+    except NotUtf8Error as exc:
+        raise UsageError(f"--profile {value}: {exc}") from None
     except (ProfileError, tomllib.TOMLDecodeError, ValueError) as exc:
         raise UsageError(f"--profile {str(exc).splitlines()[0]}") from None
     settings.setdefault("name", Path(value).stem)
@@ -168,6 +173,11 @@ def run_init(args: argparse.Namespace) -> int:
     except EventError as exc:
         raise UsageError(str(exc)) from exc
     boards = _boards(args.boards) if args.boards is not None else None
+    if boards is not None and not args.deal_file:
+        # boards without the file they come from: nothing could check them (here, at desk pair, or at a table,
+        # which confirms a start's deal file by name), and a table with another file would deal other hands
+        raise UsageError(f"--boards {args.boards!r} needs --deal-file (复式牌例文件 the deal file the tables deal "
+                         "those boards from)")
     settings: dict[str, Any] = {"profile": _profile_arg(args.profile), "scoring": args.scoring,
                                 "duplicate": args.duplicate,
                                 "keep_units_apart": not args.units_together,

@@ -137,7 +137,13 @@ def run_desk(args: argparse.Namespace) -> int:
     _ca_file(args.ca_file)
     referees = _referees(args)
     referee_link = _referee_link(args, referees)
-    store = open_store(args.db, create=True)
+    # never created here: a mistyped --db ran as an empty event of 0 teams that looked healthy (desk init makes
+    # the database; a standby desk's is set up by the same desk init as the first desk's)
+    store = open_store(args.db)
+    if store.event() is None or not store.teams():
+        store.close()
+        raise UsageError(f"记分台数据库 {args.db} 尚未设置赛事 | no event is set up in the desk database {args.db} "
+                         "(set it up with `guandan-table desk init`)")
     try:
         if args.standby:
             desk: Any = Standby(store, args.broker, args.event, instance=args.standby, prefix=args.prefix,

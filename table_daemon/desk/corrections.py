@@ -9,10 +9,11 @@ correction raises the standings' version.
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from .ledger import tally, withdrawn
-from .points import LEVEL_ORDER, ScoringError, level_index
+from .points import LEVEL_ORDER, VARIANTS, ScoringError, level_index, score_match
 from .store import Store, StoreError
 
 
@@ -140,12 +141,36 @@ def void_deal(store: Store, who: str, why: str, result_id: str, *, restore: bool
     return _add(store, who, why, "restore" if restore else "void", {"id": result_id}, {})
 
 
+def most_points(settings: dict[str, Any]) -> tuple[float, float]:
+    """(场分, 级差分) the most one match gives a team under the event's scoring (rules §9), as the desk scores a
+    match (A+ over 2): 2 or 3 场分, and 26 级差分 (26-point table: 13 + 13; by face value: 14 + 12), or under
+    ``one_to_three`` 3 a deal of the longest match the event's match end allows. A penalty takes off at most so
+    much."""
+    variant = str(settings.get("scoring") or "standard")
+    if variant not in VARIANTS:
+        variant = "standard"
+    score = score_match({"NS": "A+", "EW": "2"}, "NS", variant=variant, finished=True)
+    level = score.level["NS"]
+    if variant == "one_to_three":
+        from ..controller.match import MAX_DEALS
+
+        deals = (settings.get("match_end") or {}).get("deals")
+        level = 3.0 * (deals if isinstance(deals, int) and deals > 0 else MAX_DEALS)
+    return score.match["NS"], level
+
+
 def penalty(store: Store, who: str, why: str, team: str | int, kind: str, *,
             match_points: float = 0.0, level_points: float = 0.0) -> int:
-    """A confirmed violation (counts as a foul) or points taken off (``deduct``)."""
+    """A confirmed violation (counts as a foul) or points taken off (``deduct``): each a finite number from 0 to
+    what one match can give (:func:`most_points`); ``-1e23`` took the team out of every standings for good."""
     team_id = _team(store, team)
     if kind not in ("violation", "deduct"):
         raise CorrectionError("penalty kind is violation or deduct")
+    for option, value, most in zip(("--match-points", "--level-points"), (match_points, level_points),
+                                   most_points(store.settings()), strict=True):
+        if not (isinstance(value, int | float) and math.isfinite(value) and 0 <= value <= most):
+            raise CorrectionError(f"{option} {value!r}: 扣分须在 0 到 {most:g} 之间（一场比赛最多所得）| points taken off "
+                                  f"are from 0 to {most:g}, the most one match gives under this event's scoring")
     payload = {"kind": kind, "violations": 1 if kind == "violation" else 0,
                "match_points": match_points, "level_points": level_points}
     return _add(store, who, why, "penalty", {"team": team_id}, payload)
@@ -197,23 +222,56 @@ def _levels(text: str) -> dict[str, str]:
     return out
 
 
+#: the options of ``desk correct`` that name what to correct, and the ones each kind of correction reads
+_OPTIONS = ("round", "table", "result", "team", "void", "restore", "levels", "winner", "walkover", "withdraw",
+            "reinstate", "penalty", "match_points", "level_points")
+_READS = {
+    "withdraw": {"team", "withdraw", "reinstate"},
+    "penalty": {"team", "penalty", "match_points", "level_points"},
+    "deal": {"result", "void", "restore"},
+    "void": {"round", "table", "void"},
+    "change": {"round", "table", "levels", "winner", "walkover"},
+}
+
+
+def _unread(args: argparse.Namespace, kind: str) -> None:
+    """Refuse an option the correction would not read (``--void --winner NS`` voided the match, the winner
+    silently dropped): the referee meant something else, so nothing is recorded."""
+    given = [o for o in _OPTIONS if getattr(args, o, None) not in (None, False, 0, 0.0, "")]
+    extra = [o for o in given if o not in _READS[kind]]
+    if extra:
+        named = ", ".join("--" + o.replace("_", "-") for o in extra)
+        what = {"withdraw": "--withdraw/--reinstate", "penalty": "--penalty", "deal": "--result",
+                "void": "--void", "change": "--levels/--winner"}[kind]
+        raise CorrectionError(f"{named} 与 {what} 不能同用，未作更正 | {named} cannot go with {what} (it would be "
+                              "ignored); nothing was corrected")
+
+
 def correction_from_args(store: Store, args: argparse.Namespace) -> int:
-    """The ``desk correct`` command line as one correction."""
+    """The ``desk correct`` command line as one correction; an option it would not read is refused."""
     if args.withdraw or args.reinstate:
+        _unread(args, "withdraw")
         if not args.team or (args.withdraw and args.reinstate):
             raise CorrectionError("--withdraw or --reinstate needs --team (one of them)")
         return withdraw(store, args.by, args.reason, args.team, reinstate=args.reinstate)
     if args.penalty:
+        _unread(args, "penalty")
         if not args.team:
             raise CorrectionError("--penalty needs --team")
         return penalty(store, args.by, args.reason, args.team, args.penalty,
                        match_points=args.match_points, level_points=args.level_points)
     if args.result:
+        _unread(args, "deal")
         if not (args.void or args.restore):
             raise CorrectionError("--result needs --void or --restore")
         return void_deal(store, args.by, args.reason, args.result, restore=args.restore)
     if args.void:
+        _unread(args, "void")
         return void_match(store, args.by, args.reason, args.round, args.table)
+    if args.restore:
+        raise CorrectionError("--restore needs --result ID (the deal record to count again)")
+    if args.walkover or args.levels or args.winner:
+        _unread(args, "change")
     if args.walkover and args.winner in ("NS", "EW") and not args.levels:
         # 弃权 (a pair absent, late past the limit: 003 §十三): nothing was played, so no levels to invent; the
         # walk-over scores as one (26/0) whatever they are, and the match stands at the levels it began with

@@ -7,7 +7,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,17 +60,44 @@ _LABELS = {"name": "队名 team", "player1": "队员1 player1", "player2": "队�
 
 
 def decode_csv(data: bytes, path: str | Path) -> str:
-    """The text of a CSV as organisers save it: UTF-8 with or without BOM, or GBK/GB18030 (Chinese Excel)."""
+    """The text of a CSV as organisers save it: UTF-8 with or without BOM, or GBK/GB18030 (Chinese Excel).
+
+    A file of both (rows added by another program, in the other encoding) is refused naming a row of each: read
+    as GBK its UTF-8 rows were garbled names, or a header "lacking" its columns."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         pass
     try:
-        return data.decode("gb18030")
+        text = data.decode("gb18030")
     except UnicodeDecodeError as exc:
         row = data[:exc.start].count(b"\n") + 1
         raise EventError(f"{path}: 第{row}行无法识别编码（应为 UTF-8 或 GBK）| row {row}: the file is neither UTF-8 "
                          f"nor GBK/GB18030 (byte {data[exc.start]:#04x} at offset {exc.start})") from exc
+    mixed = _mixed_rows(data)
+    if mixed is not None:
+        utf8, other = mixed
+        raise EventError(f"{path}: 文件混用两种编码（第{utf8}行为 UTF-8，第{other}行不是），请整体另存为 UTF-8 或 GBK | "
+                         f"the file mixes encodings: row {utf8} is UTF-8, row {other} is not (GBK?); save the whole "
+                         "file again in one encoding")
+    return text
+
+
+def _mixed_rows(data: bytes) -> tuple[int, int] | None:
+    """(a row that is UTF-8 with Chinese in it, a row that is not UTF-8) of a file that is not UTF-8 as a whole,
+    or None. Rows of GBK names are next to never valid UTF-8 as well, so a GBK file is not taken for mixed."""
+    utf8 = other = None
+    for number, line in enumerate(data.removeprefix(b"\xef\xbb\xbf").split(b"\n"), start=1):
+        if line.isascii():
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            other = other or number
+            continue
+        if utf8 is None and any("\u4e00" <= ch <= "\u9fff" for ch in text):
+            utf8 = number
+    return (utf8, other) if utf8 is not None and other is not None else None
 
 
 def _where(path: str | Path, row: int, col: int | None = None, key: str | None = None) -> str:
@@ -79,17 +107,63 @@ def _where(path: str | Path, row: int, col: int | None = None, key: str | None =
     return f"{path}: 第{row}行第{col}列 {label} | row {row}, column {col} ({label.split(' ')[-1] or '?'})"
 
 
+#: the longest team, player or unit name a pairs CSV may give (a hall screen shows it in one line)
+MAX_NAME = 64
+
+
+def _key(name: str) -> str:
+    """A name as compared for duplicates: NFKC (full-width ``Ｒｅｄ`` is ``Red``, an ideographic space a space),
+    trimmed."""
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def _name_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a name on the hall's screens, or None: a control or format character (NUL, a
+    line break inside quotes, a right-to-left mark ...), or more than :data:`MAX_NAME` characters."""
+    bad = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf")), None)
+    if bad is not None:
+        return f"含控制字符 U+{ord(bad):04X} | holds the control character U+{ord(bad):04X}"
+    if len(value) > MAX_NAME:
+        return f"超过 {MAX_NAME} 个字符 | is longer than {MAX_NAME} characters ({len(value)})"
+    return None
+
+
+def _csv_rows(text: str, path: str | Path) -> Iterator[list[str]]:
+    """The rows of a CSV, with a quote left open (the rest of the file read as one cell) or any other bad quoting
+    refused naming the row it begins in (logical rows, as the other errors count them)."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    row_no = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if "unexpected end of data" in str(exc):
+                raise EventError(f"{_where(path, row_no)}: 引号未闭合（从此行到文件末尾都成了一格）| a quote is never "
+                                 "closed (the rest of the file would be one cell)") from None
+            if "field larger" in str(exc):
+                raise EventError(f"{_where(path, row_no)}: 某格过长 a cell is far too long ({exc})") from None
+            raise EventError(f"{_where(path, row_no)}: 引号用法有误 bad quoting ({exc}): a quote inside a cell is "
+                             'written "" in a quoted cell') from None
+        row_no += 1
+        yield row
+
+
 def read_pairs_csv(path: str | Path) -> list[Team]:
     """Registered pairs from a CSV with a header: team name, two players (or ``players`` split by / or 、), unit.
 
-    Every column must be there; a row with a cell too many, an empty team or player, or a team registered twice
-    is refused with its row and column named in Chinese and English, and nothing is set up.
+    Every column must be there; a row with a cell too many, an empty team or player, a team registered twice, a
+    player registered twice (in two teams or in one; names compared after NFKC, so full-width and half-width
+    forms are one name), a name with a control character or over :data:`MAX_NAME` characters, or a quote never
+    closed is refused with its row and column named in Chinese and English, and nothing is set up. The unit
+    may be empty: a pair of no unit, kept apart from nobody.
     """
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise EventError(f"无法读取 cannot read {path}: {exc.strerror or exc}") from exc
-    reader = csv.reader(io.StringIO(decode_csv(data, path)))
+    reader = _csv_rows(decode_csv(data, path), path)
     header = next(reader, None)
     if not header or not any(cell.strip() for cell in header):
         raise EventError(f"{path}: 空文件，缺表头 empty file, expected a header (队名,队员1,队员2,单位 / "
@@ -110,7 +184,8 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
         raise EventError(f"{path}: 第1行（表头）缺少列 {names} | row 1 (header) lacks the column(s) {english}; "
                          "expected 队名,队员1,队员2,单位 / team,player1,player2,unit")
     teams: list[Team] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}  # a team's name (compared) -> (row, name as given)
+    players_seen: dict[str, tuple[int, int]] = {}  # a player's name (compared) -> (row, column) first given
     for line_no, row in enumerate(reader, start=2):
         if not any(cell.strip() for cell in row):
             continue
@@ -125,24 +200,47 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
         def col(key: str) -> int:
             return cols[key] + 1
 
+        def check(key: str, value: str, line_no: int = line_no) -> None:
+            problem = _name_problem(value)
+            if problem is not None:
+                raise EventError(f"{_where(path, line_no, col(key), key)}: {problem}")
+
         name = cell("name")
         if not name:
             raise EventError(f"{_where(path, line_no, col('name'), 'name')}: 队名为空 the team name is empty")
-        if name in seen:
-            raise EventError(f"{_where(path, line_no, col('name'), 'name')}: 队名 {name!r} 与第{seen[name]}行重复 | "
-                             f"team {name!r} is registered twice (row {seen[name]} too)")
-        seen[name] = line_no
+        check("name", name)
+        if _key(name) in seen:
+            row_before, as_before = seen[_key(name)]
+            spelt = "" if as_before == name else f", as {as_before!r}"
+            raise EventError(f"{_where(path, line_no, col('name'), 'name')}: 队名 {name!r} 与第{row_before}行重复 | "
+                             f"team {name!r} is registered twice (row {row_before} too{spelt})")
+        seen[_key(name)] = (line_no, name)
         if "player1" in cols and "player2" in cols:
             players = [cell("player1"), cell("player2")]
-            for key, value in zip(("player1", "player2"), players, strict=True):
+            keys = ["player1", "player2"]
+            for key, value in zip(keys, players, strict=True):
                 if not value:
                     raise EventError(f"{_where(path, line_no, col(key), key)}: 队员为空 the player's name is empty")
         else:
             players = [p.strip() for p in cell("players").replace("、", "/").split("/") if p.strip()]
+            keys = ["players", "players"]
             if len(players) != 2:
                 raise EventError(f"{_where(path, line_no, col('players'), 'players')}: 需两名队员，如 张三/李四 | "
                                  f"two players are needed, like Zhang/Li (got {len(players)})")
-        teams.append(Team(len(teams) + 1, name, tuple(players), cell("unit")))
+        for key, player in zip(keys, players, strict=True):
+            check(key, player)
+            first = players_seen.get(_key(player))
+            if first is not None:
+                zh, en = ((f"本行第{first[1]}列", f"column {first[1]} of this row") if first[0] == line_no else
+                          (f"第{first[0]}行第{first[1]}列", f"row {first[0]}, column {first[1]}"))
+                raise EventError(f"{_where(path, line_no, col(key), key)}: 队员 {player!r} 重复报名（亦见{zh}；同名的两人"
+                                 f"请加以区分，如 张伟(一厂)）| player {player!r} is registered twice ({en} too; two "
+                                 "players of one name need telling apart, e.g. 张伟 (一厂))")
+            players_seen[_key(player)] = (line_no, col(key))
+        unit = cell("unit")
+        if unit:
+            check("unit", unit)
+        teams.append(Team(len(teams) + 1, name, tuple(players), unit))
     if len(teams) < 2:
         raise EventError(f"{path}: 至少需要 2 对选手 an event needs at least 2 registered pairs, found {len(teams)}")
     return teams

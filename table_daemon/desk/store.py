@@ -62,13 +62,67 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
+#: the tables every desk database has had since the first one (the others are added when missing)
+CORE_TABLES = ("meta", "teams", "pairings", "results")
+
+
+def _schema_columns() -> dict[str, set[str]]:
+    """Each table of :data:`SCHEMA` and its columns, as SQLite itself reads the schema."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                          "AND name NOT LIKE 'sqlite_%'")]
+        return {name: {r[1] for r in db.execute(f"PRAGMA table_info({name})")} for name in names}
+    finally:
+        db.close()
+
+
+DESK_COLUMNS = _schema_columns()
+
+
+def _not_a_desk(db: sqlite3.Connection, path: str, *, create: bool) -> str | None:
+    """Why the database open on ``db`` cannot be the desk's, or None. Only reads: a file that is not a desk's is
+    left as it was (``Store`` used to write its tables into it first, and then failed on a column of its own)."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                       "AND name NOT LIKE 'sqlite_%'")}
+    if not tables:
+        if create:
+            return None
+        return f"no desk database at {path}: the file has no tables (create one with `guandan-table desk init`)"
+    problems = [f"no table {t!r}" for t in CORE_TABLES if t not in tables]
+    for table in sorted(tables & set(DESK_COLUMNS)):
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        problems += [f"table {table!r} lacks column {c!r}" for c in sorted(DESK_COLUMNS[table] - have)]
+    if not problems:
+        return None
+    held = ", ".join(sorted(tables)[:8]) + (", ..." if len(tables) > 8 else "")
+    kind = ("这是牌桌的日志 a table's journal" if {"inputs", "outbox"} <= tables else
+            "另一程序的数据库？ another program's database?")
+    return (f"{path} 不是记分台数据库（{kind}），未作任何改动 | is not a desk database ({problems[0]}; it holds the "
+            f"tables {held}); left unchanged: give --db the desk's own file")
+
+
 class Store:
     """The desk's database (see module docstring)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        """Open the desk's database at ``path``. A file that holds tables but not a desk's (a table's journal,
+        another program's database) is refused before anything is written to it; so is a file with no desk
+        tables at all unless ``create`` (``desk init``, a new file of the demo or a test)."""
         self.path = str(path)
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open desk database {self.path}: {exc}") from exc
+        try:
+            problem = _not_a_desk(self._db, self.path, create=create)
+        except sqlite3.Error as exc:
+            problem = f"cannot open desk database {self.path}: {exc}"
+        if problem is not None:
+            self._db.close()
+            raise StoreError(problem)
+        try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from table_daemon.adapters.broker import LocalBroker, free_port
+from table_daemon.cli import main
 
 
 def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -50,6 +51,9 @@ def read_until(proc: subprocess.Popen[str], pattern: str, timeout: float = 20) -
 def test_desk_and_display_say_they_cannot_reach_the_broker(tmp_path: Path) -> None:
     port = free_port("127.0.0.1")  # nothing listens there
     url = f"mqtt://127.0.0.1:{port}"
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text("队名,队员1,队员2,单位\n红队,张三,李四,一厂\n蓝队,王五,赵六,二厂\n", encoding="utf-8")
+    assert main(["desk", "init", "--db", str(tmp_path / "d.sqlite"), "--event", "ev", "--pairs", str(pairs)]) == 0
     desk = start("desk", "--broker", url, "--event", "ev", "--db", str(tmp_path / "d.sqlite"))
     display = start("desk", "display", "--broker", url, "--event", "ev", "--http", "0")
     try:
