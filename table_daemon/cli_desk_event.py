@@ -165,13 +165,22 @@ def _profile_arg(value: str) -> str | dict[str, Any]:
 
 def run_init(args: argparse.Namespace) -> int:
     from .desk import clock
-    from .desk.event import EventError, default_seating, read_pairs_csv, tables_error, too_few_tables
+    from .desk.event import (
+        EventError,
+        default_seating,
+        namesakes,
+        read_pairs_csv,
+        tables_error,
+        too_few_tables,
+    )
     from .desk.store import StoreError
 
     try:
         teams = read_pairs_csv(args.pairs)
     except EventError as exc:
         raise UsageError(str(exc)) from exc
+    for warning in namesakes(teams):
+        print(f"guandan-table: {warning}", file=sys.stderr)
     boards = _boards(args.boards) if args.boards is not None else None
     if boards is not None and not args.deal_file:
         # boards without the file they come from: nothing could check them (here, at desk pair, or at a table,

@@ -150,14 +150,32 @@ def _csv_rows(text: str, path: str | Path) -> Iterator[list[str]]:
         yield row
 
 
+def namesakes(teams: list[Team]) -> list[str]:
+    """A warning for each player name found in two or more teams (after NFKC): one person registered twice, or
+    two people of one name (common in a large field: nothing to do then), for the organiser to look at."""
+    where: dict[str, list[Team]] = {}
+    for team in teams:
+        for player in dict.fromkeys(_key(p) for p in team.players):
+            where.setdefault(player, []).append(team)
+    out = []
+    for found in where.values():
+        if len(found) > 1:
+            name = next(p for p in found[0].players if _key(p) in {_key(q) for q in found[1].players})
+            named = "、".join(t.name for t in found)
+            out.append(f"注意：队员 {name!r} 在 {named} 都已报名（同一人？同名的两人可不理会）| warning: player {name!r} is "
+                       f"in the teams {', '.join(t.name for t in found)}: one person registered twice? (two people "
+                       "of one name: nothing to do)")
+    return out
+
+
 def read_pairs_csv(path: str | Path) -> list[Team]:
     """Registered pairs from a CSV with a header: team name, two players (or ``players`` split by / or 、), unit.
 
-    Every column must be there; a row with a cell too many, an empty team or player, a team registered twice, a
-    player registered twice (in two teams or in one; names compared after NFKC, so full-width and half-width
-    forms are one name), a name with a control character or over :data:`MAX_NAME` characters, or a quote never
-    closed is refused with its row and column named in Chinese and English, and nothing is set up. The unit
-    may be empty: a pair of no unit, kept apart from nobody.
+    Every column must be there; a row with a cell too many, an empty team or player, a team registered twice, one
+    player as both of a team (names compared after NFKC, so full-width and half-width forms are one name), a name
+    with a control character or over :data:`MAX_NAME` characters, or a quote never closed is refused with its row
+    and column named in Chinese and English, and nothing is set up. The unit may be empty: a pair of no unit,
+    kept apart from nobody. One name in two teams is not refused (:func:`namesakes`): 张伟 is a common name.
     """
     try:
         data = Path(path).read_bytes()
@@ -230,12 +248,10 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
         for key, player in zip(keys, players, strict=True):
             check(key, player)
             first = players_seen.get(_key(player))
-            if first is not None:
-                zh, en = ((f"本行第{first[1]}列", f"column {first[1]} of this row") if first[0] == line_no else
-                          (f"第{first[0]}行第{first[1]}列", f"row {first[0]}, column {first[1]}"))
-                raise EventError(f"{_where(path, line_no, col(key), key)}: 队员 {player!r} 重复报名（亦见{zh}；同名的两人"
-                                 f"请加以区分，如 张伟(一厂)）| player {player!r} is registered twice ({en} too; two "
-                                 "players of one name need telling apart, e.g. 张伟 (一厂))")
+            if first is not None and first[0] == line_no:  # in two teams: two people of one name, maybe (namesakes)
+                raise EventError(f"{_where(path, line_no, col(key), key)}: 队员 {player!r} 在本队重复（亦见本行第{first[1]}"
+                                 f"列）| player {player!r} is both players of the team (column {first[1]} of this row "
+                                 "too)")
             players_seen[_key(player)] = (line_no, col(key))
         unit = cell("unit")
         if unit:
