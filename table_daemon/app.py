@@ -96,6 +96,7 @@ class TableApp(TableHealth):
         self.journal, self.taken_up = open_journal(cfg.journal.path, cfg.journal.mirror)
         self._mirrored_at = 0.0  # when the mirror was last written (monotonic; 0: not yet in this run)
         self._mirrored_input = -1  # the input the mirror was last written after
+        self._deal_file_seen: tuple[float, int] | None = None  # the deal file's time and size when last read
         self.mirror_writer: MirrorWriter | None = None  # writes the mirror in its own thread, once one is due
         self.controller = self._new_controller()
         #: the input the latest snapshot was taken after (0: none yet)
@@ -158,10 +159,17 @@ class TableApp(TableHealth):
         from firmware_bridge.deal import DealFileError, check_deal_file
 
         try:
+            self._deal_file_seen = _file_stamp(self.cfg.dealer.deal_file)
             return tuple(check_deal_file(self.cfg.dealer.deal_file))
         except (DealFileError, OSError) as exc:
             log.error("the deal file %s cannot be read: %s", self.cfg.dealer.deal_file, exc)
             return ()
+
+    def _deal_file_news(self) -> None:
+        """Before a start: a deal file replaced since it was read (the next session's boards copied over it; the
+        dealer reads it afresh at each deal) is read again, so its boards are not refused."""
+        if self.cfg.dealer.deal_file and _file_stamp(self.cfg.dealer.deal_file) != self._deal_file_seen:
+            self.controller.deal_file_boards = self._deal_file_boards()
 
     def _min_confidence(self) -> float:
         """The confidence below which a card is unsure: the camera's (``camera.min_confidence``, else its card
@@ -356,6 +364,8 @@ class TableApp(TableHealth):
             token = f"{self.epoch}:{self._token}"
             self.replies[token] = inbound
             payload = inbound.payload if isinstance(inbound.payload, dict) else {}
+            if inbound.name == "start_match":
+                self._deal_file_news()
             self.handle(Command(inbound.name, payload, token, inbound.error))
         elif inbound.kind == "ack":
             rid = inbound.payload.get("id") if isinstance(inbound.payload, dict) else None
@@ -428,3 +438,12 @@ class TableApp(TableHealth):
                     self._effect(TurnChanged(seat, "report", st))
         elif c.phase in ("idle", "deal_over") and c.match_active and self.cfg.table.auto_deal:
             self.handle(Command("start_deal", {}))
+
+
+def _file_stamp(path: str) -> tuple[float, int] | None:
+    """A file's modification time and size (None: not there), to notice it was replaced."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime, st.st_size

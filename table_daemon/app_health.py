@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from .adapters.journal import Journal
-from .adapters.journal_mirror import MIRROR_EVERY_S, MirrorWriter
+from .adapters.journal_mirror import MIRROR_EVERY_S, MIRROR_STALLED_S, MirrorWriter
 from .adapters.mqtt import MqttLink
 from .adapters.pi_health import HealthLimits, PiHealth, problems
 from .adapters.publisher import stamp
@@ -123,7 +123,12 @@ class TableHealth:
 
     def _mirror_news(self) -> None:
         """The mirror writer's latest outcome, said in the health: a failure once, its end once."""
-        outcome = self.mirror_writer.take_outcome() if self.mirror_writer is not None else None
+        if self.mirror_writer is None:
+            return
+        outcome = self.mirror_writer.take_outcome()
+        running = self.mirror_writer.running_for()
+        if outcome is None and running is not None and running >= MIRROR_STALLED_S:
+            outcome = (TimeoutError(f"the mirror write has not finished in {running:.0f} s (a stalled USB stick?)"),)
         if outcome is None:
             return
         (failure,) = outcome

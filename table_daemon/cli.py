@@ -12,6 +12,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import select
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -67,9 +68,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # ``... | head -1``: the reader has what it wanted; nothing to say, nothing to flush
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # as a shell reports a process ended by SIGPIPE
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # a socket's or a child's pipe: not ours to hide
+        return 141  # ``... | head -1``: the reader has what it wanted (as a shell reports a process ended by SIGPIPE)
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output's reader has gone; if so it is pointed at /dev/null, so that the interpreter's
+    last flush at exit prints no second traceback."""
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        if not any(events & select.POLLERR for _, events in poller.poll(0)):  # a pipe's reader gone: POLLERR
+            return False
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+        return True
+    except (OSError, ValueError, AttributeError):  # not a real file (an embedding caller's stream)
+        return False
 
 
 if __name__ == "__main__":

@@ -97,11 +97,15 @@ def recover(journal: Journal, fresh: TableController, where: str) -> Recovered:
         for name in CONFIGURED:  # what the config says now applies to the restored table too
             setattr(restored, name, getattr(fresh, name))
         controller = restored
-    for row in journal.inputs(after=after):
-        if row.kind == REFUSED:  # changed nothing: kept as evidence only
-            continue
-        controller.handle(input_from_dict(row.kind, row.data), row.ts)
-        n += 1
+    controller.replaying = True
+    try:
+        for row in journal.inputs(after=after):
+            if row.kind == REFUSED:  # changed nothing: kept as evidence only
+                continue
+            controller.handle(input_from_dict(row.kind, row.data), row.ts)
+            n += 1
+    finally:
+        controller.replaying = False
     if n:
         log.info("recovered %d journaled inputs: match %s deal %s phase %s", n, controller.match_no,
                  controller.deal.number if controller.deal else None, controller.phase)

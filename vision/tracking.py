@@ -13,10 +13,12 @@ looks for the four corner markers about once a second (``due``) and passes what 
   under a millisecond), so a bump is looked into on the very next frame instead of up to a second later, and
   ``unsettled`` tells the reader to skip frames while a move is being confirmed (zones in the wrong place would
   read a laid play as gone and then as laid again);
-- fewer than three markers seen, and each of those seen moved by more than ``move_px`` the same way in two checks
-  running: the camera was knocked so far that markers left the picture; the zones cannot follow (three markers
-  are needed), so the calibration is dropped and the verdict says ``moved_out``: nothing is read in zones that
-  are no longer where the play areas are, until all four markers show again and give a new calibration;
+- fewer than three markers seen, each of those seen moved by more than ``move_px`` the same way in two checks
+  running, and the others, moved as much, beyond the picture's edge: the camera was knocked so far that markers
+  left the picture; the zones cannot follow (three markers are needed), so the calibration is dropped and the
+  verdict says ``moved_out``: nothing is read in zones that are no longer where the play areas are, until three
+  markers show again (followed from the calibration before) or all four (a new one). Markers covered while the
+  table was nudged are not out of the picture: that stays ``markers_hidden``;
 - fewer than three markers seen for ``hidden_after`` seconds (cards, a sleeve, a cup over the corners): the
   table cannot notice a bump any more; that is said once (``markers_hidden``), and ``markers_visible`` when
   they show again.
@@ -35,6 +37,8 @@ from .calibration import MARKER_POSITIONS, TableCalibration
 #: each patch less its own mean so that the light's flicker does not count) that calls for a full look
 PATCH = 64
 GLANCE_CHANGE = 20.0
+#: a marker whose centre lies closer than this to the picture's edge is cut by it, and not found
+EDGE_PX = 20
 
 CALIBRATED = "calibrated"
 MOVED = "moved"
@@ -72,6 +76,7 @@ class CalibrationTracker:
         self._said_uncalibrated = False
         self._said_hidden = False
         self._reference: np.ndarray | None = None
+        self._before_out: TableCalibration | None = None  # the calibration dropped when the view moved off it
         self.moves = 0
 
     def glance(self, frame: np.ndarray) -> bool:
@@ -109,7 +114,10 @@ class CalibrationTracker:
         return self.last_check is None or self.calibration is None or self._suspect is not None \
             or now - self.last_check >= self.interval
 
-    def update(self, centres: dict[int, tuple[float, float]], now: float) -> TrackingNews | None:
+    def update(self, centres: dict[int, tuple[float, float]], now: float,
+               frame_size: tuple[int, int] | None = None) -> TrackingNews | None:
+        """What the markers found now (``centres``) say; ``frame_size`` (width, height) lets a camera knocked so
+        far that markers left the picture be told from markers covered while the table was nudged."""
         self.last_check = now
         seen = tuple(sorted(i for i in centres if i in MARKER_POSITIONS))
         if self.last_full_sight is None:
@@ -117,7 +125,12 @@ class CalibrationTracker:
         if self.calibration is None:
             if len(seen) == len(MARKER_POSITIONS):
                 self.calibration = TableCalibration.from_marker_centres(centres)
-                self.last_full_sight = now
+                self.last_full_sight, self._before_out = now, None
+                return TrackingNews(CALIBRATED, 0.0, seen, self.calibration)
+            back = [i for i in seen if self._before_out is not None and i in self._before_out.markers]
+            if self._before_out is not None and len(back) >= 3:  # set back with three in view: follow from before
+                self.calibration = self._before_out.followed({i: centres[i] for i in back})
+                self.last_full_sight, self._before_out = now, None
                 return TrackingNews(CALIBRATED, 0.0, seen, self.calibration)
             if not self._said_uncalibrated:
                 self._said_uncalibrated = True
@@ -128,7 +141,7 @@ class CalibrationTracker:
             self.calibration = TableCalibration(self.calibration.zones, {i: centres[i] for i in seen})
         usable = [i for i in seen if i in self.calibration.markers]
         if len(usable) < 3:
-            if usable and all(_shift(self.calibration.markers, centres, [i]) > self.move_px for i in usable):
+            if usable and frame_size is not None and self._left_the_picture(centres, usable, frame_size):
                 return self._moved_out(centres, usable, seen)
             self._suspect = None
             if not self._said_hidden and now - self.last_full_sight >= self.hidden_after:
@@ -154,6 +167,21 @@ class CalibrationTracker:
         return TrackingNews(MOVED, shift, seen, self.calibration)
 
 
+    def _left_the_picture(self, centres: dict[int, tuple[float, float]], usable: list[int],
+                          frame_size: tuple[int, int]) -> bool:
+        """Every marker in view moved, and every one out of view would now lie beyond the picture's edge (the
+        visible ones' mean shift applied to where it was): knocked out of the view, not covered."""
+        assert self.calibration is not None
+        known = self.calibration.markers
+        if not all(_shift(known, centres, [i]) > self.move_px for i in usable):
+            return False
+        dx = float(np.mean([centres[i][0] - known[i][0] for i in usable]))
+        dy = float(np.mean([centres[i][1] - known[i][1] for i in usable]))
+        width, height = frame_size
+        gone = [i for i in known if i not in centres]
+        return bool(gone) and all(not (EDGE_PX <= known[i][0] + dx < width - EDGE_PX
+                                       and EDGE_PX <= known[i][1] + dy < height - EDGE_PX) for i in gone)
+
     def _moved_out(self, centres: dict[int, tuple[float, float]], usable: list[int],
                    seen: tuple[int, ...]) -> TrackingNews | None:
         """Fewer than three markers in view, each of them moved: a second sighting the same drops the calibration."""
@@ -165,6 +193,7 @@ class CalibrationTracker:
             self._suspect = {i: centres[i] for i in usable}  # seen once: wait for a second sighting
             return None
         self._suspect = None
+        self._before_out = self.calibration  # three markers back in view follow from it
         self.calibration, self._reference = None, None
         self._said_uncalibrated = True  # said here, by name: the calibration comes back with all four markers
         self.moves += 1

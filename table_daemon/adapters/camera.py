@@ -294,7 +294,7 @@ class CameraZones:
         now = self.clock()
         if self.tracker is None or not (self.tracker.due(now) or self.tracker.glance(frame)):
             return
-        news = self.tracker.update(find_markers(frame), now)
+        news = self.tracker.update(find_markers(frame), now, (frame.shape[1], frame.shape[0]))
         self.tracker.remember(frame)
         if news is None:
             return

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 MIRROR_EVERY_S = 60.0
 #: how long a clean stop waits for the last mirror write (a stalled stick must not hold the stop for ever)
 MIRROR_STOP_S = 10.0
+#: a mirror write running longer than this is a stalled stick: said as a failure while it lasts
+MIRROR_STALLED_S = 60.0
 
 
 class MirrorWriter:
@@ -42,6 +44,7 @@ class MirrorWriter:
         self._write = write
         self._due = False
         self._busy = False
+        self._started = 0.0  # when the running write began (monotonic)
         self._closed = False
         self._outcome: tuple[Exception | None] | None = None
         self._changed = threading.Condition()
@@ -64,6 +67,12 @@ class MirrorWriter:
         with self._changed:
             outcome, self._outcome = self._outcome, None
             return outcome
+
+    def running_for(self) -> float | None:
+        """How long the write now running has run (seconds), or None when none runs: a write stuck in the kernel
+        on a failing stick never finishes, and would never report a failure."""
+        with self._changed:
+            return time.monotonic() - self._started if self._busy else None
 
     def flush(self, timeout: float) -> bool:
         """Wait until no write is due or running (a clean stop, a test); False when ``timeout`` ran out first."""
@@ -92,7 +101,7 @@ class MirrorWriter:
                     self._changed.wait()
                 if not self._due:
                     return
-                self._due, self._busy = False, True
+                self._due, self._busy, self._started = False, True, time.monotonic()
             failure: Exception | None = None
             try:
                 self._write()

@@ -129,6 +129,7 @@ def problems(figures: dict[str, Any], limits: HealthLimits) -> dict[str, str]:
             out[f"{name}_missing"] = str(device.get("error") or state)
         elif state == "lost" and name == "dealer":  # the camera's loss has its own alert (camera_lost)
             out["dealer_lost"] = str(device.get("error") or state)
-        if name == "camera" and device.get("dim"):  # plays too dark to read surely: misreads, waits
-            out["camera_dim"] = f"the frames are brightened {device.get('exposure_gain')}x, the most the table does"
+    camera = figures.get("camera") or {}  # the camera's own figures (health's "camera"), not its device state
+    if camera.get("dim"):  # plays too dark to read surely: misreads, waits
+        out["camera_dim"] = f"the frames are brightened {camera.get('exposure_gain')}x, the most the table does"
     return out

@@ -74,7 +74,7 @@ def start_match(c: TableState, payload: dict[str, Any]) -> str | None:
         return f"本桌第{c.match_no}场比赛进行中，须先打完 | match {c.match_no} is in progress ({c.phase}): finish it first"
     unknown = _unknown_fields(payload, START_FIELDS, "start_match") \
         or _unknown_fields(payload.get("match_end"), MATCH_END_FIELDS, "start_match.match_end")
-    if unknown:
+    if unknown and not c.replaying:  # a start a former version accepted is replayed as accepted
         return unknown
     profile = match_profile(c, payload.get("profile"))
     if isinstance(profile, str):
@@ -151,7 +151,7 @@ def _begin(c: TableState, payload: dict[str, Any]) -> str | None:
         return ("boards refused: this table has no deal file (dealer.deal_file) and would deal random cards under "
                 "board numbers (本桌未配置牌例文件，不能打复式牌)")
     lacking = [b for b in boards if c.deal_file_boards and b not in c.deal_file_boards]
-    if lacking:
+    if lacking and not c.replaying:  # accepted then (the file since replaced?): the match goes on as it began
         held = c.deal_file_boards
         return (f"牌例文件中没有第 {', '.join(map(str, lacking[:8]))} 副 | boards {lacking[:8]} are not in this table's "
                 f"deal file {c.configured_deal_file.rsplit('/', 1)[-1]!r} ({len(held)} boards, {min(held)} to "

@@ -202,6 +202,9 @@ class TableState:
         #: the boards that deal file holds (read by the composition root; empty: not known), so that a start of
         #: boards it lacks is refused rather than failing at the dealer deal after deal
         self.deal_file_boards = tuple(deal_file_boards)
+        #: the journal's inputs are being replayed after a restart: a command accepted then is taken as it was,
+        #: checks added since (a newer version's) never refuse it now and lose what followed it
+        self.replaying = False
         #: every match number started at this table, with its settings: a number is never used twice
         self.matches_started: dict[int, dict[str, Any]] = {}
         self.boards: list[int] = []

@@ -128,3 +128,30 @@ def test_the_time_a_table_was_down_is_charged_to_no_seat(tmp_path: Path, paused:
     assert not [m for m in h.sent if m.get("code") == "slow_play" or m.get("type") == "timeout"]
     assert h.state.turn_since >= since + 120.0 and h.c.match.t_start >= ends + 120.0
     assert not h.c.match.time_up
+
+
+def test_a_start_an_older_version_accepted_is_replayed_as_accepted(tmp_path: Path) -> None:
+    """A start journaled by a version that took a field this one refuses (or boards its deal file no longer
+    holds): the restart replays it as it was taken. Before, the match vanished on a restart in its first deal
+    (no snapshot is taken at a start), the desk holding it as accepted and never sending it again."""
+    import json
+    import sqlite3
+
+    from table_daemon.controller import Command
+
+    from .app_harness import AppHarness
+
+    h = AppHarness(tmp_path / "j.sqlite", auto_deal=False)
+    h.start_match(match_end={"method": "deals", "deals": 3})
+    h.send(Command("start_deal", {}))
+    h.flush()
+    before = (h.c.match_active, h.c.match_no, h.c.phase)
+    h.app.journal.close()
+    with sqlite3.connect(tmp_path / "j.sqlite") as db:  # as the older version journaled it
+        for rid, data in db.execute("SELECT id, data FROM inputs WHERE kind = 'command'").fetchall():
+            command = json.loads(data)
+            if command.get("name") == "start_match":
+                command["payload"]["round"] = 1
+                db.execute("UPDATE inputs SET data = ? WHERE id = ?", (json.dumps(command), rid))
+    h.boot()
+    assert before[0] and (h.c.match_active, h.c.match_no, h.c.phase) == before and not h.c.replaying

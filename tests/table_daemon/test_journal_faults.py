@@ -8,9 +8,12 @@ read-only) and pickle refusing the controller (an attribute it cannot pickle, as
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from table_daemon.app import SNAPSHOT_RETRY_SECONDS
 from table_daemon.controller import Command
@@ -253,9 +256,10 @@ def test_a_mirror_that_cannot_be_written_is_a_health_problem_until_it_can(tmp_pa
     assert restored(h, "journal_mirror_failed") and (tmp_path / "usb" / "mirror.sqlite").exists()
 
 
-def test_a_stalled_usb_stick_never_pauses_play(tmp_path: Path) -> None:
+def test_a_stalled_usb_stick_never_pauses_play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The mirror is written in a thread of its own: while a stick stalls (the fault, injected at the edge: its
-    write waits), the table journals and handles every input; what came meanwhile is in the next write."""
+    write waits), the table journals and handles every input, and a write that does not finish is said (it
+    would never report a failure); what came meanwhile is in the next write."""
     import sqlite3
 
     from table_daemon.adapters.journal_mirror import MirrorWriter
@@ -279,6 +283,10 @@ def test_a_stalled_usb_stick_never_pauses_play(tmp_path: Path) -> None:
     h.flush()
     assert h.c.match_active and not mirror.exists()
     h.app._write_mirror(snapshot=1)  # the deal's end: asked again while the first write still stalls
+    monkeypatch.setattr("table_daemon.app_health.MIRROR_STALLED_S", 0.0)  # a minute on, still writing
+    h.app._housekeeping()
+    (stuck,) = sent_alerts(h, "journal_mirror_failed")
+    assert "has not finished" in json.dumps(stuck, ensure_ascii=False), stuck
     stalled.set()
     assert h.app.mirror_writer.flush(10)
     with sqlite3.connect(mirror) as copy:
@@ -286,4 +294,4 @@ def test_a_stalled_usb_stick_never_pauses_play(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "sd" / "j.sqlite") as journal:
         assert in_mirror == journal.execute("SELECT count(*) FROM outbox").fetchone()[0] > 0
     h.app._housekeeping()
-    assert "journal_mirror_failed" not in h.app.health()["problems"]
+    assert "journal_mirror_failed" not in h.app.health()["problems"] and restored(h, "journal_mirror_failed")

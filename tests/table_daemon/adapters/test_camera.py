@@ -12,6 +12,7 @@ from typing import Any
 from table_daemon.adapters.camera import LOST_AFTER, CameraZones
 from table_daemon.adapters.pi_health import HealthLimits, problems
 from table_daemon.controller import CameraNotice, CardsSeen
+from table_daemon.device_health import device_figures
 
 
 class Clock:
@@ -242,5 +243,5 @@ def test_a_hall_too_dark_for_the_camera_is_said_in_its_health() -> None:
         assert (health["exposure_gain"] == 1.0) is (exposure == 1.0), (exposure, health)
         assert any("摄像头过暗" in n and "exposure" in n for n in health.get("notes", [])) is dim
         # and it is a health problem (the desk's devices, the status light, an alert), not a note only
-        found = problems({"devices": {"camera": health}}, HealthLimits())
+        found = problems(device_figures({"camera": zones}), HealthLimits())  # as the app's health has them
         assert ("camera_dim" in found) is dim, (exposure, found)

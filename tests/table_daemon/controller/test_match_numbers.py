@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from guandan import get_profile
+from table_daemon.adapters.mqtt import Inbound
 from table_daemon.app import TableApp
 from table_daemon.config import simulated_config
 from table_daemon.controller import Command, DealerDone, Reply, TableController
@@ -183,6 +184,12 @@ def test_the_app_gives_the_controller_its_deal_files_boards(tmp_path: Path) -> N
     app = TableApp(cfg, connect=False)
     try:
         assert app.controller.deal_file_boards == (3, 5)
+        # the next session's boards copied over the file (the dealer reads it afresh at each deal): a start of
+        # them is taken, not refused as boards of another file
+        path.write_text("".join(json.dumps(new_deal(b).deal_line(salted=False)) + "\n" for b in (7, 8, 9)))
+        start = {**START, "match_end": {"method": "deals", "deals": 1}, "boards": [9]}
+        app._inbound(Inbound("command", "start_match", start))
+        assert list(app.controller.deal_file_boards) == [7, 8, 9] and app.controller.match_active
     finally:
         app.stop()
 
