@@ -64,6 +64,10 @@ def now() -> str:
 
 #: the tables every desk database has had since the first one (the others are added when missing)
 CORE_TABLES = ("meta", "teams", "pairings", "results")
+#: columns added to a table after databases were made without them: added when missing, never a reason to refuse
+ADDED_COLUMNS = {"pairings": ("accepted_at TEXT", "attempts INTEGER NOT NULL DEFAULT 0", "last_error TEXT",
+                              "last_try TEXT"),
+                 "alerts": ("acked_at TEXT", "acked_by TEXT")}
 
 
 def _schema_columns() -> dict[str, set[str]]:
@@ -93,7 +97,8 @@ def _not_a_desk(db: sqlite3.Connection, path: str, *, create: bool) -> str | Non
     problems = [f"no table {t!r}" for t in CORE_TABLES if t not in tables]
     for table in sorted(tables & set(DESK_COLUMNS)):
         have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
-        problems += [f"table {table!r} lacks column {c!r}" for c in sorted(DESK_COLUMNS[table] - have)]
+        added = {c.split()[0] for c in ADDED_COLUMNS.get(table, ())}
+        problems += [f"table {table!r} lacks column {c!r}" for c in sorted(DESK_COLUMNS[table] - have - added)]
     if not problems:
         return None
     held = ", ".join(sorted(tables)[:8]) + (", ..." if len(tables) > 8 else "")
@@ -126,9 +131,7 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
-            for table, columns in (("pairings", ("accepted_at TEXT", "attempts INTEGER NOT NULL DEFAULT 0",
-                                                 "last_error TEXT", "last_try TEXT")),
-                                   ("alerts", ("acked_at TEXT", "acked_by TEXT"))):
+            for table, columns in ADDED_COLUMNS.items():
                 have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
                 for column in columns:
                     if column.split()[0] not in have:  # a database made before this was kept

@@ -136,6 +136,24 @@ def test_a_desk_database_still_opens_and_a_new_one_is_made_by_init(tmp_path: Pat
     assert code == 0 and len(json.loads(out)["rows"]) == 4, err
 
 
+
+def test_a_desk_database_made_before_columns_were_added_still_opens(tmp_path: Path, pairs: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A database of an earlier version, without the columns added since (the pairings' start attempts, the
+    alerts' acknowledgements): opened and brought up to date, not refused as another program's."""
+    import sqlite3
+
+    db = tmp_path / "d.sqlite"
+    assert desk(["init", "--db", str(db), "--event", "e1", "--pairs", str(pairs)], capsys)[0] == 0
+    with sqlite3.connect(db) as old:
+        for table, column in (("pairings", "last_try"), ("pairings", "attempts"), ("alerts", "acked_by")):
+            old.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    code, out, err = desk(["standings", "--db", str(db)], capsys)
+    assert code == 0 and len(json.loads(out)["rows"]) == 4, err
+    with sqlite3.connect(db) as now:
+        assert "last_try" in {r[1] for r in now.execute("PRAGMA table_info(pairings)")}
+
+
 # -- defect 3: --boards without --deal-file -------------------------------------------------------------------
 
 def test_boards_without_a_deal_file_are_refused(tmp_path: Path, pairs: Path,
