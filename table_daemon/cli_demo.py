@@ -49,7 +49,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from table_daemon.desk.event import pair_round
     from table_daemon.desk.service import Desk
     from table_daemon.desk.standings import Team
-    from table_daemon.desk.store import Store
+    from table_daemon.desk.store import Store, StoreError
     from table_daemon.desk.web import desk_server
     from table_daemon.simulate import run_simulation
 
@@ -61,7 +61,11 @@ def run_demo(args: argparse.Namespace) -> int:
     workdir = args.dir or Path(tempfile.mkdtemp(prefix="guandan-demo-"))
     workdir.mkdir(parents=True, exist_ok=True)
     event, tables = "demo", [f"T{i + 1:02d}" for i in range(args.tables)]
-    store = Store(workdir / "desk.sqlite")
+    try:
+        store = Store(workdir / "desk.sqlite")
+    except StoreError as exc:  # a --dir holding another program's desk.sqlite: left as it is
+        raise UsageError(f"--dir {workdir}: {exc}".replace("give --db the desk's own file",
+                                                              "give --dir a folder of its own")) from None
     if store.event() is None:
         teams = [Team(i + 1, name, (f"{name.split()[0]}甲", f"{name.split()[0]}乙"), f"单位 Club {i // 2 + 1}")
                  for i, name in enumerate(TEAM_NAMES[:2 * args.tables])]

@@ -179,8 +179,6 @@ def run_init(args: argparse.Namespace) -> int:
         teams = read_pairs_csv(args.pairs)
     except EventError as exc:
         raise UsageError(str(exc)) from exc
-    for warning in namesakes(teams):
-        print(f"guandan-table: {warning}", file=sys.stderr)
     boards = _boards(args.boards) if args.boards is not None else None
     if boards is not None and not args.deal_file:
         # boards without the file they come from: nothing could check them (here, at desk pair, or at a table,
@@ -214,8 +212,11 @@ def run_init(args: argparse.Namespace) -> int:
         store.set_up(args.event, teams, settings, args.lot_seed)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
+    warnings = namesakes(teams)  # said once the event is set up: a refusal stays one line (cli.md)
+    for warning in warnings:
+        print(f"guandan-table: {warning}", file=sys.stderr)
     print(json.dumps({"event": args.event, "teams": len(teams), "lot_seed": store.meta("lot_seed"),
-                      "settings": store.settings()}, ensure_ascii=False))
+                      "settings": store.settings(), "warnings": warnings}, ensure_ascii=False))
     return 0
 
 

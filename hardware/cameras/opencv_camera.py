@@ -7,9 +7,14 @@ import numpy as np
 
 from .base import CameraError
 
-# OpenCV's own capture back-ends print "[ WARN:0@3.1] ... cap_v4l.cpp ... can't open camera by index" to stderr on
-# every failed open (every few seconds while a camera is away): the table says that once, in its own words
-cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+# OpenCV's own capture back-ends print "[ WARN:0@3.1] ... cap_v4l.cpp ... can't open camera by index" (or an
+# ERROR line) to stderr on every failed open, every few seconds while a camera is away: the table says it once,
+# in its own words, and OpenCV's failures that matter raise exceptions anyway
+_LOGGING = getattr(getattr(cv2, "utils", None), "logging", None)  # OpenCV 5; 4.x has cv2.setLogLevel
+if _LOGGING is not None:
+    _LOGGING.setLogLevel(_LOGGING.LOG_LEVEL_FATAL)
+elif hasattr(cv2, "setLogLevel"):
+    cv2.setLogLevel(1)  # 1: fatal only (cv::utils::logging::LOG_LEVEL_FATAL)
 
 
 class OpenCvCamera:

@@ -161,16 +161,18 @@ def most_points(settings: dict[str, Any]) -> tuple[float, float]:
 
 def penalty(store: Store, who: str, why: str, team: str | int, kind: str, *,
             match_points: float = 0.0, level_points: float = 0.0) -> int:
-    """A confirmed violation (counts as a foul) or points taken off (``deduct``): each a finite number from 0 to
-    what one match can give (:func:`most_points`); ``-1e23`` took the team out of every standings for good."""
+    """A confirmed violation (counts as a foul) or points taken off (``deduct``): each a finite number of at most
+    what one match can give (:func:`most_points`), either way: a negative deduction gives back one made in error
+    (the log of corrections is never edited); ``-1e23`` took the team out of every standings for good."""
     team_id = _team(store, team)
     if kind not in ("violation", "deduct"):
         raise CorrectionError("penalty kind is violation or deduct")
     for option, value, most in zip(("--match-points", "--level-points"), (match_points, level_points),
                                    most_points(store.settings()), strict=True):
-        if not (isinstance(value, int | float) and math.isfinite(value) and 0 <= value <= most):
-            raise CorrectionError(f"{option} {value!r}: 扣分须在 0 到 {most:g} 之间（一场比赛最多所得）| points taken off "
-                                  f"are from 0 to {most:g}, the most one match gives under this event's scoring")
+        if not (isinstance(value, int | float) and math.isfinite(value) and -most <= value <= most):
+            raise CorrectionError(f"{option} {value!r}: 扣分须在 -{most:g} 到 {most:g} 之间（一场比赛最多所得；负数为退还误扣）| "
+                                  f"points taken off are from -{most:g} to {most:g}, the most one match gives under "
+                                  "this event's scoring (a negative number gives back a deduction made in error)")
     payload = {"kind": kind, "violations": 1 if kind == "violation" else 0,
                "match_points": match_points, "level_points": level_points}
     return _add(store, who, why, "penalty", {"team": team_id}, payload)

@@ -107,8 +107,11 @@ def _where(path: str | Path, row: int, col: int | None = None, key: str | None =
     return f"{path}: 第{row}行第{col}列 {label} | row {row}, column {col} ({label.split(' ')[-1] or '?'})"
 
 
-#: the longest team, player or unit name a pairs CSV may give (a hall screen shows it in one line)
-MAX_NAME = 64
+#: the longest team, player or unit name a pairs CSV may give: what a table's ``start_match`` takes
+MAX_NAME = 120
+#: invisible characters pasted with a name (a zero-width space from WeChat or a web page, a second byte-order
+#: mark from two files joined): dropped, since nobody could see them to take them out
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff"))
 
 
 def _key(name: str) -> str:
@@ -181,7 +184,10 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise EventError(f"无法读取 cannot read {path}: {exc.strerror or exc}") from exc
-    reader = _csv_rows(decode_csv(data, path), path)
+    text = decode_csv(data, path)
+    if "\r" in text and "\n" not in text:  # Excel's "CSV (Macintosh)": rows end in a carriage return alone
+        text = text.replace("\r", "\n")
+    reader = _csv_rows(text, path)
     header = next(reader, None)
     if not header or not any(cell.strip() for cell in header):
         raise EventError(f"{path}: 空文件，缺表头 empty file, expected a header (队名,队员1,队员2,单位 / "
@@ -213,7 +219,7 @@ def read_pairs_csv(path: str | Path) -> list[Team]:
 
         def cell(key: str, row: list[str] = row) -> str:
             i = cols.get(key)
-            return row[i].strip() if i is not None and i < len(row) else ""
+            return row[i].translate(INVISIBLE).strip() if i is not None and i < len(row) else ""
 
         def col(key: str) -> int:
             return cols[key] + 1

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from table_daemon.cli import main
+
 from .test_loud_failures import read_until, start
 
 
@@ -100,3 +102,17 @@ def test_ctrl_c_or_a_closed_terminal_stops_the_demo_in_order(tmp_path: Path, sig
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def test_a_demo_folder_holding_another_programs_database_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``demo --dir`` where desk.sqlite is not a desk's (a reviewer found a traceback, and "give --db")."""
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "desk.sqlite") as other:
+        other.execute("CREATE TABLE photos (id INTEGER)")
+    before = (tmp_path / "desk.sqlite").read_bytes()
+    assert main(["demo", "--dir", str(tmp_path), "--duration", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--dir" in err and "give --dir a folder of its own" in err, err
+    assert (tmp_path / "desk.sqlite").read_bytes() == before

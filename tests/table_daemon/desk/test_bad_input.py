@@ -182,9 +182,9 @@ HEAD = "队名,队员1,队员2,单位\n"
     ('team,player1,player2,unit\nRed,a,b,X\nBlue,c,"d\nd",Y\n', ("row 3, column 3 (player2)", "U+000A")),
     ("team,player1,player2,unit\nRed,a,b,X\u202e\nBlue,c,d,Y\n", ("row 2, column 4 (unit)", "U+202E")),
     ("team,player1,player2,unit\nRed," + "x" * 100_000 + ",b,X\nBlue,c,d,Y\n",
-     ("row 2, column 2 (player1)", "超过 64 个字符", "longer than 64 characters (100000)")),
-    ("team,player1,player2,unit\n" + "T" * 65 + ",a,b,X\nBlue,c,d,Y\n", ("row 2, column 1 (team)", "(65)")),
-    ("team,player1,player2,unit\nRed,a,b,X\nBlue,c,d," + "U" * 65 + "\n", ("row 3, column 4 (unit)",)),
+     ("row 2, column 2 (player1)", "超过 120 个字符", "longer than 120 characters (100000)")),
+    ("team,player1,player2,unit\n" + "T" * 121 + ",a,b,X\nBlue,c,d,Y\n", ("row 2, column 1 (team)", "(121)")),
+    ("team,player1,player2,unit\nRed,a,b,X\nBlue,c,d," + "U" * 121 + "\n", ("row 3, column 4 (unit)",)),
     ("team,player1,player2,unit\nRed," + "x" * 200_000 + ",b,X\nBlue,c,d,Y\n", ("row 2", "too long")),
     (HEAD + '红队,"张三,李四,一厂\n蓝队,王五,赵六,二厂\n', ("第2行", "row 2", "引号未闭合", "a quote is never closed")),
     (HEAD + '红队,张三,李四,一厂\n蓝队,"王五"x,赵六,二厂\n', ("row 3", "bad quoting")),
@@ -254,13 +254,13 @@ def test_a_correction_with_an_option_it_would_ignore_is_refused(paired: str, ext
 
 
 @pytest.mark.parametrize(("option", "value", "most"), [
-    ("--level-points", "-1e23", "26"), ("--level-points", "1e23", "26"), ("--level-points", "-1", "26"),
-    ("--level-points", "26.5", "26"), ("--match-points", "-2", "2"), ("--match-points", "3", "2"),
+    ("--level-points", "-1e23", "26"), ("--level-points", "1e23", "26"), ("--level-points", "-26.5", "26"),
+    ("--level-points", "26.5", "26"), ("--match-points", "-3", "2"), ("--match-points", "3", "2"),
 ])
 def test_penalty_points_no_match_gives_are_refused(paired: str, option: str, value: str, most: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     refused(["correct", "--db", paired, "--by", "ref", "--reason", "r", "--team", "A", "--penalty", "deduct",
-             f"{option}={value}"], capsys, option, f"from 0 to {most}", f"0 到 {most}")
+             f"{option}={value}"], capsys, option, f"from -{most} to {most}", f"-{most} 到 {most}")
     assert Store(paired).corrections() == []
 
 
@@ -279,7 +279,7 @@ def test_penalty_points_up_to_what_one_match_gives_are_taken_off(
     payload = Store(db).corrections()[0]["payload"]
     assert (payload["match_points"], payload["level_points"]) == (float(match_points), float(level_points))
     refused(["correct", "--db", db, "--by", "ref", "--reason", "r", "--team", "A", "--penalty", "deduct",
-             "--level-points", str(float(level_points) + 1)], capsys, "--level-points", f"from 0 to {level_points}")
+             "--level-points", str(float(level_points) + 1)], capsys, "--level-points", f"from -{level_points} to")
 
 
 def test_a_profile_saved_in_gbk_is_said_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -303,3 +303,36 @@ def test_one_name_in_two_teams_is_a_warning_not_a_refusal(tmp_path: Path, capsys
     assert code == 0 and len(lines) == 2, err
     assert "'张伟'" in lines[0] and "红队、蓝队" in lines[0] and "two people of one name" in lines[0]
     assert "'li'" in lines[1] and "金队, 银队" in lines[1]
+
+
+def test_a_deduction_made_in_error_is_given_back_by_a_negative_one(paired: str,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The log of corrections is never edited: a deduction from the wrong team is given back by the opposite one
+    (a reviewer found the first form of the limits refused it, leaving the team without its 场分 for good)."""
+    base = ["correct", "--db", paired, "--by", "ref", "--reason", "wrong team", "--team", "A", "--penalty", "deduct"]
+    assert desk([*base, "--match-points", "2"], capsys)[0] == 0
+    code, _, err = desk([*base, "--match-points=-2"], capsys)
+    assert code == 0, err
+    assert [c["payload"]["match_points"] for c in Store(paired).corrections()] == [2.0, -2.0]
+
+
+def test_what_organisers_paste_and_save_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A zero-width space pasted from WeChat and a second byte-order mark are dropped (nobody could see them to
+    take them out); Excel's "CSV (Macintosh)" ends rows in a carriage return alone; a 67-character club name."""
+    club = "Shanghai Pudong New Area Workers' Cultural Palace Guandan Club No. 1"
+    assert len(club) > 64
+    path = tmp_path / "pairs.csv"
+    path.write_bytes(f"队名,队员1,队员2,单位\r红队\u200b,张三,李四,\ufeff一厂\r{club},王五,赵六,二厂\r".encode())
+    db = tmp_path / "d.sqlite"
+    code, out, err = desk(["init", "--db", str(db), "--event", "e1", "--pairs", str(path)], capsys)
+    assert code == 0, err
+    assert [(t.name, t.unit) for t in Store(str(db)).teams()] == [("红队", "一厂"), (club, "二厂")]
+
+
+def test_a_warning_never_makes_a_refusal_two_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text(HEAD + "红队,张伟,李四,一厂\n蓝队,张伟,赵六,二厂\n", encoding="utf-8")
+    refused(["init", "--db", str(tmp_path / "d.sqlite"), "--event", "e1", "--pairs", str(pairs), "--boards", "1-2"],
+            capsys, "--boards", "--deal-file")
+    code, out, _ = desk(["init", "--db", str(tmp_path / "d.sqlite"), "--event", "e1", "--pairs", str(pairs)], capsys)
+    assert code == 0 and "张伟" in json.loads(out)["warnings"][0]
