@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import unicodedata
 from typing import Any
 
 from .ledger import tally, withdrawn
@@ -108,6 +109,13 @@ def propose_match(store: Store, who: str, why: str, round_no: int, table: str, *
         raise CorrectionError(str(exc)) from exc
 
 
+def _same_name(a: str, b: str) -> bool:
+    """One referee's name however typed: ``A`` and ``a``, full-width ``ａ`` (NFKC, case folded, trimmed)."""
+    def key(name: str) -> str:
+        return unicodedata.normalize("NFKC", name).casefold().strip()
+    return key(a) == key(b)
+
+
 def approve(store: Store, n: int, who: str) -> int:
     """A second referee approves proposal ``n``: it becomes a correction (who entered it and who approved it
     are both recorded). The one who entered it cannot approve it."""
@@ -116,7 +124,7 @@ def approve(store: Store, n: int, who: str) -> int:
         raise CorrectionError(f"没有待批准的更正 #{n} no proposed correction #{n}")
     if found["approved_at"]:
         raise CorrectionError(f"更正 #{n} 已批准 correction #{n} is approved already")
-    if not who.strip() or who.strip() == found["who"].strip():
+    if not who.strip() or _same_name(who, found["who"]):
         raise CorrectionError("须由另一位裁判批准 another referee must approve it (not the one who entered it)")
     p = found["payload"]
     by = f"{found['who']} (批准 approved by {who})"

@@ -40,13 +40,14 @@ def board_results(store: Store, round_no: int) -> dict[str, list[dict[str, int]]
 def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | None = None,
                 halls: Callable[[], list[dict[str, Any]]] | None = None,
                 report: dict[str, Any] | None = None,
-                boards: dict[str, list[dict[str, int]]] | None = None) -> dict[str, Any]:
+                boards: dict[str, list[dict[str, int]]] | None = None, *, sealed: bool = False) -> dict[str, Any]:
     """Each table: online, devices, phase, level, the current round's match and where it stands, results
     still awaited, journal backlog, recent alerts; and ``broker``, whether the desk itself reaches the broker
     (``link``: its link's state; while it does not, every table's status on the page is as last heard);
     ``report``: the standings report, when the caller has it already; ``boards``: the round's
     ``board_results``, likewise. A sealed match (duplicate boards) publishes no levels: its ``match`` lists the
-    boards played and their results instead, from the records only the desk and referees read."""
+    boards played and their results instead, from the records only the desk and referees read. ``sealed``: the
+    public page of a duplicate event, which shows no cards an alert saw."""
     report = report if report is not None else ev.standings_report(store)
     tz = store.settings().get("timezone")
     live = hub.snapshot(brief=True)["tables"]
@@ -74,7 +75,8 @@ def tables_view(store: Store, hub: Hub, link: Callable[[], dict[str, Any]] | Non
             "journal_backlog": health.get("journal_backlog", health.get("pending_results")),
             # what the table's latest health report says is wrong (SD card, power, heat, devices, journal), named
             "problems": [al.type_words(code) for code in health.get("problems") or [] if isinstance(code, str)],
-            "alerts": [al.describe(a, tz) for a in store.alerts(name, limit=5)],
+            # the public page of a duplicate event: no cards an alert saw (a sealed board's, maybe)
+            "alerts": [{**al.describe(a, tz), **({"seen": None} if sealed else {})} for a in store.alerts(name, limit=5)],
         }
         if pairing is not None:
             row["match"] = {"round": round_no, "ns": names.get(pairing["ns"]), "ew": names.get(pairing["ew"]),

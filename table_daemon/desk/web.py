@@ -97,7 +97,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         return json_response([r for r in rows if not r["acked_at"]] if q.get("open") else rows)
 
     def evidence(rest: str, q: dict[str, str]) -> Response:
-        found = store.alert(int(rest)) if rest.isdigit() else None
+        found = store.alert(int(rest)) if rest.isascii() and rest.isdigit() and len(rest) <= 12 else None
         image = al.picture(found) if found else None
         if image is None:
             return 404, "text/plain; charset=utf-8", "no picture 无图片".encode()
@@ -124,12 +124,16 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
         "/api/knockout": lambda rest, q: json_response(export.knockout_lines(standings())),
         "/api/pairings": lambda rest, q: json_response(pairings()),
         "/api/tables": lambda rest, q: json_response(tables_view(store, hub, link, halls, standings(),
-                                                                 boards_played())),
+                                                                 boards_played(), sealed=sealed)),
         "/api/alerts": lambda rest, q: alert_list(q),
         "/api/evidence/": evidence,
         "/api/corrections": lambda rest, q: json_response(corrections()),
-        "/api/proposals": lambda rest, q: json_response(with_local(store.proposals(), "at", "approved_at")),
-        "/api/rejects": lambda rest, q: json_response(with_local(store.rejects()[-100:], "received_at")),
+        # what referees weigh (proposed corrections, messages the desk could not count: a sealed board's full
+        # record among them): none of it for the hall while a board may be sealed
+        "/api/proposals": lambda rest, q: json_response(
+            [] if sealed else with_local(store.proposals(), "at", "approved_at")),
+        "/api/rejects": lambda rest, q: json_response(
+            [] if sealed else with_local(store.rejects()[-100:], "received_at")),
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(standings())),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
         "/print": lambda rest, q: (200, "text/html; charset=utf-8",

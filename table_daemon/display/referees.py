@@ -158,11 +158,22 @@ class Referees:
         """Whether each referee logs in as themself (accounts), so the page's name is the login's."""
         return self.path is not None or bool(self.accounts)
 
+    def known(self, user: str, password: str) -> bool:
+        """Whether these credentials were let in before (and still would be): a referee already at work, whom a
+        flood of wrong passwords from elsewhere in the hall must not lock out. Nothing is checked or counted."""
+        key = hashlib.sha256(f"{user}\0{password}".encode()).digest()
+        with self._lock:
+            self._reread()
+            return key in self._known
+
     def login(self, user: str, password: str) -> str | None:
+        key = hashlib.sha256(f"{user}\0{password}".encode()).digest()
         if not self.named:
             ok = bool(self.shared) and hmac.compare_digest(password.encode("utf-8"), self.shared)
+            if ok:
+                with self._lock:
+                    self._known[key] = ""
             return "" if ok else None
-        key = hashlib.sha256(f"{user}\0{password}".encode()).digest()
         with self._lock:
             self._reread()
             if key in self._known:

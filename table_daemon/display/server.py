@@ -19,6 +19,7 @@ import base64
 import binascii
 import contextlib
 import json
+import logging
 import queue
 import socket
 import threading
@@ -35,6 +36,8 @@ import segno
 from .hub import Hub
 from .login_limit import LoginLimiter
 from .referees import Referees
+
+log = logging.getLogger(__name__)
 
 Response = tuple[int, str, bytes]
 Route = Callable[[str, dict[str, str]], Response]
@@ -59,14 +62,45 @@ def asset(name: str) -> Response:
 
 
 class _Server(ThreadingHTTPServer):
-    """A longer accept queue than the standard 5: after a restart every screen and phone reconnects at once."""
+    """A longer accept queue than the standard 5: after a restart every screen and phone reconnects at once. At
+    most ``MAX_CONNECTIONS`` connections are served at once: one more is closed at once, and said in the log
+    (once a minute), so that idle connections from one spectator cannot take every thread and file."""
 
     request_queue_size = 256
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._open = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._refused_said = 0.0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._open.acquire(blocking=False):
+            now = time.monotonic()
+            if now - self._refused_said >= 60.0:
+                self._refused_said = now
+                log.error("web server: %d connections open, the most it serves; refusing more (from %s)",
+                          MAX_CONNECTIONS, client_address[0])
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._open.release()
 
 
 #: seconds between the pings a quiet event stream sends; a page that hears nothing for three of them takes the
 #: stream as stalled (a network that drops packets without closing the connection) and says so (display.js)
 KEEPALIVE_S = 5.0
+#: seconds a connection may stay silent (a request not sent, an event stream not read) before it is closed:
+#: without it a spectator's idle connections held a thread each for ever
+IDLE_S = 30.0
+#: connections served at once (each event stream of a screen or phone holds one)
+MAX_CONNECTIONS = 2000
+#: the largest request body an action takes (a correction or an acknowledgement is a few hundred bytes)
+MAX_BODY = 64 * 1024
 
 class WebServer:
     """Serves the display routes plus ``extra`` ones (exact path -> route, or prefix ending in ``/``)."""
@@ -102,6 +136,7 @@ class WebServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = IDLE_S  # the socket's: an idle reader or a stream that is never read is let go
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet: screens poll a lot
                 return
@@ -147,7 +182,10 @@ class WebServer:
             self._reply(req, *json_response({"url": self.public_address(req, query.get("path", "/display/"))}))
             return
         if path == "/qr.svg":
-            self._reply(req, 200, "image/svg+xml", self._qr(req, query.get("path", "/display/")))
+            try:
+                self._reply(req, 200, "image/svg+xml", self._qr(req, query.get("path", "/display/")))
+            except Exception:  # noqa: BLE001 - an address too long for a QR code (segno's DataOverflowError)
+                self._reply(req, 414, "text/plain; charset=utf-8", "地址过长 | the address is too long for a QR code".encode())
             return
         route, rest = self._find(path)
         if route is not None and self._prefix(path) in self.protected and self._limited(req):
@@ -188,8 +226,12 @@ class WebServer:
         """A referee's action: JSON in (``Content-Type: application/json``, which a form on another site cannot
         send without the browser asking first), behind the referee password; JSON out."""
         path = unquote(urlparse(req.path).path)
-        length = int(req.headers.get("Content-Length") or 0)
-        raw = req.rfile.read(min(length, 1_000_000)) if length > 0 else b""
+        length, refusal = self._body_length(req)
+        if refusal is not None:
+            req.close_connection = True  # what follows on the connection cannot be told from the body
+            self._reply(req, *json_response({"ok": False, "error": refusal[1]}, refusal[0]))
+            return
+        raw = req.rfile.read(length) if length > 0 else b""
         action = self.actions.get(path)
         if action is None:
             self._reply(req, 404, "text/plain; charset=utf-8", "not found 未找到".encode())
@@ -216,6 +258,20 @@ class WebServer:
             except Exception as exc:  # a bad request must not take the server down
                 self._reply(req, *json_response({"ok": False, "error": f"错误 error: {exc}"}, 500))
 
+    @staticmethod
+    def _body_length(req: BaseHTTPRequestHandler) -> tuple[int, tuple[int, str] | None]:
+        """The request body's length, or the status and words refusing it: a chunked body (never read: the
+        action ran on an empty one), a length that is not a number (an exception and no answer before), or a
+        body larger than any action takes (read in part, the rest was taken as the next request)."""
+        if req.headers.get("Transfer-Encoding"):
+            return 0, (411, "需要 Content-Length | a Content-Length is needed (no chunked bodies)")
+        text = (req.headers.get("Content-Length") or "0").strip()
+        if not text.isascii() or not text.isdigit() or len(text) > 12:
+            return 0, (400, f"Content-Length 无效 | Content-Length must be a whole number of bytes, got {text[:20]!r}")
+        if int(text) > MAX_BODY:
+            return 0, (413, f"请求过大 | the request is too large ({int(text)} bytes; at most {MAX_BODY})")
+        return int(text), None
+
     def _refuse(self, req: BaseHTTPRequestHandler) -> None:
         body = "referee password needed 需要裁判密码".encode()
         req.send_response(401)
@@ -226,9 +282,11 @@ class WebServer:
         req.wfile.write(body)
 
     def _limited(self, req: BaseHTTPRequestHandler) -> bool:
-        """Answer 429 (and True) while this client must wait after too many wrong passwords."""
+        """Answer 429 (and True) while this client must wait after too many wrong passwords; a referee already
+        let in with these very credentials is never kept waiting (wrong guesses from elsewhere in the hall, or
+        from behind the same proxy, locked every referee out)."""
         wait = self.logins.wait(req.client_address[0])
-        if wait <= 0:
+        if wait <= 0 or self._known(req):
             return False
         body = f"too many wrong passwords, wait {wait:.0f} s 密码错误次数过多，请等待".encode()
         req.send_response(429)
@@ -255,17 +313,29 @@ class WebServer:
             title="扫码观看 Scan to watch")
         return out.getvalue()
 
+    def _known(self, req: BaseHTTPRequestHandler) -> bool:
+        user, given = self._credentials(req)
+        return given is not None and self.referees.known(user, given)
+
+    @staticmethod
+    def _credentials(req: BaseHTTPRequestHandler) -> tuple[str, str | None]:
+        """The user and password of the request's basic authentication (password None: none offered)."""
+        header = req.headers.get("Authorization", "")
+        if not header.startswith("Basic "):
+            return "", None
+        try:
+            user, _, given = base64.b64decode(header[6:], validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, ValueError):
+            return "", ""
+        return user, given
+
     def _login(self, req: BaseHTTPRequestHandler) -> str | None:
         """HTTP basic authentication against the referees (:class:`Referees`: the shared password with any
         user name, or a referee's own account): the referee let in ("" for the shared password), or None. A
         wrong password counts toward the client's login limit, a right one clears it."""
-        header = req.headers.get("Authorization", "")
-        if not header.startswith("Basic "):
+        user, given = self._credentials(req)
+        if given is None:
             return None  # no password offered yet (a browser's first request): asked for, not counted
-        try:
-            user, _, given = base64.b64decode(header[6:], validate=True).decode("utf-8").partition(":")
-        except (binascii.Error, ValueError):
-            user, given = "", ""
         who = self.referees.login(user, given)
         addr = req.client_address[0]
         if who is not None:

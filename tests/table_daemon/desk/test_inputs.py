@@ -91,8 +91,9 @@ def test_a_correction_is_entered_by_one_referee_and_approved_by_another(store: S
     n = corrections.propose_match(store, "Li", "scoresheet", 1, "T01", levels={"NS": "A+", "EW": "5"},
                                   winner="NS")
     assert event.standings_report(store)["pending"]  # not counted before it is approved
-    with pytest.raises(corrections.CorrectionError, match="another referee"):
-        corrections.approve(store, n, "Li")
+    for same in ("Li", "li", " ＬＩ "):  # one name however typed (a helper approved "a" as "A")
+        with pytest.raises(corrections.CorrectionError, match="another referee"):
+            corrections.approve(store, n, same)
     corrections.approve(store, n, "Wang")
     assert store.corrections()[-1]["who"] == "Li (批准 approved by Wang)"
     assert event.standings_report(store)["pending"] == []
@@ -323,3 +324,14 @@ def test_the_standings_are_tallied_again_only_when_the_store_changes(tmp_path: P
     second = latest()
     assert second is not first and second["version"] == store.revision > first["version"]
     assert second["pending"] and not first["pending"]  # the round's matches now await results
+
+
+@pytest.mark.parametrize("n", [1.7, True, "1.0", 10**23, -1, None, [1]])
+def test_a_page_action_takes_only_a_whole_number(store: Store, n: object) -> None:
+    """``{"n": 1.7}`` acknowledged alert 1 (the console said #1.7), true was 1, and 10^23 gave a 500."""
+    from table_daemon.desk.page_actions import actions
+
+    store.add_alert("T01", {"type": "misread", "code": "misread", "seat": "S", "message": "x"})
+    status, _, body = actions(store, None)["/api/ack"]({"n": n, "by": "Li"})
+    assert status == 400 and "must be a whole number" in json.loads(body)["error"], body
+    assert store.alerts(None, limit=5)[0].get("acked_by") is None

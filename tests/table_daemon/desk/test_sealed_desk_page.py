@@ -71,6 +71,14 @@ def test_referees_see_each_tables_boards_and_the_open_page_nothing_unreleased(st
     assert all(p.get("result") is None for p in _get(public, "/api/pairings"))
     alert = _get(public, "/api/alerts")[0]
     assert alert["seen"] is None and alert["type"]  # what kind of alert, not which cards
+    # nor on the tables' list, nor among what referees weigh (found by a helper: /api/tables listed the cards,
+    # /api/rejects a sealed record the desk could not count, with its hands and outcome)
+    store.reject("ev/T09/results/sealed", "unknown table", json.dumps(_deal("T09", 1, 2, "NS", 3)))
+    store.propose("ref", "typo", "match", {"round": 1, "table": "T01", "winner": "EW"})
+    assert all(a["seen"] is None for t in _get(public, "/api/tables")["tables"] for a in t["alerts"])
+    assert _get(public, "/api/rejects") == [] and _get(public, "/api/proposals") == []
+    assert "HR" in json.dumps(_get(referees, "/api/rejects")) and _get(referees, "/api/proposals")
+    assert any(a["seen"] for t in _get(referees, "/api/tables")["tables"] for a in t["alerts"])
     standings_csv = _get(public, "/export/standings.csv").splitlines()
     red = next(line for line in standings_csv if "红队" in line)
     fields = red.split(",")  # 场分 0, played 0: T01's match is not counted yet; board 1 is (released): 复式 -1
