@@ -252,7 +252,18 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
         note(f"{head}: 已执行 obeyed{' (已执行过 already obeyed)' if answer.get('duplicate') else ''}")
         return json_response({"ok": True, "duplicate": bool(answer.get("duplicate")), **out})
 
-    return {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,
+    done = {"/api/pair": pair, "/api/propose": propose, "/api/approve": approve, "/api/ack": ack,
             "/api/withdraw": withdraw,
             "/api/ack_misreads": ack_misreads, "/api/resend": resend, "/api/rerequest": rerequest,
             "/api/table-command": command_table}
+    return {path: _named(action) for path, action in done.items()}
+
+
+def _named(action: Action) -> Action:
+    """An action only with the name of the referee doing it (``by``; with referees' own accounts, the login):
+    the console lists who did what, and a script's request without one was logged as "referee ?"."""
+    def named(body: dict[str, Any]) -> Response:
+        if not str(body.get("by") or "").strip():
+            return _bad(ValueError("需要裁判姓名 | by: the referee's name is needed (who does it)"))
+        return action(body)
+    return named

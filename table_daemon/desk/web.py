@@ -25,8 +25,8 @@ from ..display.hub import Hub
 from ..display.referees import Referees
 from ..display.server import Response, Route, WebServer, json_response
 from . import alerts as al
+from . import clock, export, rounds
 from . import event as ev
-from . import export, rounds
 from .clock import local, zone_name
 from .page_actions import CORRECTION_WORDS, NO_TABLE_COMMANDS, actions
 from .store import Store
@@ -115,6 +115,14 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
                 **({"penalty_kinds": list(rounds.PENALTY_WORDS.items()),
                     "corrections": list(CORRECTION_WORDS.items())} if commands else {})}
 
+    def print_page(rest: str, q: dict[str, str]) -> Response:
+        zone = q.get("tz") or tz()
+        try:
+            clock.zone(zone)
+        except clock.ClockError as exc:  # said, not printed in UTC as if nothing were wrong
+            return 400, "text/plain; charset=utf-8", f"{exc}: /print?tz=Asia/Shanghai".encode()
+        return 200, "text/html; charset=utf-8", export.print_page(standings(), pairings(), zone).encode()
+
     page: Callable[[str, dict[str, str]], Response] = lambda rest, q: _page("desk.html")  # noqa: E731
     return {
         "/": page,
@@ -136,9 +144,7 @@ def routes(store: Store, hub: Hub, *, referee: bool = False,
             [] if sealed else with_local(store.rejects()[-100:], "received_at")),
         "/export/standings.csv": lambda rest, q: csv(export.standings_csv(standings())),
         "/export/pairings.csv": lambda rest, q: csv(export.pairings_csv(pairings())),
-        "/print": lambda rest, q: (200, "text/html; charset=utf-8",
-                                   export.print_page(standings(), pairings(),
-                                                     q.get("tz") or tz()).encode()),
+        "/print": print_page,
     }
 
 

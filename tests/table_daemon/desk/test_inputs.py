@@ -335,3 +335,13 @@ def test_a_page_action_takes_only_a_whole_number(store: Store, n: object) -> Non
     status, _, body = actions(store, None)["/api/ack"]({"n": n, "by": "Li"})
     assert status == 400 and "must be a whole number" in json.loads(body)["error"], body
     assert store.alerts(None, limit=5)[0].get("acked_by") is None
+
+
+@pytest.mark.parametrize("path", ["/api/pair", "/api/resend", "/api/rerequest", "/api/ack", "/api/ack_misreads"])
+def test_every_page_action_needs_the_referees_name(store: Store, path: str) -> None:
+    """A script's request without ``by`` ran and was logged as "referee ?": who did what is the desk's record."""
+    from table_daemon.desk.page_actions import actions
+
+    rounds_before = store.last_round()
+    status, _, body = actions(store, None)[path]({"n": 1, "table": "T01"})
+    assert status == 400 and "referee's name" in json.loads(body)["error"] and store.last_round() == rounds_before

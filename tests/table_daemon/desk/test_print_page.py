@@ -67,6 +67,8 @@ def test_the_desk_names_the_zone_its_times_are_in_and_prints_in_it(tmp_path: Pat
             pages = routes(store, Hub("ev"))
             assert json.loads(_page_text(pages["/api/desk"]))["timezone"] == zone
             assert label in _page_text(pages["/print"])
+            status, _, body = pages["/print"]("", {"tz": "Nowhere/Bad"})  # was printed in UTC without a word
+            assert status == 400 and "未知时区 unknown time zone 'Nowhere/Bad'" in body.decode()
         finally:
             store.close()
 
