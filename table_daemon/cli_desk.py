@@ -13,7 +13,6 @@ correct, referee accounts) and ``cli_desk_run`` (the running desk and ``display`
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 
 from .cli_desk_event import match_end_arg, run_correct, run_init, run_pair, run_referee, run_standings
@@ -33,18 +32,6 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port {port} must be from 0 to 65535 (0: any free port)")
     return port
-
-
-def _points(text: str) -> float:
-    """``--match-points``/``--level-points``: a finite number (nan or inf would make the standings invalid
-    JSON, ``NaN``/``-Infinity``, for every reader from then on)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -147,8 +134,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="退赛: --team leaves the event (paired in no later round; its results stand)")
     cor.add_argument("--reinstate", action="store_true", help="undo a withdrawal of --team (a mistake)")
     cor.add_argument("--penalty", choices=("violation", "deduct"))
-    cor.add_argument("--match-points", type=_points, default=0.0, help="场分 taken off")
-    cor.add_argument("--level-points", type=_points, default=0.0, help="级差分 taken off")
+    cor.add_argument("--match-points", type=number, default=0.0, help="场分 taken off")
+    cor.add_argument("--level-points", type=number, default=0.0, help="级差分 taken off")
     cor.set_defaults(handler=run_correct)
 
     disp = actions.add_parser("display", help="display server on its own 现场显示 (no desk)")

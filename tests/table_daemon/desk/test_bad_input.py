@@ -14,29 +14,12 @@ from pathlib import Path
 import pytest
 
 from table_daemon.adapters.journal import Journal
-from table_daemon.cli import main
 from table_daemon.desk import event
 from table_daemon.desk.store import Store
 
+from .test_inputs import desk, refused
+
 PAIRS = "team,player1,player2,unit\nA,a1,a2,X\nB,b1,b2,Y\nC,c1,c2,Z\nD,d1,d2,W\n"
-
-
-def desk(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """``guandan-table desk ARGV`` in process: exit status (argparse's own errors included), stdout, stderr."""
-    try:
-        code = main(["desk", *argv])
-    except SystemExit as done:
-        code = int(done.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str], *named: str) -> str:
-    """cli.md: one line on stderr naming what is wrong, exit 2, nothing on stdout."""
-    code, out, err = desk(argv, capsys)
-    assert code == 2 and out == "" and len(err.splitlines()) == 1, (code, out, err)
-    assert all(word in err for word in named), err
-    return err
 
 
 def running_desk(db: Path, event_id: str = "e1") -> subprocess.CompletedProcess[str]:

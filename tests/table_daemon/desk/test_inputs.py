@@ -159,11 +159,12 @@ def desk(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return code, out, err
 
 
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str], *named: str) -> None:
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str], *named: str) -> str:
     """cli.md: one line on stderr naming what is wrong, exit 2, nothing on stdout."""
     code, out, err = desk(argv, capsys)
     assert code == 2 and out == "" and len(err.splitlines()) == 1, (code, out, err)
     assert all(word in err for word in named), err
+    return err
 
 
 @pytest.fixture
