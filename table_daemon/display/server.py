@@ -144,8 +144,19 @@ class WebServer:
             def do_GET(self) -> None:
                 server._get(self)
 
+            def do_HEAD(self) -> None:  # a monitor's check: the GET's status and headers, no body
+                self.head_only = True
+                server._get(self)
+
             def do_POST(self) -> None:
                 server._post(self)
+
+            def _not_allowed(self) -> None:
+                server._reply(self, 405, "text/plain; charset=utf-8",
+                              f"不支持 {self.command} | method {self.command} not allowed: GET or POST".encode(),
+                              allow="GET, HEAD, POST")
+
+            do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed
 
         self.httpd = _Server((host, port), Handler)
         self.httpd.daemon_threads = True
@@ -176,7 +187,14 @@ class WebServer:
         path = unquote(url.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         if path == "/events":
-            self._sse(req, query.get("table"), query.get("brief") == "1")
+            if getattr(req, "head_only", False):
+                self._reply(req, 200, "text/event-stream; charset=utf-8", b"")
+            else:
+                self._sse(req, query.get("table"), query.get("brief") == "1")
+            return
+        if path in self.actions:
+            self._reply(req, 405, "text/plain; charset=utf-8", f"请用 POST | {path} takes POST".encode(),
+                        allow="POST")
             return
         if path == "/api/address":
             self._reply(req, *json_response({"url": self.public_address(req, query.get("path", "/display/"))}))
@@ -211,14 +229,18 @@ class WebServer:
         self._reply(req, status, ctype, body)
 
     @staticmethod
-    def _reply(req: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes) -> None:
+    def _reply(req: BaseHTTPRequestHandler, status: int, ctype: str, body: bytes, *, allow: str | None = None
+               ) -> None:
         req.send_response(status)
         req.send_header("Content-Type", ctype)
         req.send_header("Content-Length", str(len(body)))
         req.send_header("Cache-Control", "no-store")
+        if allow:
+            req.send_header("Allow", allow)
         try:
             req.end_headers()
-            req.wfile.write(body)
+            if not getattr(req, "head_only", False):
+                req.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             req.close_connection = True  # the page gave up waiting (its own timeout): nobody left to answer
 
@@ -233,7 +255,10 @@ class WebServer:
             return
         raw = req.rfile.read(length) if length > 0 else b""
         action = self.actions.get(path)
-        if action is None:
+        if action is None and self._find(path)[0] is not None:
+            self._reply(req, 405, "text/plain; charset=utf-8", f"请用 GET | {path} takes GET".encode(),
+                        allow="GET, HEAD")
+        elif action is None:
             self._reply(req, 404, "text/plain; charset=utf-8", "not found 未找到".encode())
         elif self._limited(req):
             return
@@ -279,7 +304,8 @@ class WebServer:
         req.send_header("Content-Type", "text/plain; charset=utf-8")
         req.send_header("Content-Length", str(len(body)))
         req.end_headers()
-        req.wfile.write(body)
+        if not getattr(req, "head_only", False):
+            req.wfile.write(body)
 
     def _limited(self, req: BaseHTTPRequestHandler) -> bool:
         """Answer 429 (and True) while this client must wait after too many wrong passwords; a referee already
@@ -294,7 +320,8 @@ class WebServer:
         req.send_header("Content-Type", "text/plain; charset=utf-8")
         req.send_header("Content-Length", str(len(body)))
         req.end_headers()
-        req.wfile.write(body)
+        if not getattr(req, "head_only", False):
+            req.wfile.write(body)
         return True
 
     def public_address(self, req: BaseHTTPRequestHandler, path: str) -> str:

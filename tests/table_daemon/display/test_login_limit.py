@@ -141,3 +141,23 @@ def test_an_idle_connection_is_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
             assert idle.recv(1024) == b"" and time.monotonic() - started < 4  # closed by the server
     finally:
         server.stop()
+
+
+def test_other_methods_are_answered_in_both_languages() -> None:
+    """HEAD (a monitor's check) gets the GET's status without a body; PUT and OPTIONS a 405 naming what is
+    taken (the standard library's English 501 page before); a GET of an action and a POST of a page, 405."""
+    server = WebServer(Hub("ev"), actions={"/api/ack": lambda body: json_response({"ok": True})},
+                       referees=Referees.with_password("pw"))
+    server.start()
+    try:
+        head = _raw(server.port, b"HEAD /display/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200") and head.endswith(b"\r\n\r\n")  # headers only
+        for request, allowed in ((b"PUT /display/ HTTP/1.1", b"GET, HEAD, POST"),
+                                 (b"OPTIONS /api/ack HTTP/1.1", b"GET, HEAD, POST"),
+                                 (b"GET /api/ack HTTP/1.1", b"POST"),
+                                 (b"POST /display/ HTTP/1.1", b"GET, HEAD")):
+            answer = _raw(server.port, request + b"\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            assert answer.startswith(b"HTTP/1.1 405") and b"Allow: " + allowed in answer, answer[:300]
+            assert "不支持".encode() in answer or "请用".encode() in answer
+    finally:
+        server.stop()
