@@ -14,6 +14,7 @@ from typing import Any
 
 from firmware_bridge.deal import DealFileError, check_deal_file
 
+from ..controller.match import MAX_NAME  # the longest name a table's start_match takes: a pairs CSV's too
 from . import boards as bd
 from . import ledger, pairing, rounds
 from .standings import Team
@@ -107,8 +108,6 @@ def _where(path: str | Path, row: int, col: int | None = None, key: str | None =
     return f"{path}: 第{row}行第{col}列 {label} | row {row}, column {col} ({label.split(' ')[-1] or '?'})"
 
 
-#: the longest team, player or unit name a pairs CSV may give: what a table's ``start_match`` takes
-MAX_NAME = 120
 #: invisible characters pasted with a name (a zero-width space from WeChat or a web page, a second byte-order
 #: mark from two files joined): dropped, since nobody could see them to take them out
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff"))

@@ -112,7 +112,7 @@ def actions(store: Store, desk: Desk | None, referee_link: RefereeLink | None = 
         except ev.EventError as exc:
             return _bad(exc, 409)
         round_no = rows[0]["round"] if rows else None
-        note(f"裁判 {body.get('by') or '?'} 编排第{round_no}轮 | referee {body.get('by') or '?'} paired round "
+        note(f"裁判 {body['by']} 编排第{round_no}轮 | referee {body['by']} paired round "
              f"{round_no} ({len(rows)} rows)")
         if desk is not None:
             desk.send_pairings()
